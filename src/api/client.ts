@@ -1,0 +1,267 @@
+// The only code that speaks HTTP to the Partner API: undici on a keep-alive agent, bearer auth,
+// JSON in/out, error decoding, the retry policy and the --verbose trace (key redacted).
+import { Agent, request } from "undici";
+import type { z } from "zod";
+import { ApiError, NetworkError, ProtocolError } from "../errors.js";
+import { ErrorBody } from "../spec/kit.js";
+import {
+  DEFAULT_RETRY,
+  decide,
+  type Outcome,
+  parseRetryAfter,
+  type RetryClass,
+  type RetrySettings,
+} from "./retry-policy.js";
+
+export const API_PREFIX = "/api/partner/v1";
+
+export type Query = Record<string, string | number | boolean | null | undefined>;
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  retry?: Partial<RetrySettings>;
+  /** Called with trace lines when --verbose is on. */
+  trace?: ((line: string) => void) | undefined;
+  sleep?: (ms: number) => Promise<void>;
+  /** Called before each retry wait, for user-facing notices. */
+  onRetry?: ((info: { method: string; path: string; reason: string; delayMs: number }) => void) | undefined;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+/** Result of a recovery read after an uncertain write: the settled value, or "retry" to repeat the write. */
+export type Recovery<T> = { value: T } | "retry";
+
+export interface RequestSpec<T> {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path below /api/partner/v1, with segments already encoded (use `seg`). */
+  path: string;
+  query?: Query | undefined;
+  body?: unknown;
+  retry: RetryClass;
+  /** Response schema (loose); omitted for bodiless answers. */
+  schema?: z.ZodType<T> | undefined;
+  /** Read-back after an uncertain outcome (500, lost connection on a create). */
+  recover?: (() => Promise<Recovery<T>>) | undefined;
+}
+
+export interface Response<T> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. */
+export function seg(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export function redactKey(key: string): string {
+  return key.length <= 4 ? "****" : `****${key.slice(-4)}`;
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly agent: Agent;
+  private readonly settings: RetrySettings;
+  private readonly opts: ClientOptions;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(opts: ClientOptions) {
+    this.opts = opts;
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
+    this.apiKey = opts.apiKey;
+    this.settings = { ...DEFAULT_RETRY, ...opts.retry };
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+      headersTimeout: opts.headersTimeoutMs ?? 30_000,
+      bodyTimeout: opts.bodyTimeoutMs ?? 60_000,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  url(path: string, query?: Query): string {
+    const u = new URL(this.baseUrl + API_PREFIX + path);
+    if (query) {
+      for (const [k, v] of Object.entries(query)) {
+        if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+      }
+    }
+    return u.toString();
+  }
+
+  /** One request with the retry policy applied. Returns the parsed body. */
+  async call<T>(spec: RequestSpec<T>): Promise<T> {
+    return (await this.send(spec)).body;
+  }
+
+  async send<T>(spec: RequestSpec<T>): Promise<Response<T>> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      let outcome: Outcome;
+      let failure: Error;
+      try {
+        return await this.once(spec);
+      } catch (err) {
+        if (err instanceof ApiError) {
+          outcome = { kind: "status", status: err.status, code: err.code, retryAfterMs: err.retryAfterMs };
+          failure = err;
+        } else if (err instanceof NetworkFailure) {
+          outcome = { kind: "network", sent: err.sent };
+          failure = new NetworkError(
+            `Could not reach the service (${err.message}) for ${spec.method} ${spec.path}.`,
+            spec.method,
+            spec.path,
+            "Check the network and --base-url, then try again later.",
+          );
+        } else {
+          throw err;
+        }
+      }
+      const d = decide(
+        spec.retry,
+        outcome,
+        attempt,
+        Date.now() - started,
+        this.settings,
+        Boolean(spec.recover),
+      );
+      if (d.action === "fail") throw failure;
+      if (d.action === "recover") {
+        this.trace(`  outcome uncertain after ${describe(outcome)}; reading back before any repeat`);
+        const r = await spec.recover!();
+        if (r !== "retry") return { status: 200, body: r.value, headers: {} };
+        continue;
+      }
+      this.opts.onRetry?.({
+        method: spec.method,
+        path: spec.path,
+        reason: describe(outcome),
+        delayMs: d.delayMs,
+      });
+      this.trace(`  retrying in ${d.delayMs} ms after ${describe(outcome)}`);
+      await this.sleep(d.delayMs);
+    }
+  }
+
+  private trace(line: string): void {
+    this.opts.trace?.(line);
+  }
+
+  private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
+    const url = this.url(spec.path, spec.query);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: "application/json",
+      "user-agent": "partner-cli",
+    };
+    let payload: string | undefined;
+    if (spec.body !== undefined) {
+      headers["content-type"] = "application/json";
+      payload = JSON.stringify(spec.body);
+    }
+    const t0 = Date.now();
+    this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${redactKey(this.apiKey)})`);
+    let res: Awaited<ReturnType<typeof request>>;
+    let sent = false;
+    try {
+      res = await request(url, {
+        method: spec.method,
+        headers,
+        body: payload,
+        dispatcher: this.agent,
+      });
+      sent = true;
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException & { code?: string };
+      // A refused or failed connect never reached the server; anything later may have.
+      const never = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"].includes(
+        e.code ?? "",
+      );
+      this.trace(`< network error ${e.code ?? e.message}`);
+      throw new NetworkFailure(e.code ?? e.message, !never);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      this.trace(`< body error ${e.code ?? e.message}`);
+      throw new NetworkFailure(e.code ?? e.message, sent);
+    }
+    this.trace(
+      `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${text.length} bytes)`,
+    );
+    if (res.statusCode >= 400) throw this.decodeError(spec, res.statusCode, text, res.headers);
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ProtocolError(
+          `The service answered ${spec.method} ${spec.path} with something that is not JSON.`,
+        );
+      }
+    }
+    if (spec.schema) {
+      const parsed = spec.schema.safeParse(body);
+      if (!parsed.success) {
+        throw new ProtocolError(
+          `The service's answer to ${spec.method} ${spec.path} does not match the API: ${parsed.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join(".")}: ${i.message}`)
+            .join("; ")}`,
+        );
+      }
+      body = parsed.data;
+    }
+    return { status: res.statusCode, body: body as T, headers: res.headers };
+  }
+
+  private decodeError(
+    spec: RequestSpec<unknown>,
+    status: number,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+  ): ApiError {
+    const ra = headers["retry-after"];
+    const retryAfterMs = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, Date.now());
+    let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
+    try {
+      parsed = ErrorBody.safeParse(JSON.parse(text));
+    } catch {
+      parsed = undefined;
+    }
+    const e = parsed?.success ? parsed.data.error : undefined;
+    return new ApiError({
+      status,
+      code: e?.code ?? `http_${status}`,
+      message: e?.message ?? `The service answered ${status} without an error body.`,
+      details: e?.details,
+      method: spec.method,
+      path: spec.path,
+      retryAfterMs,
+    });
+  }
+}
+
+class NetworkFailure extends Error {
+  constructor(
+    message: string,
+    readonly sent: boolean,
+  ) {
+    super(message);
+  }
+}
+
+function describe(o: Outcome): string {
+  return o.kind === "status" ? `HTTP ${o.status}${o.code ? ` ${o.code}` : ""}` : "a network failure";
+}

@@ -1,0 +1,2 @@
+export { configDir, ensurePrivateDir } from "./paths.js";
+export type { ConfigData, ConfigStore, Profile, SavedCursor } from "./store.js";

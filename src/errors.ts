@@ -1,0 +1,76 @@
+// Typed errors. Each kind maps to one exit code in src/main.ts (the only place that does so).
+
+export type ErrorDetails = Record<string, string[]>;
+
+/** Base class: a message for the user, plus an optional next step. */
+export class CliError extends Error {
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.hint = hint;
+  }
+}
+
+/** Bad flags, arguments or input file; also a declined confirmation. Exit 2. */
+export class UsageError extends CliError {}
+
+/** The user declined (or could not be asked) to confirm a destructive action. Exit 2. */
+export class DeclinedError extends UsageError {}
+
+/** An error answer from the API, decoded from {error:{code,message,details}}. */
+export class ApiError extends CliError {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetails | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterMs: number | undefined;
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: ErrorDetails | undefined;
+    method: string;
+    path: string;
+    hint?: string | undefined;
+    retryAfterMs?: number | undefined;
+  }) {
+    super(init.message, init.hint);
+    this.status = init.status;
+    this.code = init.code;
+    this.details = init.details;
+    this.method = init.method;
+    this.path = init.path;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+  withHint(hint: string): ApiError {
+    return new ApiError({ ...this, message: this.message, hint });
+  }
+}
+
+/** The network failed (reset, refused, timeout) and retries ran out. Exit 7. */
+export class NetworkError extends CliError {
+  readonly method: string;
+  readonly path: string;
+  constructor(message: string, method: string, path: string, hint?: string) {
+    super(message, hint);
+    this.method = method;
+    this.path = path;
+  }
+}
+
+/** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
+export class PartialFailure extends CliError {}
+
+/** A job did not finish within --timeout. Exit 8. */
+export class PendingError extends CliError {}
+
+/** Another run holds the lock. Exit 9. */
+export class LockedError extends CliError {}
+
+/** Ctrl-C. Exit 130. */
+export class CancelledError extends CliError {}
+
+/** A response that does not match the spec at all (not JSON, wrong shape). Exit 1. */
+export class ProtocolError extends CliError {}

@@ -1,0 +1,57 @@
+// Streams and the facts about them that decide how output looks.
+import type { Readable, Writable } from "node:stream";
+
+export interface IoStreams {
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+}
+
+export interface Io extends IoStreams {
+  /** --json was given: machine output on stdout. */
+  json: boolean;
+  /** ANSI colors allowed (a TTY, no NO_COLOR, no --no-color). */
+  color: boolean;
+  /** Write data to stdout (as is). */
+  out(text: string): void;
+  /** Write one message line to stderr. */
+  err(line: string): void;
+  /** Print a value as JSON on stdout (one document, pretty on a TTY). */
+  outJson(value: unknown): void;
+}
+
+export function createIo(
+  streams: IoStreams,
+  opts: { json: boolean; noColor: boolean; env: NodeJS.ProcessEnv },
+): Io {
+  const noColorEnv = opts.env.NO_COLOR !== undefined && opts.env.NO_COLOR !== "";
+  const color = streams.stderrIsTTY && streams.stdoutIsTTY && !noColorEnv && !opts.noColor;
+  return {
+    ...streams,
+    json: opts.json,
+    color,
+    out(text) {
+      streams.stdout.write(text);
+    },
+    err(line) {
+      streams.stderr.write(line.endsWith("\n") ? line : `${line}\n`);
+    },
+    outJson(value) {
+      streams.stdout.write(`${JSON.stringify(value, null, streams.stdoutIsTTY ? 2 : undefined)}\n`);
+    },
+  };
+}
+
+export function processStreams(): IoStreams {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+  };
+}

@@ -1,0 +1,135 @@
+// run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
+// Never calls process.exit.
+import { CommanderError } from "commander";
+import { Context, type ContextInit, type GlobalOptions } from "./context.js";
+import {
+  ApiError,
+  CancelledError,
+  CliError,
+  LockedError,
+  NetworkError,
+  PartialFailure,
+  PendingError,
+  ProtocolError,
+  UsageError,
+} from "./errors.js";
+import { processStreams } from "./io/io.js";
+import { buildProgram } from "./program.js";
+
+export const EXIT = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  negative: 3,
+  auth: 4,
+  notFound: 5,
+  conflict: 6,
+  temporary: 7,
+  pending: 8,
+  locked: 9,
+  interrupted: 130,
+} as const;
+
+/** The exit code for an error. */
+export function exitCodeFor(err: unknown): number {
+  if (err instanceof UsageError) return EXIT.usage;
+  if (err instanceof PartialFailure) return EXIT.negative;
+  if (err instanceof PendingError) return EXIT.pending;
+  if (err instanceof LockedError) return EXIT.locked;
+  if (err instanceof CancelledError) return EXIT.interrupted;
+  if (err instanceof NetworkError) return EXIT.temporary;
+  if (err instanceof ApiError) {
+    if (err.status === 400) return EXIT.usage;
+    if (err.status === 401 || err.status === 403) return EXIT.auth;
+    if (err.status === 404) return EXIT.notFound;
+    if (err.status === 409) return EXIT.conflict;
+    if (err.status === 429 || err.status === 502 || err.status === 503 || err.status === 504)
+      return EXIT.temporary;
+    return EXIT.unexpected;
+  }
+  return EXIT.unexpected;
+}
+
+/** The next step to suggest for an API error that carries no hint of its own. */
+function apiHint(err: ApiError): string | undefined {
+  switch (err.status) {
+    case 401:
+      return 'Check the API key: run "partner-cli login" again, or fix PARTNER_API_KEY.';
+    case 403:
+      return "This key cannot do that (a read-only key cannot write). Use a key with write access.";
+    case 404:
+      return "Check the identifier; resources of other organizations are not visible.";
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return "The service is busy or unavailable; try again later.";
+    case 500:
+      return "The outcome is uncertain: read the resource back before you repeat the request.";
+    default:
+      return undefined;
+  }
+}
+
+/** The lines printed on stderr for an error. */
+export function formatError(err: unknown, verbose: boolean): string[] {
+  if (err instanceof ApiError) {
+    const lines = [`Error: ${err.message} (${err.status} ${err.code}; ${err.method} ${err.path})`];
+    for (const [field, msgs] of Object.entries(err.details ?? {}))
+      lines.push(`  ${field}: ${msgs.join("; ")}`);
+    const hint = err.hint ?? apiHint(err);
+    if (hint) lines.push(hint);
+    return lines;
+  }
+  if (err instanceof CliError) {
+    const lines = [`${err instanceof CancelledError ? "" : "Error: "}${err.message}`];
+    if (err.hint) lines.push(err.hint);
+    if (err instanceof ProtocolError)
+      lines.push("This looks like a bug or a service change; run again with --verbose and report it.");
+    return lines;
+  }
+  const e = err as Error;
+  const lines = [`Unexpected error: ${e?.message ?? String(err)}`];
+  if (verbose && e?.stack) lines.push(e.stack);
+  else lines.push("This is a bug in partner-cli; run again with --verbose for details and report it.");
+  return lines;
+}
+
+export interface RunOptions extends Partial<Omit<ContextInit, "globals">> {}
+
+export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
+  const streams = options.streams ?? processStreams();
+  const env = options.env ?? process.env;
+  let ctx: Context | undefined;
+  const abort = new AbortController();
+  const ownSignals = options.signal === undefined;
+  const onSigint = () => {
+    if (abort.signal.aborted) process.exit(EXIT.interrupted);
+    abort.abort();
+  };
+  if (ownSignals) process.on("SIGINT", onSigint);
+
+  const makeContext = (globals: GlobalOptions): Context => {
+    ctx = new Context({ ...options, streams, env, globals, signal: options.signal ?? abort.signal });
+    return ctx;
+  };
+  const program = buildProgram({ makeContext, streams });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version print and succeed; every other parse failure is a usage error.
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.exitCode === 0)
+        return EXIT.ok;
+      if (err.code === "commander.help") return EXIT.ok;
+      return EXIT.usage;
+    }
+    const verbose = ctx?.verbose ?? false;
+    for (const line of formatError(err, verbose)) streams.stderr.write(`${line}\n`);
+    return exitCodeFor(err);
+  } finally {
+    if (ownSignals) process.off("SIGINT", onSigint);
+    await ctx?.close();
+  }
+}

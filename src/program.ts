@@ -1,0 +1,65 @@
+// Builds the commander tree from the declarations in src/cli/. Declarations load eagerly so --help
+// is complete; each action imports its run module lazily.
+import { Command } from "commander";
+import { registerCampaigns } from "./cli/campaigns.js";
+import { registerCompletion } from "./cli/completion.js";
+import { registerCursors } from "./cli/cursors.js";
+import { type CliRuntime, setRuntime } from "./cli/define.js";
+import { registerEvents } from "./cli/events.js";
+import { registerIdentity } from "./cli/identity.js";
+import { registerLinks } from "./cli/links.js";
+import { registerOffers } from "./cli/offers.js";
+import { registerProfiles } from "./cli/profiles.js";
+import { registerRedemptions } from "./cli/redemptions.js";
+import { registerReports } from "./cli/reports.js";
+import { registerRoster } from "./cli/roster.js";
+import { registerSandbox } from "./cli/sandbox.js";
+import { registerWebhooks } from "./cli/webhooks.js";
+import type { IoStreams } from "./io/io.js";
+import { VERSION } from "./version.js";
+
+/** Every noun's declarations, in help order. */
+export const REGISTRARS: ((program: Command) => void)[] = [
+  registerIdentity,
+  registerProfiles,
+  registerRoster,
+  registerOffers,
+  registerCampaigns,
+  registerLinks,
+  registerRedemptions,
+  registerReports,
+  registerWebhooks,
+  registerEvents,
+  registerCursors,
+  registerSandbox,
+  registerCompletion,
+];
+
+export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> }): Command {
+  setRuntime(rt);
+  const program = new Command("partner-cli");
+  program
+    .description("Run coupon campaigns through creators on the Creator Campaign Partner API.")
+    .version(VERSION, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .option("--profile <name>", "stored profile to use (env PARTNER_PROFILE)")
+    .option("--base-url <url>", "service base URL, the part before /api/partner/v1 (env PARTNER_BASE_URL)")
+    .option("--json", "machine output (JSON) on stdout")
+    .option("--no-color", "no ANSI colors (also off with NO_COLOR or when not a terminal)")
+    .option("--no-input", "never prompt; a missing answer is a usage error")
+    .option("--yes", "confirm destructive actions without a prompt")
+    .option("--verbose", "trace requests on stderr, secrets redacted (env PARTNER_DEBUG=1)")
+    .showHelpAfterError("(run with --help for usage)")
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => rt.streams.stdout.write(s),
+      writeErr: (s) => rt.streams.stderr.write(s),
+    });
+  program.addHelpText(
+    "after",
+    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox.\n\nExamples:\n  $ partner-cli roster import roster.csv\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
+  );
+  for (const register of REGISTRARS) register(program);
+  return program;
+}

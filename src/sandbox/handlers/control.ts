@@ -1,0 +1,117 @@
+// The sandbox's own control routes under /_sandbox (not part of the Partner API): reset, clock,
+// faults, brand access and offer state. Authenticated with any key of the organization they act on.
+import { z } from "zod";
+import { issueDetails } from "../../spec/creators.js";
+import { OFFER_STATES } from "../../spec/offers.js";
+import { invalid, notFound } from "../errors.js";
+import { FAULT_KINDS } from "../faults.js";
+import { ok, type Route, type SandboxRequest } from "../http.js";
+import { seedStore } from "../seed.js";
+
+export function parseBody<T>(schema: z.ZodType<T>, req: SandboxRequest): T {
+  const r = schema.safeParse(req.body ?? {});
+  if (!r.success) throw invalid("The request body is not valid.", issueDetails(r.error));
+  return r.data;
+}
+
+const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+export function durationMs(v: string | number): number {
+  if (typeof v === "number") return v;
+  let total = 0;
+  for (const part of v.trim().split(/(?<=[a-z])(?=\d)/)) {
+    const m = DURATION_RE.exec(part);
+    if (!m)
+      throw invalid(`"${v}" is not a duration like 90s, 5m, 2h or 1d.`, { duration: ["must be a duration"] });
+    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
+  }
+  return Math.round(total);
+}
+
+const FaultBody = z.object({
+  latencyMs: z.number().int().min(0).optional(),
+  rates: z.partialRecord(z.enum(FAULT_KINDS), z.number().min(0).max(1)).optional(),
+  next: z.array(z.enum(FAULT_KINDS)).optional(),
+  pathPrefix: z.string().nullable().optional(),
+  method: z.string().nullable().optional(),
+  stallMs: z.number().int().min(0).optional(),
+  retryAfterSeconds: z.number().int().min(0).optional(),
+  rateLimit: z.number().int().min(0).optional(),
+});
+
+export const controlRoutes: Route[] = [
+  {
+    method: "GET",
+    kind: "control",
+    path: "/clock",
+    handler: ({ sb }) => ok({ now: sb.clock.iso(), offsetMs: sb.clock.offsetMs }),
+  },
+  {
+    method: "POST",
+    kind: "control",
+    path: "/advance",
+    handler: (req) => {
+      const body = parseBody(z.object({ duration: z.union([z.string(), z.number().int().min(0)]) }), req);
+      req.sb.clock.advance(durationMs(body.duration));
+      return ok({ now: req.sb.clock.iso(), offsetMs: req.sb.clock.offsetMs });
+    },
+  },
+  {
+    method: "POST",
+    kind: "control",
+    path: "/reset",
+    handler: (req) => {
+      const body = parseBody(z.object({ seed: z.enum(["demo", "empty"]).optional() }), req);
+      const fresh = seedStore(body.seed ?? "demo", Date.now(), req.sb.store);
+      Object.assign(req.sb.store, fresh);
+      req.sb.clock.offsetMs = 0;
+      req.sb.store.clockOffsetMs = 0;
+      return ok({ reset: true, seed: body.seed ?? "demo" });
+    },
+  },
+  {
+    method: "POST",
+    kind: "control",
+    path: "/faults",
+    handler: (req) => {
+      const body = parseBody(FaultBody, req);
+      const { faults } = req.sb;
+      faults.set({ ...body, pathPrefix: body.pathPrefix ?? undefined, method: body.method ?? undefined });
+      return ok(faults.config);
+    },
+  },
+  {
+    method: "POST",
+    kind: "control",
+    path: "/brands/:brandId/access",
+    handler: (req) => {
+      const body = parseBody(z.object({ access: z.boolean() }), req);
+      const brand = req.state.brands.get(req.params.brandId!);
+      if (!brand) throw notFound("Brand");
+      brand.access = body.access;
+      return ok(brand);
+    },
+  },
+  {
+    method: "POST",
+    kind: "control",
+    path: "/offers/:baseGs1",
+    handler: (req) => {
+      const body = parseBody(
+        z.object({
+          state: z.enum(OFFER_STATES).optional(),
+          codesAvailable: z.number().int().min(0).nullable().optional(),
+        }),
+        req,
+      );
+      const offer = req.state.offers.get(req.params.baseGs1!);
+      if (!offer) throw notFound("Offer");
+      if (body.state) {
+        offer.state = body.state;
+        offer.canDistribute = body.state === "available";
+      }
+      if (body.codesAvailable !== undefined) offer.codesAvailable = body.codesAvailable;
+      offer.lastUpdatedAt = req.sb.clock.iso();
+      return ok(offer);
+    },
+  },
+];

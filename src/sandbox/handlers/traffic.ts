@@ -1,0 +1,3 @@
+import type { Route } from "../http.js";
+
+export const trafficRoutes: Route[] = [];

@@ -1,0 +1,59 @@
+// The spec's paging rules: pageSize default 50, >200 → 200, <=0 → 50; negative page → 0.
+import { LIMITS } from "../spec/limits.js";
+import { invalid } from "./errors.js";
+
+export interface PageParams {
+  page: number;
+  pageSize: number;
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^[-+]?\d+$/.test(raw.trim()))
+    throw invalid(`${name} must be an integer.`, { [name]: ["must be an integer"] });
+  return Number(raw);
+}
+
+export function pageParams(q: URLSearchParams): PageParams {
+  let page = intParam(q, "page") ?? 0;
+  let pageSize = intParam(q, "pageSize") ?? LIMITS.pageSizeDefault;
+  if (page < 0) page = 0;
+  if (pageSize <= 0) pageSize = LIMITS.pageSizeDefault;
+  if (pageSize > LIMITS.pageSizeMax) pageSize = LIMITS.pageSizeMax;
+  return { page, pageSize };
+}
+
+export function paginate<T>(
+  all: readonly T[],
+  p: PageParams,
+): { items: T[]; page: number; pageSize: number; totalCount: number } {
+  const start = p.page * p.pageSize;
+  return {
+    items: all.slice(start, start + p.pageSize),
+    page: p.page,
+    pageSize: p.pageSize,
+    totalCount: all.length,
+  };
+}
+
+/** Parses a boolean query parameter ("true"/"false"); anything else is a 400. */
+export function boolParam(q: URLSearchParams, name: string): boolean | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  throw invalid(`${name} must be true or false.`, { [name]: ["must be true or false"] });
+}
+
+/** Parses a timestamp query parameter; a bad one is a 400. */
+export function timestampParam(q: URLSearchParams, name: string): number | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === "") return undefined;
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
+    ? Date.parse(raw)
+    : Number.NaN;
+  if (Number.isNaN(ms))
+    throw invalid(`${name} must be an ISO 8601 timestamp.`, { [name]: ["must be an ISO 8601 timestamp"] });
+  return ms;
+}

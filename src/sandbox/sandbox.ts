@@ -1,0 +1,70 @@
+// The sandbox's live object: the store, the clock, the event log writer and change notification.
+import { randomUUID } from "node:crypto";
+import { SandboxClock } from "./clock.js";
+import { type FaultConfig, Faults } from "./faults.js";
+import type { EventEnvelope, OrgState, Store } from "./store.js";
+
+export type EventListener = (state: OrgState, event: EventEnvelope) => void;
+
+export class Sandbox {
+  readonly store: Store;
+  readonly clock: SandboxClock;
+  /** Options that change behaviour where the spec leaves room (documented in docs/sandbox.md). */
+  readonly options: { strictWebhookUrls: boolean };
+  readonly faults: Faults;
+  private readonly eventListeners = new Set<EventListener>();
+  private readonly dirtyListeners = new Set<() => void>();
+
+  constructor(
+    store: Store,
+    options: { strictWebhookUrls?: boolean | undefined; faults?: Partial<FaultConfig> | undefined } = {},
+  ) {
+    this.store = store;
+    this.faults = new Faults(options.faults);
+    this.clock = new SandboxClock(store.clockOffsetMs);
+    this.clock.onAdvance(() => {
+      this.store.clockOffsetMs = this.clock.offsetMs;
+      this.markDirty();
+    });
+    this.options = { strictWebhookUrls: options.strictWebhookUrls ?? false };
+  }
+
+  org(orgId: string): OrgState | undefined {
+    return this.store.orgs.get(orgId);
+  }
+
+  /** Appends an event to the organization's log and tells listeners (the delivery engine). */
+  emit(
+    state: OrgState,
+    type: string,
+    data: Record<string, unknown>,
+    opts: { sample?: boolean; occurredAt?: string } = {},
+  ): EventEnvelope {
+    const event: EventEnvelope = {
+      id: randomUUID(),
+      type,
+      occurredAt: opts.occurredAt ?? this.clock.iso(),
+      organizationId: state.org.id,
+      sample: opts.sample ?? false,
+      data,
+    };
+    if (!event.sample) state.events.push(event);
+    for (const l of this.eventListeners) l(state, event);
+    this.markDirty();
+    return event;
+  }
+
+  onEvent(fn: EventListener): () => void {
+    this.eventListeners.add(fn);
+    return () => this.eventListeners.delete(fn);
+  }
+
+  markDirty(): void {
+    for (const l of this.dirtyListeners) l();
+  }
+
+  onDirty(fn: () => void): () => void {
+    this.dirtyListeners.add(fn);
+    return () => this.dirtyListeners.delete(fn);
+  }
+}
