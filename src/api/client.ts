@@ -36,8 +36,10 @@ export type Recovery<T> = { value: T } | "retry";
 
 export interface RequestSpec<T> {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path below /api/partner/v1, with segments already encoded (use `seg`). */
+  /** Path below /api/partner/v1 (or below `prefix`), with segments already encoded (use `seg`). */
   path: string;
+  /** Defaults to /api/partner/v1; "/_sandbox" for the sandbox's control routes. */
+  prefix?: string | undefined;
   query?: Query | undefined;
   body?: unknown;
   retry: RetryClass;
@@ -88,8 +90,8 @@ export class ApiClient {
     await this.agent.close();
   }
 
-  url(path: string, query?: Query): string {
-    const u = new URL(this.baseUrl + API_PREFIX + path);
+  url(path: string, query?: Query, prefix = API_PREFIX): string {
+    const u = new URL(this.baseUrl + prefix + path);
     if (query) {
       for (const [k, v] of Object.entries(query)) {
         if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
@@ -157,7 +159,7 @@ export class ApiClient {
   }
 
   private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
-    const url = this.url(spec.path, spec.query);
+    const url = this.url(spec.path, spec.query, spec.prefix);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       accept: "application/json",
