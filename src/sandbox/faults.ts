@@ -48,16 +48,27 @@ export function parseFaultSpec(spec: string): Partial<Record<FaultKind, number>>
 
 export class Faults {
   config: FaultConfig;
+  /** The configuration the sandbox started with (what clear() returns to). */
+  private readonly initial: FaultConfig;
   private readonly windows = new Map<string, { second: number; count: number }>();
   private readonly random: () => number;
 
   constructor(config: Partial<FaultConfig> = {}, random: () => number = Math.random) {
-    this.config = { ...defaultFaults(), ...config };
+    this.initial = normalize({ ...defaultFaults(), ...config });
+    this.config = cloneConfig(this.initial);
     this.random = random;
   }
 
+  /** Changes the fields given; fields left out keep their value. */
   set(config: Partial<FaultConfig>): void {
-    this.config = { ...this.config, ...config };
+    const defined = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
+    this.config = normalize({ ...this.config, ...defined });
+  }
+
+  /** Back to the start-up configuration (the queue emptied, rate windows forgotten). */
+  clear(): void {
+    this.config = cloneConfig(this.initial);
+    this.windows.clear();
   }
 
   /** Over the per-key request rate? */
@@ -77,7 +88,7 @@ export class Faults {
   pick(method: string, path: string): FaultKind | undefined {
     const c = this.config;
     if (c.pathPrefix && !path.startsWith(c.pathPrefix)) return undefined;
-    if (c.method && c.method !== method) return undefined;
+    if (c.method && c.method !== method.toUpperCase()) return undefined;
     if (c.next.length) return c.next.shift();
     for (const kind of FAULT_KINDS) {
       const r = c.rates[kind];
@@ -85,4 +96,12 @@ export class Faults {
     }
     return undefined;
   }
+}
+
+function normalize(c: FaultConfig): FaultConfig {
+  return { ...c, method: c.method ? c.method.toUpperCase() : undefined, pathPrefix: c.pathPrefix || undefined };
+}
+
+function cloneConfig(c: FaultConfig): FaultConfig {
+  return { ...c, rates: { ...c.rates }, next: [...c.next] };
 }

@@ -10,9 +10,10 @@ export interface PageParams {
 function intParam(q: URLSearchParams, name: string): number | undefined {
   const raw = q.get(name);
   if (raw === null || raw === "") return undefined;
-  if (!/^[-+]?\d+$/.test(raw.trim()))
+  const n = Number(raw);
+  if (!/^[-+]?\d+$/.test(raw.trim()) || !Number.isSafeInteger(n))
     throw invalid(`${name} must be an integer.`, { [name]: ["must be an integer"] });
-  return Number(raw);
+  return n;
 }
 
 export function pageParams(q: URLSearchParams): PageParams {

@@ -68,6 +68,8 @@ function offer(s: OfferSeed, nowMs: number): Offer {
 interface Reuse {
   orgIds: string[];
   keys: string[];
+  /** Brand ids by "organization name/brand name", so brandId filters keep working after a reset. */
+  brandIds: Map<string, string>;
 }
 
 function addOrg(store: Store, name: string, tz: string, reuse: Reuse): OrgState {
@@ -96,8 +98,12 @@ function addKey(
   return k;
 }
 
-function addBrand(state: OrgState, name: string): BrandRecord {
-  const b: BrandRecord = { id: randomUUID(), name, access: true };
+function addBrand(state: OrgState, name: string, reuse: Reuse): BrandRecord {
+  const b: BrandRecord = {
+    id: reuse.brandIds.get(`${state.org.name}/${name}`) ?? randomUUID(),
+    name,
+    access: true,
+  };
   state.brands.set(b.id, b);
   return b;
 }
@@ -107,6 +113,13 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
   const reuse: Reuse = {
     orgIds: previous ? [...previous.orgs.keys()] : [],
     keys: previous ? [...previous.keys.keys()] : [],
+    brandIds: new Map(
+      previous
+        ? [...previous.orgs.values()].flatMap((o) =>
+            [...o.brands.values()].map((b) => [`${o.org.name}/${b.name}`, b.id] as [string, string]),
+          )
+        : [],
+    ),
   };
   const store: Store = {
     orgs: new Map(),
@@ -122,9 +135,9 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
   addKey(store, reuse, main.org.id, "revoked key", true, "sk_sandbox", true);
   store.defaultKeys = { writeKey: write.key, readOnlyKey: read.key };
 
-  const oats = addBrand(main, "Crunchy Oats Co.");
-  const soda = addBrand(main, "Sparkle Soda");
-  const snacks = addBrand(main, "Trailside Snacks");
+  const oats = addBrand(main, "Crunchy Oats Co.", reuse);
+  const soda = addBrand(main, "Sparkle Soda", reuse);
+  const snacks = addBrand(main, "Trailside Snacks", reuse);
   const offers: OfferSeed[] = [
     {
       baseGs1: "0012345000011",
@@ -216,7 +229,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
 
   const other = addOrg(store, "Globex Partners", "Europe/Berlin", reuse);
   addKey(store, reuse, other.org.id, "globex key", true, "sk_sandbox");
-  const globexBrand = addBrand(other, "Globex Gum");
+  const globexBrand = addBrand(other, "Globex Gum", reuse);
   other.offers.set(
     "0044444000017",
     offer(

@@ -64,6 +64,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const router = FindMyWay<HTTPVersion.V1>({
     ignoreTrailingSlash: true,
     caseSensitive: true,
+    // An externalId of 100 characters can take 1,200 once percent-encoded (4-byte UTF-8).
+    maxParamLength: 4096,
     defaultRoute: (req, res) => {
       send(res, {
         status: 404,
@@ -117,6 +119,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             "retry-after": String(faults.config.retryAfterSeconds),
           });
         }
+        if (route.method !== "GET" && !auth.key.canWrite) {
+          throw new SandboxError(
+            "forbidden",
+            "This API key is read-only; writes need a key with write access.",
+          );
+        }
         fault = faults.pick(req.method ?? "GET", apiPath);
         if (fault === "reset") return void req.socket.destroy();
         if (fault === "stall") {
@@ -133,12 +141,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             "clearing_network_unavailable",
             "The coupon network did not answer; retry shortly.",
           );
-        if (route.method !== "GET" && !auth.key.canWrite) {
-          throw new SandboxError(
-            "forbidden",
-            "This API key is read-only; writes need a key with write access.",
-          );
-        }
       }
       let body: unknown;
       if (raw.length > 0) {
@@ -193,7 +195,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const host = opts.host && opts.host !== "0.0.0.0" ? opts.host : "127.0.0.1";
+  // A wildcard listen address is reached through loopback.
+  const host = !opts.host || opts.host === "0.0.0.0" ? "127.0.0.1" : opts.host === "::" ? "::1" : opts.host;
   const stoppers: (() => void | Promise<void>)[] = [];
   const running: RunningSandbox = {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
@@ -271,6 +274,7 @@ function send(res: ServerResponse, out: SandboxResponse) {
   res.end(text);
 }
 
+/** A wait that does not keep the process alive (a stalled request must not delay shutdown). */
 function sleep(ms: number) {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => setTimeout(r, ms).unref());
 }

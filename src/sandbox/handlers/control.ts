@@ -27,7 +27,7 @@ export function durationMs(v: string | number): number {
   return Math.round(total);
 }
 
-const FaultBody = z.object({
+const FaultBody = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
   rates: z.partialRecord(z.enum(FAULT_KINDS), z.number().min(0).max(1)).optional(),
   next: z.array(z.enum(FAULT_KINDS)).optional(),
@@ -69,14 +69,33 @@ export const controlRoutes: Route[] = [
     },
   },
   {
+    method: "GET",
+    kind: "control",
+    path: "/faults",
+    handler: ({ sb }) => ok(sb.faults.config),
+  },
+  {
+    // Fields left out keep their value; pathPrefix/method null clears the filter.
     method: "POST",
     kind: "control",
     path: "/faults",
     handler: (req) => {
       const body = parseBody(FaultBody, req);
       const { faults } = req.sb;
-      faults.set({ ...body, pathPrefix: body.pathPrefix ?? undefined, method: body.method ?? undefined });
+      const { pathPrefix, method, ...rest } = body;
+      faults.set(rest);
+      if (pathPrefix !== undefined) faults.config.pathPrefix = pathPrefix || undefined;
+      if (method !== undefined) faults.config.method = method ? method.toUpperCase() : undefined;
       return ok(faults.config);
+    },
+  },
+  {
+    method: "DELETE",
+    kind: "control",
+    path: "/faults",
+    handler: ({ sb }) => {
+      sb.faults.clear();
+      return ok(sb.faults.config);
     },
   },
   {

@@ -151,7 +151,8 @@ export const creatorRoutes: Route[] = [
           if ("reasons" in out) reasons = out.reasons;
           else outcome = out.outcome;
         }
-        if (checked.ok) seen.add(externalId);
+        // The second appearance of an id is rejected even when the first was rejected itself.
+        seen.add(externalId);
         summary[outcome]++;
         return { index, externalId, outcome, reasons };
       });

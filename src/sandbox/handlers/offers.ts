@@ -1,5 +1,6 @@
 // Offers: list with brandId/state filters, get by baseGs1.
-import { notFound } from "../errors.js";
+import { OFFER_STATES, type OfferState } from "../../spec/offers.js";
+import { invalid, notFound } from "../errors.js";
 import { ok, type Route } from "../http.js";
 import { pageParams, paginate } from "../paging.js";
 
@@ -10,10 +11,15 @@ export const offerRoutes: Route[] = [
     handler: ({ state, query }) => {
       const brandId = query.get("brandId") || undefined;
       const offerState = query.get("state") || undefined;
+      if (offerState !== undefined && !OFFER_STATES.includes(offerState as OfferState)) {
+        throw invalid(`state must be one of ${OFFER_STATES.join(", ")}.`, {
+          state: [`must be one of ${OFFER_STATES.join(", ")}`],
+        });
+      }
       const all = [...state.offers.values()]
         .filter((o) => !brandId || o.brand.id === brandId)
         .filter((o) => !offerState || o.state === offerState)
-        .sort((a, b) => (a.baseGs1 < b.baseGs1 ? -1 : 1));
+        .sort((a, b) => (a.baseGs1 < b.baseGs1 ? -1 : a.baseGs1 > b.baseGs1 ? 1 : 0));
       return ok(paginate(all, pageParams(query)));
     },
   },
