@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { ApiClient } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
-import { type ConfigStore, configDir as resolveConfigDir } from "./config/index.js";
+import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
 import type { Profile } from "./config/store.js";
 import { UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
@@ -114,7 +114,7 @@ export class Context {
 
   private async resolveTarget(): Promise<Target> {
     const envKey = this.env.PARTNER_API_KEY || undefined;
-    const explicitProfile = this.globals.profile ?? this.env.PARTNER_PROFILE ?? undefined;
+    const explicitProfile = this.globals.profile || this.env.PARTNER_PROFILE || undefined;
     const data = await (await this.config()).read();
     const name = explicitProfile ?? data.currentProfile;
     const profile = name ? data.profiles[name] : undefined;
@@ -124,7 +124,11 @@ export class Context {
         `Run "partner-cli login --profile ${explicitProfile}" or "partner-cli profiles list".`,
       );
     }
-    const baseUrl = this.globals.baseUrl ?? (this.env.PARTNER_BASE_URL || undefined) ?? profile?.baseUrl;
+    const baseUrl = this.globals.baseUrl
+      ? normalizeBaseUrl(this.globals.baseUrl, "--base-url")
+      : this.env.PARTNER_BASE_URL
+        ? normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL")
+        : profile?.baseUrl;
     if (envKey) {
       if (!baseUrl) {
         throw new UsageError(
@@ -170,6 +174,7 @@ export class Context {
         baseUrl: t.baseUrl,
         apiKey: t.apiKey,
         retry: this.init.retry ?? retryFromEnv(this.env),
+        signal: this.signal,
         trace: this.verbose ? (line) => this.io.err(line) : undefined,
         onRetry: ({ reason, delayMs }) => {
           if (!this.verbose && this.io.stderrIsTTY)
@@ -209,7 +214,7 @@ export class Context {
 }
 
 /** PARTNER_RETRY_DEADLINE_MS / PARTNER_RETRY_BASE_MS tune the retry policy (tests, impatient cron jobs). */
-function retryFromEnv(env: NodeJS.ProcessEnv): Partial<RetrySettings> | undefined {
+export function retryFromEnv(env: NodeJS.ProcessEnv): Partial<RetrySettings> | undefined {
   const out: Partial<RetrySettings> = {};
   if (env.PARTNER_RETRY_DEADLINE_MS) out.deadlineMs = Number(env.PARTNER_RETRY_DEADLINE_MS);
   if (env.PARTNER_RETRY_BASE_MS) out.baseDelayMs = Number(env.PARTNER_RETRY_BASE_MS);

@@ -1,10 +1,11 @@
 // The only code that speaks HTTP to the Partner API: undici on a keep-alive agent, bearer auth,
 // JSON in/out, error decoding, the retry policy and the --verbose trace (key redacted).
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import type { z } from "zod";
-import { ApiError, NetworkError, ProtocolError } from "../errors.js";
+import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../errors.js";
 import { ErrorBody } from "../spec/kit.js";
 import {
+  backoffMs,
   DEFAULT_RETRY,
   decide,
   type Outcome,
@@ -29,6 +30,8 @@ export interface ClientOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** Aborts requests and retry waits (Ctrl-C): they end with CancelledError. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Result of a recovery read after an uncertain write: the settled value, or "retry" to repeat the write. */
@@ -55,8 +58,14 @@ export interface Response<T> {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. */
+/**
+ * Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. A segment
+ * of dots only ("." or "..") is percent-encoded too, so no URL normalization (ours, a proxy's) can
+ * read it as "this directory" or "the parent"; the request path is sent exactly as built.
+ */
 export function seg(value: string): string {
+  if (value === "") throw new UsageError("An identifier in a request path must not be empty.");
+  if (/^\.+$/.test(value)) return value.replace(/\./g, "%2E");
   return encodeURIComponent(value);
 }
 
@@ -90,14 +99,46 @@ export class ApiClient {
     await this.agent.close();
   }
 
+  /** The full URL of a request (for traces and messages); the path is kept exactly as given. */
   url(path: string, query?: Query, prefix = API_PREFIX): string {
-    const u = new URL(this.baseUrl + prefix + path);
-    if (query) {
-      for (const [k, v] of Object.entries(query)) {
-        if (v !== undefined && v !== null) u.searchParams.set(k, String(v));
+    return this.base().origin + this.requestPath(path, query, prefix);
+  }
+
+  private baseCache: { origin: string; pathname: string } | undefined;
+  private base(): { origin: string; pathname: string } {
+    if (!this.baseCache) {
+      let u: URL;
+      try {
+        u = new URL(this.baseUrl);
+      } catch {
+        throw new UsageError(
+          `The base URL "${this.baseUrl}" is not a URL.`,
+          "Pass --base-url like https://partner.example.com (the part before /api/partner/v1).",
+        );
       }
+      if (u.protocol !== "http:" && u.protocol !== "https:") {
+        throw new UsageError(`The base URL "${this.baseUrl}" must start with http:// or https://.`);
+      }
+      this.baseCache = { origin: u.origin, pathname: u.pathname.replace(/\/+$/, "") };
     }
-    return u.toString();
+    return this.baseCache;
+  }
+
+  /**
+   * Path and query as sent. Built by hand rather than through `new URL()`, which would collapse
+   * dot segments; the segments are already encoded by `seg`.
+   */
+  private requestPath(path: string, query: Query | undefined, prefix: string): string {
+    let out = this.base().pathname + prefix + path;
+    if (query) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) {
+        if (v !== undefined && v !== null) q.set(k, String(v));
+      }
+      const qs = q.toString();
+      if (qs) out += `?${qs}`;
+    }
+    return out;
   }
 
   /** One request with the retry policy applied. Returns the parsed body. */
@@ -108,6 +149,7 @@ export class ApiClient {
   async send<T>(spec: RequestSpec<T>): Promise<Response<T>> {
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
+      this.checkAborted();
       let outcome: Outcome;
       let failure: Error;
       try {
@@ -140,7 +182,20 @@ export class ApiClient {
       if (d.action === "recover") {
         this.trace(`  outcome uncertain after ${describe(outcome)}; reading back before any repeat`);
         const r = await spec.recover!();
-        if (r !== "retry") return { status: 200, body: r.value, headers: {} };
+        if (r !== "retry") {
+          this.trace("  read-back found the result; not repeating");
+          return { status: 200, body: r.value, headers: {} };
+        }
+        // The read-back says the write may be repeated: within the same attempt and time budget.
+        const delayMs = backoffMs(attempt, this.settings);
+        if (
+          attempt + 1 >= this.settings.maxAttempts ||
+          Date.now() - started + delayMs > this.settings.deadlineMs
+        ) {
+          throw failure;
+        }
+        this.trace(`  read-back done; repeating in ${delayMs} ms`);
+        await this.wait(delayMs);
         continue;
       }
       this.opts.onRetry?.({
@@ -150,8 +205,30 @@ export class ApiClient {
         delayMs: d.delayMs,
       });
       this.trace(`  retrying in ${d.delayMs} ms after ${describe(outcome)}`);
-      await this.sleep(d.delayMs);
+      await this.wait(d.delayMs);
     }
+  }
+
+  private checkAborted(): void {
+    if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
+  }
+
+  /** Sleeps between attempts; Ctrl-C ends the wait with CancelledError. */
+  private async wait(ms: number): Promise<void> {
+    const signal = this.opts.signal;
+    if (!signal) return this.sleep(ms);
+    this.checkAborted();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = resolve;
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([this.sleep(ms), aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort!);
+    }
+    this.checkAborted();
   }
 
   private trace(line: string): void {
@@ -159,7 +236,6 @@ export class ApiClient {
   }
 
   private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
-    const url = this.url(spec.path, spec.query, spec.prefix);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       accept: "application/json",
@@ -171,23 +247,24 @@ export class ApiClient {
       payload = JSON.stringify(spec.body);
     }
     const t0 = Date.now();
+    const path = this.requestPath(spec.path, spec.query, spec.prefix ?? API_PREFIX);
+    const url = this.base().origin + path;
     this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${redactKey(this.apiKey)})`);
-    let res: Awaited<ReturnType<typeof request>>;
-    let sent = false;
+    let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, {
+      res = await this.agent.request({
+        origin: this.base().origin,
+        path,
         method: spec.method,
         headers,
-        body: payload,
-        dispatcher: this.agent,
+        body: payload ?? null,
+        signal: this.opts.signal,
       });
-      sent = true;
     } catch (err) {
+      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
       const e = err as NodeJS.ErrnoException & { code?: string };
       // A refused or failed connect never reached the server; anything later may have.
-      const never = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT"].includes(
-        e.code ?? "",
-      );
+      const never = NEVER_SENT.includes(e.code ?? "");
       this.trace(`< network error ${e.code ?? e.message}`);
       throw new NetworkFailure(e.code ?? e.message, !never);
     }
@@ -195,9 +272,11 @@ export class ApiClient {
     try {
       text = await res.body.text();
     } catch (err) {
+      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
       const e = err as NodeJS.ErrnoException;
       this.trace(`< body error ${e.code ?? e.message}`);
-      throw new NetworkFailure(e.code ?? e.message, sent);
+      // The request went out; the answer was lost part-way.
+      throw new NetworkFailure(e.code ?? e.message, true);
     }
     this.trace(
       `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${text.length} bytes)`,
@@ -243,10 +322,16 @@ export class ApiClient {
       parsed = undefined;
     }
     const e = parsed?.success ? parsed.data.error : undefined;
+    let fallback = `The service answered ${status} without an error body.`;
+    const snippet = text.replace(/\s+/g, " ").trim();
+    if (snippet) {
+      const short = snippet.length > 120 ? `${snippet.slice(0, 120)}...` : snippet;
+      fallback = `The service answered ${status} with a body that is not an API error: ${short}`;
+    }
     return new ApiError({
       status,
       code: e?.code ?? `http_${status}`,
-      message: e?.message ?? `The service answered ${status} without an error body.`,
+      message: e?.message ?? fallback,
       details: e?.details,
       method: spec.method,
       path: spec.path,
@@ -254,6 +339,16 @@ export class ApiClient {
     });
   }
 }
+
+/** Connect-stage failures: the request never reached the server. */
+const NEVER_SENT = [
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+];
 
 class NetworkFailure extends Error {
   constructor(

@@ -1,3 +1,47 @@
-import type { Command } from "commander";
+// offers list | get: the offers the organization may build campaigns on.
+import { type Command, Option } from "commander";
+import { action, examples, parseIntArg } from "./define.js";
 
-export function registerOffers(_program: Command): void {}
+export function registerOffers(program: Command): void {
+  const offers = program
+    .command("offers")
+    .alias("offer")
+    .description("read the coupon offers your organization may distribute");
+  examples(offers, ["partner-cli offers list --distributable --all", "partner-cli offers get 0012345000011"]);
+
+  const list = offers
+    .command("list")
+    .description(
+      "list offers: baseGs1, brand, title, state, distributable, savings, redemption dates, codes available, retailer rule",
+    )
+    .option("--brand <id>", "only offers of this brand (brand.id, a uuid)")
+    .option(
+      "--state <state>",
+      "only offers in this state: available, not_yet_started, expired, temporarily_unavailable, not_distributable (other values are sent as given, with a warning)",
+    )
+    .option(
+      "--distributable",
+      "only offers that can be distributed now (canDistribute); filtered here, not by the API: within the page shown, or across all pages with --all",
+    )
+    .addOption(new Option("--all", "read every page (default page size 200)").conflicts("page"))
+    .option("--page <n>", "page to show, from 0 (default 0)", parseIntArg(0))
+    .option("--page-size <n>", "offers per page, 1 to 200 (default 50; 200 with --all)", parseIntArg(1, 200));
+  examples(list, [
+    "partner-cli offers list",
+    "partner-cli offers list --state available --all",
+    "partner-cli offers list --distributable --all --json",
+    "partner-cli offers list --brand 6f1c0c1e-0000-4000-8000-000000000001 --page 1 --page-size 20",
+  ]);
+  action(list, async (ctx, _args, opts) =>
+    (await import("../commands/offers/list.js")).offersListRun(opts, ctx),
+  );
+
+  const get = offers
+    .command("get")
+    .description("show every field of one offer, with product barcodes and allowed retailers")
+    .argument("<baseGs1>", "the offer's baseGs1 (kept as text: leading zeros matter)");
+  examples(get, ["partner-cli offers get 0012345000011", "partner-cli offers get 0012345000011 --json"]);
+  action(get, async (ctx, args) =>
+    (await import("../commands/offers/get.js")).offersGetRun({ baseGs1: args[0]! }, ctx),
+  );
+}

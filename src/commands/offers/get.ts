@@ -1,0 +1,23 @@
+import { getOffer } from "../../api/offers.js";
+import type { Context } from "../../context.js";
+import { ApiError, UsageError } from "../../errors.js";
+import { printRecord } from "../../io/render.js";
+import { offerFields } from "./format.js";
+
+export async function offersGetRun(opts: { baseGs1: string }, ctx: Context): Promise<void> {
+  const baseGs1 = opts.baseGs1.trim();
+  if (!baseGs1)
+    throw new UsageError("BASE_GS1 must not be empty.", 'Run "partner-cli offers list" to see offers.');
+  let offer: Awaited<ReturnType<typeof getOffer>>;
+  try {
+    offer = await getOffer(await ctx.api(), baseGs1);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      throw e.withHint(
+        `No offer ${baseGs1} is visible to this organization. Run "partner-cli offers list" to see the offers you can use.`,
+      );
+    }
+    throw e;
+  }
+  printRecord(ctx.io, offer, offerFields(offer));
+}

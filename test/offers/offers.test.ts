@@ -1,0 +1,276 @@
+// offers list | get: run functions against a sandbox on port 0, and run() for flags and exit codes.
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { offersGetRun } from "../../src/commands/offers/get.js";
+import { offersListRun } from "../../src/commands/offers/list.js";
+import { retailerRule } from "../../src/commands/offers/format.js";
+import { ApiError, UsageError } from "../../src/errors.js";
+import { run } from "../../src/main.js";
+import { strictOffers } from "../../src/spec/offers.js";
+import { type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+
+let sb: RunningSandbox;
+beforeAll(async () => {
+  sb = await sandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typeof testContext>[1] = {}) {
+  const t = testContext(sb, o);
+  try {
+    await offersListRun(opts, t.ctx);
+  } finally {
+    await t.ctx.close();
+  }
+  return t;
+}
+
+/** run(argv) in-process against the sandbox: exit code and captured output. */
+async function runCli(args: string[]) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (c) => {
+    stdout += c;
+  });
+  err.on("data", (c) => {
+    stderr += c;
+  });
+  const code = await run(args, {
+    streams: {
+      stdout: out,
+      stderr: err,
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      stdinIsTTY: false,
+    },
+    env: {
+      PARTNER_CLI_CONFIG_DIR: tempDir(),
+      PARTNER_BASE_URL: sb.url,
+      PARTNER_API_KEY: sb.writeKey,
+      PARTNER_RETRY_BASE_MS: "20",
+    },
+    signal: new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
+function tsv(text: string): string[][] {
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((l) => l.split("\t"));
+}
+
+describe("offers list", () => {
+  it("piped: TSV with a header, every column, identifiers as text", async () => {
+    const t = await list({});
+    const rows = tsv(t.stdout());
+    expect(rows[0]).toEqual([
+      "baseGs1",
+      "brand",
+      "title",
+      "state",
+      "distributable",
+      "savings",
+      "redemptionDates",
+      "codesAvailable",
+      "retailerRule",
+    ]);
+    expect(rows).toHaveLength(9);
+    const soda = rows.find((r) => r[0] === "0098765000014")!;
+    expect(soda[1]).toBe("Sparkle Soda");
+    expect(soda[3]).toBe("available");
+    expect(soda[4]).toBe("yes");
+    expect(soda[5]).toBe("$2.00 off");
+    expect(soda[6]).toMatch(/^\d{4}-\d{2}-\d{2}\.\.\d{4}-\d{2}-\d{2}$/);
+    expect(soda[7]).toBe("2000");
+    expect(soda[8]).toBe("required: freshmart.example, cornerstore.example");
+    // Leading zeros kept; nulls are empty cells in TSV.
+    expect(rows.map((r) => r[0])).toContain("0012345000011");
+    const noDates = rows.find((r) => r[0] === "0012345000035")!;
+    expect(noDates[6]).toBe("");
+    expect(noDates[7]).toBe("");
+    expect(t.stderr()).toBe("");
+  });
+
+  it("--json: the API's objects, baseGs1 and barcodes as strings", async () => {
+    const t = await list({}, { globals: { json: true } });
+    const items = JSON.parse(t.stdout());
+    expect(items).toHaveLength(8);
+    for (const o of items) strictOffers.Offer.parse(o);
+    const oats = items.find((o: { baseGs1: string }) => o.baseGs1 === "0012345000028");
+    expect(oats.productBarcodes).toEqual(["000000012345"]);
+    expect(t.stdout()).toContain('"baseGs1":"0012345000011"');
+  });
+
+  it("on a terminal: a table with the leading zeros", async () => {
+    const t = await list({ state: "available" }, { tty: true });
+    expect(t.stdout()).toContain("0012345000011");
+    expect(t.stdout()).toContain("baseGs1");
+    expect(t.stdout()).toContain("optional: freshmart.example");
+    expect(t.stdout()).toMatch(/┌|\+/);
+  });
+
+  it("--state filters on the API side", async () => {
+    const t = await list({ state: "expired" }, { globals: { json: true } });
+    const items = JSON.parse(t.stdout());
+    expect(items.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0055555000026"]);
+  });
+
+  it("an unknown --state is passed through with a warning (this sandbox answers 400 for it)", async () => {
+    const r = await runCli(["offers", "list", "--state", "paused_by_brand"]);
+    expect(r.stderr).toMatch(/Warning: "paused_by_brand" is not a known offer state/);
+    // The request was sent: the API's own answer comes back (400 validation_failed → exit 2).
+    expect(r.stderr).toMatch(/400 validation_failed; GET \/offers/);
+    expect(r.stderr).toMatch(/ {2}state: must be one of/);
+    expect(r.code).toBe(2);
+  });
+
+  it("a known --state gives no warning", async () => {
+    const t = await list({ state: "available" }, { globals: { json: true } });
+    expect(t.stderr()).toBe("");
+  });
+
+  it("--brand filters by brand.id", async () => {
+    const all = JSON.parse((await list({}, { globals: { json: true } })).stdout());
+    const soda = all.find((o: { brand: { name: string } }) => o.brand.name === "Sparkle Soda").brand.id;
+    const t = await list({ brand: soda }, { globals: { json: true } });
+    const items = JSON.parse(t.stdout());
+    expect(items.map((o: { baseGs1: string }) => o.baseGs1).sort()).toEqual([
+      "0098765000014",
+      "0098765000021",
+    ]);
+  });
+
+  it("--all walks every page", async () => {
+    const t = await list({ all: true, pageSize: 3 }, { globals: { json: true } });
+    expect(JSON.parse(t.stdout())).toHaveLength(8);
+    expect(t.stderr()).toBe("");
+  });
+
+  it("one page: says how to get more", async () => {
+    const t = await list({ pageSize: 3, page: 1 }, { globals: { json: true } });
+    expect(JSON.parse(t.stdout())).toHaveLength(3);
+    expect(t.stderr()).toMatch(/offers 4-6 of 8; use --page 2/);
+  });
+
+  it("--distributable filters canDistribute within the page, or across pages with --all", async () => {
+    const page = await list({ distributable: true, pageSize: 3 }, { globals: { json: true } });
+    const first = JSON.parse(page.stdout());
+    // Page 0 (sorted by baseGs1) holds two available offers and one not_distributable one.
+    expect(first.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
+    const all = await list({ distributable: true, all: true, pageSize: 3 }, { globals: { json: true } });
+    const items = JSON.parse(all.stdout());
+    expect(items).toHaveLength(4);
+    expect(items.every((o: { canDistribute: boolean }) => o.canDistribute)).toBe(true);
+  });
+
+  it("an empty result says so on stderr and prints only the header when piped", async () => {
+    const t = await list({ brand: "00000000-0000-4000-8000-000000000000" });
+    expect(t.stdout().trim()).toBe(tsv(t.stdout())[0]!.join("\t"));
+    expect(t.stderr()).toMatch(/No offers match/);
+  });
+});
+
+describe("offers get", () => {
+  it("every field, barcodes and retailers as text", async () => {
+    const t = testContext(sb);
+    await offersGetRun({ baseGs1: "0098765000014" }, t.ctx);
+    await t.ctx.close();
+    const fields = Object.fromEntries(tsv(t.stdout()).map(([k, v]) => [k, v]));
+    expect(fields.baseGs1).toBe("0098765000014");
+    expect(fields.productBarcodes).toBe("009876500001");
+    expect(fields.allowedRetailers).toBe("freshmart.example, cornerstore.example");
+    expect(fields.retailerChoiceRequired).toBe("yes");
+    expect(fields.savings).toBe("$2.00 off (200 cents)");
+    expect(Object.keys(fields)).toEqual([
+      "baseGs1",
+      "title",
+      "description",
+      "brand",
+      "brandId",
+      "state",
+      "canDistribute",
+      "savings",
+      "productBarcodes",
+      "campaignDates",
+      "redemptionDates",
+      "codesAvailable",
+      "retailerChoiceRequired",
+      "allowedRetailers",
+      "retailerRule",
+      "lastUpdatedAt",
+    ]);
+  });
+
+  it("--json keeps leading zeros in barcodes", async () => {
+    const t = testContext(sb, { globals: { json: true } });
+    await offersGetRun({ baseGs1: "0012345000028" }, t.ctx);
+    await t.ctx.close();
+    const o = JSON.parse(t.stdout());
+    strictOffers.Offer.parse(o);
+    expect(o.productBarcodes).toEqual(["000000012345"]);
+    expect(t.stdout()).toContain('"000000012345"');
+  });
+
+  it("a 404 is an ApiError with a next step; another organization's offer is not visible", async () => {
+    const t = testContext(sb);
+    const err = await offersGetRun({ baseGs1: "0044444000017" }, t.ctx).catch((e) => e);
+    await t.ctx.close();
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(404);
+    expect(err.hint).toMatch(/offers list/);
+  });
+
+  it("an empty BASE_GS1 is a usage error before any request", async () => {
+    const t = testContext(sb);
+    await expect(offersGetRun({ baseGs1: "  " }, t.ctx)).rejects.toBeInstanceOf(UsageError);
+    await t.ctx.close();
+  });
+});
+
+describe("through run(): flags and exit codes", () => {
+  it("get of an unknown offer exits 5 with the API's message and a hint", async () => {
+    const r = await runCli(["offers", "get", "0000000000000"]);
+    expect(r.code).toBe(5);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/Offer not found\. \(404 not_found; GET \/offers\/0000000000000\)/);
+    expect(r.stderr).toMatch(/offers list/);
+  });
+
+  it("the singular alias works", async () => {
+    const r = await runCli(["offer", "get", "0012345000011", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).baseGs1).toBe("0012345000011");
+  });
+
+  it.each([
+    [["offers", "list", "--page", "-1"]],
+    [["offers", "list", "--page-size", "500"]],
+    [["offers", "list", "--page-size", "abc"]],
+    [["offers", "list", "--all", "--page", "2"]],
+    [["offers", "get"]],
+  ])("%j is a usage error (exit 2)", async (args) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).not.toBe("");
+  });
+});
+
+describe("retailer rule", () => {
+  it("required, optional, none", () => {
+    expect(retailerRule({ retailerChoiceRequired: true, allowedRetailers: ["a.example"] })).toBe(
+      "required: a.example",
+    );
+    expect(
+      retailerRule({ retailerChoiceRequired: false, allowedRetailers: ["a.example", "b.example"] }),
+    ).toBe("optional: a.example, b.example");
+    expect(retailerRule({ retailerChoiceRequired: false, allowedRetailers: [] })).toBe("none");
+  });
+});
