@@ -1,3 +1,46 @@
+// profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "commander";
+import { action, examples } from "./define.js";
 
-export function registerProfiles(_program: Command): void {}
+export function registerProfiles(program: Command): void {
+  const profiles = program
+    .command("profiles")
+    .alias("profile")
+    .description("list, switch, show and remove stored profiles (base URL + API key)");
+  examples(profiles, ["partner-cli profiles list", "partner-cli profiles use prod"]);
+
+  const list = profiles
+    .command("list")
+    .alias("ls")
+    .description("list stored profiles: name, base URL, organization, key (last 4 characters), current");
+  examples(list, ["partner-cli profiles list", "partner-cli profiles list --json"]);
+  action(list, async (ctx) => (await import("../commands/profiles/list.js")).profilesListRun(ctx));
+
+  const use = profiles
+    .command("use")
+    .argument("<name>", "profile to make current")
+    .description("make a stored profile the current one");
+  examples(use, ["partner-cli profiles use prod"]);
+  action(use, async (ctx, args) =>
+    (await import("../commands/profiles/use.js")).profilesUseRun(args[0]!, ctx),
+  );
+
+  const show = profiles
+    .command("show")
+    .argument("[name]", "profile to show (default: --profile, PARTNER_PROFILE, else the current one)")
+    .description("show one profile; the key only as its last 4 characters");
+  examples(show, ["partner-cli profiles show", "partner-cli profiles show prod --json"]);
+  action(show, async (ctx, args) =>
+    (await import("../commands/profiles/show.js")).profilesShowRun(args[0], ctx),
+  );
+
+  const remove = profiles
+    .command("remove")
+    .alias("rm")
+    .argument("<name>", "profile to remove")
+    .description("remove a stored profile and its key (asks first; --yes when not on a terminal)");
+  examples(remove, ["partner-cli profiles remove staging", "partner-cli profiles remove staging --yes"]);
+  action(remove, async (ctx, args) =>
+    (await import("../commands/profiles/remove.js")).profilesRemoveRun(args[0]!, ctx),
+  );
+}

@@ -1,2 +1,10 @@
 export { configDir, ensurePrivateDir } from "./paths.js";
-export type { ConfigData, ConfigStore, Profile, SavedCursor } from "./store.js";
+export { checkProfileName, maskKey, normalizeBaseUrl } from "./profiles.js";
+export type {
+  ConfigData,
+  ConfigStore,
+  PendingJob,
+  Profile,
+  SavedCursor,
+  StoredOrganization,
+} from "./store.js";

@@ -1,11 +1,16 @@
-// Where partner-cli keeps its files: PARTNER_CLI_CONFIG_DIR, else the XDG config dir.
+// Where partner-cli keeps its files: PARTNER_CLI_CONFIG_DIR, else $XDG_CONFIG_HOME/partner-cli,
+// else ~/.config/partner-cli.
 import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.PARTNER_CLI_CONFIG_DIR) return env.PARTNER_CLI_CONFIG_DIR;
-  const xdg = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  if (env.PARTNER_CLI_CONFIG_DIR) return resolve(env.PARTNER_CLI_CONFIG_DIR);
+  // The XDG spec says a relative XDG_CONFIG_HOME is invalid and must be ignored.
+  const xdg =
+    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : join(env.HOME || homedir(), ".config");
   return join(xdg, "partner-cli");
 }
 

@@ -1,0 +1,132 @@
+import { ApiClient } from "../../api/client.js";
+import { getMe } from "../../api/me.js";
+import {
+  checkProfileName,
+  DEFAULT_PROFILE,
+  maskKey,
+  normalizeBaseUrl,
+  profileView,
+} from "../../config/profiles.js";
+import type { Profile } from "../../config/store.js";
+import { type Context, retryFromEnv } from "../../context.js";
+import { ApiError, UsageError } from "../../errors.js";
+
+export interface LoginOptions {
+  apiKeyStdin: boolean;
+}
+
+/** Reads all of stdin as text. */
+async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  stdin.setEncoding?.("utf8");
+  for await (const chunk of stdin) text += chunk;
+  return text;
+}
+
+/** The key: from stdin with --api-key-stdin, else a hidden prompt on a terminal. */
+async function readKey(opts: LoginOptions, ctx: Context): Promise<string> {
+  let key: string;
+  if (opts.apiKeyStdin) {
+    key = await readStdin(ctx.io.stdin);
+  } else if (ctx.canPrompt()) {
+    key = await ctx.prompter().password({ message: "API key (input hidden):" });
+  } else {
+    throw new UsageError(
+      "No terminal to read the API key from.",
+      "Pipe the key in with --api-key-stdin, e.g. printf '%s\\n' \"$KEY\" | partner-cli login --api-key-stdin",
+    );
+  }
+  key = key.replace(/^\uFEFF/, "").trim();
+  if (!key) {
+    throw new UsageError(
+      "The API key is empty.",
+      opts.apiKeyStdin ? "Pipe the key on stdin (one line)." : "Paste the key at the prompt.",
+    );
+  }
+  if (/\s/.test(key)) {
+    throw new UsageError(
+      "The API key must be one word (it holds spaces or several lines).",
+      "Give only the key, on one line.",
+    );
+  }
+  return key;
+}
+
+export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> {
+  const name = checkProfileName(ctx.globals.profile || ctx.env.PARTNER_PROFILE || DEFAULT_PROFILE);
+  const store = await ctx.config();
+  const before = await store.read();
+  const existing = before.profiles[name];
+
+  let baseUrl: string;
+  if (ctx.globals.baseUrl) baseUrl = normalizeBaseUrl(ctx.globals.baseUrl, "--base-url");
+  else if (ctx.env.PARTNER_BASE_URL) baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
+  else if (existing) baseUrl = existing.baseUrl;
+  else {
+    throw new UsageError(
+      `No base URL for profile "${name}".`,
+      "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
+    );
+  }
+
+  const apiKey = await readKey(opts, ctx);
+
+  // Check the key before storing anything: with a client for this URL and key, not ctx.api().
+  const client = new ApiClient({
+    baseUrl,
+    apiKey,
+    retry: retryFromEnv(ctx.env),
+    signal: ctx.signal,
+    trace: ctx.verbose ? (line) => ctx.io.err(line) : undefined,
+  });
+  let me: Awaited<ReturnType<typeof getMe>>;
+  try {
+    me = await getMe(client);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw err.withHint(
+        `The key was not accepted by ${baseUrl}, so nothing was stored. Check that you copied the whole key and that it belongs to this service.`,
+      );
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+
+  const made = await store.update((d) => {
+    const profile: Profile = {
+      baseUrl,
+      apiKey,
+      keyName: me.key.name,
+      canWrite: me.key.canWrite,
+      organization: {
+        id: me.organization.id,
+        name: me.organization.name,
+        reportingTimeZone: me.organization.reportingTimeZone,
+      },
+      savedAt: ctx.clock.now().toISOString(),
+    };
+    d.profiles[name] = profile;
+    // The first profile (or the only one) becomes current; logging in to another keeps the current.
+    const currentValid = d.currentProfile !== undefined && d.profiles[d.currentProfile] !== undefined;
+    if (!currentValid || Object.keys(d.profiles).length === 1) d.currentProfile = name;
+    return { profile, current: d.currentProfile === name, currentName: d.currentProfile };
+  });
+
+  if (ctx.io.json) {
+    ctx.io.outJson(profileView(name, made.profile, made.current));
+  }
+  const access = me.key.canWrite ? "read and write" : "read-only";
+  ctx.io.err(
+    `Logged in to ${me.organization.name} (time zone ${me.organization.reportingTimeZone}) with key "${me.key.name}" (${access}, ${maskKey(apiKey)}).`,
+  );
+  ctx.io.err(
+    `${existing ? "Updated" : "Stored"} profile "${name}" for ${baseUrl}${made.current ? " (current profile)" : ""}.`,
+  );
+  if (!made.current) {
+    ctx.io.err(
+      `The current profile is still "${made.currentName}". Use this one with --profile ${name}, or run "partner-cli profiles use ${name}".`,
+    );
+  }
+  if (!me.key.canWrite) ctx.io.err("This key is read-only: commands that change anything will answer 403.");
+}

@@ -1,0 +1,48 @@
+import { maskKey, unknownProfile } from "../../config/profiles.js";
+import type { Context } from "../../context.js";
+import { DeclinedError } from "../../errors.js";
+
+/** Removes a stored profile (and its key); says so and what is current afterwards. */
+export async function removeProfile(ctx: Context, name: string): Promise<void> {
+  const store = await ctx.config();
+  const result = await store.update((d) => {
+    const p = d.profiles[name];
+    if (!p) throw unknownProfile(name, Object.keys(d.profiles));
+    delete d.profiles[name];
+    const wasCurrent = d.currentProfile === name;
+    if (wasCurrent) d.currentProfile = undefined;
+    return { masked: maskKey(p.apiKey), wasCurrent, left: Object.keys(d.profiles).sort() };
+  });
+  if (ctx.io.json) {
+    ctx.io.outJson({ removed: name, wasCurrent: result.wasCurrent, profiles: result.left });
+  }
+  ctx.io.err(
+    `Removed profile "${name}" and its stored key (${result.masked}). The key itself stays valid until it is revoked in the service's settings.`,
+  );
+  if (result.wasCurrent) {
+    ctx.io.err(
+      result.left.length
+        ? `There is no current profile now; choose one with "partner-cli profiles use NAME" (stored: ${result.left.join(", ")}).`
+        : 'No profiles are left: commands run against the embedded sandbox until you "partner-cli login".',
+    );
+  }
+}
+
+export async function profilesRemoveRun(name: string, ctx: Context): Promise<void> {
+  const data = await (await ctx.config()).read();
+  if (!data.profiles[name]) throw unknownProfile(name, Object.keys(data.profiles));
+  if (!ctx.globals.yes) {
+    if (!ctx.canPrompt()) {
+      throw new DeclinedError(
+        `Removing profile "${name}" needs confirmation.`,
+        "Run again with --yes to remove it without a prompt.",
+      );
+    }
+    const ok = await ctx.prompter().confirm({
+      message: `Remove profile "${name}" (${data.profiles[name].baseUrl}) and its stored key?`,
+      default: false,
+    });
+    if (!ok) throw new DeclinedError(`Kept profile "${name}".`);
+  }
+  await removeProfile(ctx, name);
+}
