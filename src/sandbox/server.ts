@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { API_PREFIX } from "../api/client.js";
+import { deliveryPlugin } from "./delivery.js";
 import { SandboxError } from "./errors.js";
 import type { FaultConfig, Faults } from "./faults.js";
 import type { Route, SandboxRequest, SandboxResponse } from "./http.js";
@@ -226,7 +227,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
 }
 
 /** Start-up hooks every sandbox runs (areas such as webhook delivery register here). */
-export const defaultPlugins: ((sb: RunningSandbox) => (() => void | Promise<void>) | undefined)[] = [];
+export const defaultPlugins: ((sb: RunningSandbox) => (() => void | Promise<void>) | undefined)[] = [
+  deliveryPlugin,
+];
 
 function authenticate(sb: Sandbox, header: string | undefined) {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");

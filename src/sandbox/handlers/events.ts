@@ -1,3 +1,153 @@
-import type { Route } from "../http.js";
+// The event log (spec: Event log): GET /events (last 30 days on the sandbox clock, oldest first by
+// occurredAt then id, opaque cursor), GET /events/types, GET /events/{id}.
+//
+// Cursor: base64url of {"v":1,"o":<occurredAt>,"i":<id>}, the position of the last item of a page;
+// `after` returns the items strictly after that position. nextCursor is null exactly when no item
+// (of the filter) follows the page at the time of the read, so a reader stops there, keeps the last
+// non-null cursor, and re-reads the last page next time (spec: Recovery, Feeds).
+import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, isEventType } from "../../spec/events.js";
+import { LIMITS } from "../../spec/limits.js";
+import { invalid, notFound } from "../errors.js";
+import { ok, type Route } from "../http.js";
+import type { EventEnvelope, OrgState } from "../store.js";
 
-export const eventsRoutes: Route[] = [];
+const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
+
+interface Position {
+  o: string;
+  i: string;
+}
+
+function cmp(a: Position, b: Position): number {
+  if (a.o !== b.o) return a.o < b.o ? -1 : 1;
+  return a.i < b.i ? -1 : a.i > b.i ? 1 : 0;
+}
+const posOf = (e: EventEnvelope): Position => ({ o: e.occurredAt, i: e.id });
+
+export function encodeCursor(p: Position): string {
+  return Buffer.from(JSON.stringify({ v: 1, o: p.o, i: p.i }), "utf8").toString("base64url");
+}
+
+export function decodeCursor(raw: string): Position {
+  const bad = () =>
+    invalid(
+      "The after cursor is not valid; pass a nextCursor returned by GET /events (an event or delivery id is not a cursor).",
+      {
+        after: ["is not a valid cursor"],
+      },
+    );
+  if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw bad();
+  try {
+    const v = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Record<string, unknown>;
+    if (v?.v === 1 && typeof v.o === "string" && typeof v.i === "string" && !Number.isNaN(Date.parse(v.o)))
+      return { o: v.o, i: v.i };
+  } catch {
+    // fall through
+  }
+  throw bad();
+}
+
+/**
+ * The organization's log sorted by (occurredAt, id), maintained incrementally: appended events are
+ * inserted in place; any other change to the log (pruning, reset) rebuilds the index.
+ */
+interface SortedIndex {
+  source: EventEnvelope[];
+  seen: number;
+  first: EventEnvelope | undefined;
+  sorted: EventEnvelope[];
+}
+const indexes = new WeakMap<OrgState, SortedIndex>();
+
+function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
+  // First index whose position is strictly greater than p.
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (cmp(posOf(sorted[mid]!), p) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function sortedEvents(state: OrgState): EventEnvelope[] {
+  const src = state.events;
+  let ix = indexes.get(state);
+  if (!ix || ix.source !== src || src.length < ix.seen || src[0] !== ix.first) {
+    const sorted = [...src].sort((a, b) => cmp(posOf(a), posOf(b)));
+    ix = { source: src, seen: src.length, first: src[0], sorted };
+    indexes.set(state, ix);
+    return sorted;
+  }
+  for (let k = ix.seen; k < src.length; k++) {
+    const e = src[k]!;
+    const at = lowerBoundAfter(ix.sorted, posOf(e));
+    if (at === ix.sorted.length) ix.sorted.push(e);
+    else ix.sorted.splice(at, 0, e);
+  }
+  ix.seen = src.length;
+  return ix.sorted;
+}
+
+function limitParam(q: URLSearchParams): number {
+  const raw = q.get("limit");
+  if (raw === null || raw.trim() === "") return LIMITS.feedLimitDefault;
+  if (!/^[-+]?\d+$/.test(raw.trim()))
+    throw invalid("limit must be an integer.", { limit: ["must be an integer"] });
+  const n = Number(raw);
+  return Math.min(Math.max(Number.isFinite(n) ? n : LIMITS.feedLimitMax, 1), LIMITS.feedLimitMax);
+}
+
+function retained(nowMs: number) {
+  const cutoff = nowMs - RETENTION_MS;
+  return (e: EventEnvelope) => Date.parse(e.occurredAt) >= cutoff;
+}
+
+export const eventsRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/events/types",
+    handler: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
+  },
+  {
+    method: "GET",
+    path: "/events",
+    handler: ({ state, query, sb }) => {
+      const limit = limitParam(query);
+      const type = query.get("type");
+      if (type !== null && type !== "" && !isEventType(type))
+        throw invalid("The type filter is not a supported event type.", {
+          type: [`must be one of ${EVENT_TYPES.join(", ")}`],
+        });
+      const afterRaw = query.get("after");
+      const after = afterRaw ? decodeCursor(afterRaw) : undefined;
+      const keep = retained(sb.clock.nowMs());
+      const sorted = sortedEvents(state);
+      const items: EventEnvelope[] = [];
+      let more = false;
+      for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
+        const e = sorted[k]!;
+        if (type && e.type !== type) continue;
+        if (!keep(e)) continue;
+        if (items.length === limit) {
+          more = true;
+          break;
+        }
+        items.push(e);
+      }
+      const last = items[items.length - 1];
+      return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
+    },
+  },
+  {
+    method: "GET",
+    path: "/events/:id",
+    handler: ({ state, params, sb }) => {
+      const keep = retained(sb.clock.nowMs());
+      const e = state.events.find((x) => x.id === params.id);
+      if (!e || !keep(e)) throw notFound("Event");
+      return ok(e);
+    },
+  },
+];

@@ -1,0 +1,277 @@
+// The webhook delivery engine: queues every stored event for each active endpoint subscribed to its
+// type, and POSTs deliveries one at a time per endpoint, signed, with retries on the SANDBOX clock
+// (waits 1m, 5m, 30m, 2h, 8h, 24h; seven attempts in total). `sandbox advance` makes retries due.
+// The signature's t is the real wall-clock second of sending (receivers compare it with their clock).
+import { type ClientRequest, request as httpRequest, type OutgoingHttpHeaders } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { LIMITS } from "../spec/limits.js";
+import { type FailureCategory, RETRY_WAITS_MS } from "../spec/webhooks.js";
+import { buildSignatureHeader, sign } from "../webhooks/signature.js";
+import { toIso } from "./clock.js";
+import {
+  type DeliveryRecord,
+  type EndpointRecord,
+  existingWebhooksArea,
+  pruneFinished,
+  queueDelivery as queueDeliveryFor,
+  signingSecrets,
+} from "./domain/webhooks.js";
+import type { Sandbox } from "./sandbox.js";
+import type { RunningSandbox } from "./server.js";
+import type { EventEnvelope, OrgState } from "./store.js";
+
+/** Receivers must answer within 10 seconds (spec: Receiver rules). */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+/** Environment variable that shortens the receiver timeout (for tests), in milliseconds. */
+export const TIMEOUT_ENV = "PARTNER_SANDBOX_WEBHOOK_TIMEOUT_MS";
+const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
+/** Longest a timer sleeps before re-checking what is due. */
+const MAX_TIMER_MS = 60_000;
+
+interface Outcome {
+  status: number | null;
+  category: FailureCategory | null;
+}
+
+const engines = new WeakMap<Sandbox, DeliveryEngine>();
+
+/** The engine running for a sandbox (undefined if none was started). */
+export function deliveryEngine(sb: Sandbox): DeliveryEngine | undefined {
+  return engines.get(sb);
+}
+
+/** Asks the engine to send whatever is due now (after a resume, a URL change, a queued sample). */
+export function kickDelivery(sb: Sandbox): void {
+  engines.get(sb)?.pumpSoon();
+}
+
+export function timeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[TIMEOUT_ENV];
+  const n = raw ? Number(raw) : Number.NaN;
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_DELIVERY_TIMEOUT_MS;
+}
+
+export class DeliveryEngine {
+  /** How long a receiver has to answer before the attempt counts as timed_out. */
+  timeoutMs: number;
+  private readonly sb: Sandbox;
+  private readonly busy = new Set<string>();
+  private readonly inflight = new Set<ClientRequest>();
+  private readonly unsubscribe: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
+  private stopped = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(sb: Sandbox, opts: { timeoutMs?: number } = {}) {
+    this.sb = sb;
+    this.timeoutMs = opts.timeoutMs ?? timeoutFromEnv();
+  }
+
+  start(): void {
+    engines.set(this.sb, this);
+    this.unsubscribe.push(this.sb.onEvent((state, event) => this.onEvent(state, event)));
+    this.unsubscribe.push(
+      this.sb.clock.onAdvance(() => {
+        this.pruneEvents();
+        this.pump();
+      }),
+    );
+    this.pruneEvents();
+    this.pump();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const u of this.unsubscribe) u();
+    if (this.timer) clearTimeout(this.timer);
+    if (this.soon) clearImmediate(this.soon);
+    for (const req of this.inflight) req.destroy();
+    this.inflight.clear();
+    if (engines.get(this.sb) === this) engines.delete(this.sb);
+  }
+
+  /** Resolves when no attempt is in flight (tests). */
+  idle(): Promise<void> {
+    if (this.busy.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private onEvent(state: OrgState, event: EventEnvelope): void {
+    // Samples are queued for their one endpoint by POST /webhooks/{id}/test, never fanned out.
+    if (event.sample) return;
+    const a = existingWebhooksArea(state);
+    if (!a) return;
+    const now = this.sb.clock.nowMs();
+    let queued = false;
+    for (const ep of a.endpoints.values()) {
+      // A paused endpoint does not queue new events; they stay in the log only.
+      if (!ep.active || !(ep.eventTypes as string[]).includes(event.type)) continue;
+      queueDeliveryFor(state, ep, event, now);
+      queued = true;
+    }
+    if (queued) this.pumpSoon();
+  }
+
+  /** Pumps on the next turn of the event loop (batches many events emitted together). */
+  pumpSoon(): void {
+    if (this.stopped || this.soon) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      this.pump();
+    });
+  }
+
+  /** Starts an attempt for every idle active endpoint with a due delivery; re-arms the timer. */
+  pump(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const now = this.sb.clock.nowMs();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const state of this.sb.store.orgs.values()) {
+      const a = existingWebhooksArea(state);
+      if (!a || a.deliveries.size === 0) continue;
+      const next = new Map<string, DeliveryRecord>();
+      for (const d of a.deliveries.values()) {
+        if (d.nextAttemptAtMs === null) continue;
+        const ep = a.endpoints.get(d.endpointId);
+        if (!ep?.active || this.busy.has(ep.id)) continue;
+        if (d.nextAttemptAtMs > now) {
+          earliest = Math.min(earliest, d.nextAttemptAtMs);
+          continue;
+        }
+        const cur = next.get(ep.id);
+        if (
+          !cur ||
+          d.nextAttemptAtMs < (cur.nextAttemptAtMs ?? 0) ||
+          (d.nextAttemptAtMs === cur.nextAttemptAtMs && d.seq < cur.seq)
+        )
+          next.set(ep.id, d);
+      }
+      for (const [epId, d] of next) void this.attempt(state, a.endpoints.get(epId)!, d);
+    }
+    if (earliest < Number.POSITIVE_INFINITY) {
+      const wait = Math.min(Math.max(earliest - now, 0), MAX_TIMER_MS);
+      this.timer = setTimeout(() => this.pump(), wait);
+      this.timer.unref();
+    }
+  }
+
+  private async attempt(state: OrgState, ep: EndpointRecord, d: DeliveryRecord): Promise<void> {
+    this.busy.add(ep.id);
+    const startMs = this.sb.clock.nowMs();
+    const t = Math.floor(Date.now() / 1000);
+    const body = Buffer.from(d.body, "utf8");
+    const signature = buildSignatureHeader(
+      t,
+      signingSecrets(ep, startMs).map((s) => sign(s, t, body)),
+    );
+    const headers: OutgoingHttpHeaders = {
+      "Content-Type": "application/json; charset=utf-8",
+      "User-Agent": "Service-Webhooks/1",
+      "Service-Event-Id": d.eventId,
+      "Service-Event-Type": d.eventType,
+      "Service-Signature": signature,
+      "Content-Length": String(body.length),
+    };
+    let outcome: Outcome;
+    try {
+      outcome = await this.send(ep.url, headers, body);
+    } catch {
+      outcome = { status: null, category: "unreachable" };
+    }
+    this.busy.delete(ep.id);
+    if (this.stopped) return;
+    const a = existingWebhooksArea(state);
+    // Deleted endpoint (its deliveries were removed) or a sandbox reset: nothing to record.
+    if (a && a.deliveries.get(d.id) === d && a.endpoints.get(ep.id) === ep) {
+      this.record(state, ep, d, startMs, outcome);
+      this.sb.markDirty();
+    }
+    if (this.busy.size === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+    this.pump();
+  }
+
+  private record(state: OrgState, ep: EndpointRecord, d: DeliveryRecord, startMs: number, o: Outcome) {
+    const endMs = Math.max(this.sb.clock.nowMs(), startMs);
+    d.attempts += 1;
+    d.lastAttemptAt = toIso(startMs);
+    d.lastStatusCode = o.status;
+    if (o.category === null) {
+      d.deliveredAt = toIso(endMs);
+      d.nextAttemptAtMs = null;
+      d.lastFailureCategory = null;
+      ep.failingSince = null;
+      ep.lastDeliveredAt = toIso(endMs);
+    } else {
+      d.lastFailureCategory = o.category;
+      ep.failingSince ??= toIso(startMs);
+      if (d.attempts >= LIMITS.deliveryAttempts) {
+        d.failedAt = toIso(endMs);
+        d.nextAttemptAtMs = null;
+      } else {
+        d.nextAttemptAtMs = endMs + RETRY_WAITS_MS[d.attempts - 1]!;
+      }
+    }
+    if (d.nextAttemptAtMs === null) pruneFinished(state, ep.id);
+  }
+
+  /** One POST. 2xx acknowledges; 3xx is `redirected` (not followed); other statuses `rejected`. */
+  private send(url: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<Outcome> {
+    return new Promise((resolve) => {
+      let u: URL;
+      try {
+        u = new URL(url);
+      } catch {
+        resolve({ status: null, category: "unreachable" });
+        return;
+      }
+      let done = false;
+      const finish = (o: Outcome) => {
+        if (done) return;
+        done = true;
+        resolve(o);
+      };
+      const requestFn = u.protocol === "https:" ? httpsRequest : httpRequest;
+      const req = requestFn(u, { method: "POST", headers, agent: false }, (res) => {
+        const s = res.statusCode ?? 0;
+        res.on("error", () => {});
+        res.resume();
+        if (s >= 200 && s < 300) finish({ status: s, category: null });
+        else if (s >= 300 && s < 400) finish({ status: s, category: "redirected" });
+        else finish({ status: s, category: "rejected" });
+      });
+      this.inflight.add(req);
+      req.on("close", () => this.inflight.delete(req));
+      const timer = setTimeout(() => {
+        finish({ status: null, category: "timed_out" });
+        req.destroy();
+      }, this.timeoutMs);
+      timer.unref();
+      req.on("close", () => clearTimeout(timer));
+      req.on("error", () => finish({ status: null, category: "unreachable" }));
+      req.end(body);
+    });
+  }
+
+  /** Drops events older than the 30-day retention on the sandbox clock. */
+  pruneEvents(): void {
+    const cutoff = this.sb.clock.nowMs() - RETENTION_MS;
+    for (const state of this.sb.store.orgs.values()) {
+      if (!state.events.some((e) => Date.parse(e.occurredAt) < cutoff)) continue;
+      state.events = state.events.filter((e) => Date.parse(e.occurredAt) >= cutoff);
+    }
+  }
+}
+
+/** The start-up hook every sandbox runs (registered in server.ts defaultPlugins). */
+export function deliveryPlugin(running: RunningSandbox): () => Promise<void> {
+  const engine = new DeliveryEngine(running.sandbox);
+  engine.start();
+  return () => engine.stop();
+}

@@ -1,0 +1,155 @@
+// Events: the envelope, the eight types with their descriptions, and the data shape of each type
+// (spec: Event envelope, Events, Data by type). Shared by the client (loose) and the sandbox (strict).
+import { z } from "zod";
+import { type Kit, kit, Timestamp } from "./kit.js";
+
+export const EVENT_TYPES = [
+  "redemption.recorded",
+  "redemption.excluded",
+  "redemption.restored",
+  "code.issued",
+  "campaign.status_changed",
+  "campaign.supply_low",
+  "campaign.supply_exhausted",
+  "assignment.completed",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The spec's "Emitted when" column, as GET /events/types reports it. */
+export const EVENT_TYPE_DESCRIPTIONS: Record<EventType, string> = {
+  "redemption.recorded":
+    "A redemption is first recorded for a code on the organization's campaign. Not for staff test redemptions.",
+  "redemption.excluded": "The team excluded a redemption from the counts.",
+  "redemption.restored": "The team restored an excluded redemption.",
+  "code.issued":
+    "A shopper received a new code through a creator's link. Recovering an existing code, and staff test codes, emit nothing.",
+  "campaign.status_changed":
+    "A campaign changed status via the service or the API. Not for draft creation, same-status requests, or name, date and commission edits.",
+  "campaign.supply_low": "An active campaign's low-code alert was sent.",
+  "campaign.supply_exhausted": "An active campaign's no-codes-left alert was sent.",
+  "assignment.completed": "A bulk link job completed (even with individual failures). Not for a failed job.",
+};
+
+export function isEventType(v: unknown): v is EventType {
+  return typeof v === "string" && (EVENT_TYPES as readonly string[]).includes(v);
+}
+
+/** Shared reference objects (spec: Shared reference objects), as events carry them. */
+export function referenceSchemas(k: Kit) {
+  const CampaignReference = k.obj({
+    id: z.string(),
+    externalReference: z.string().nullable(),
+    name: z.string(),
+  });
+  const CreatorReference = k.obj({ externalId: z.string(), name: z.string() });
+  const OfferReference = k.obj({ baseGs1: z.string(), title: z.string().nullable() });
+  const BrandReference = k.obj({ id: z.string(), name: z.string() });
+  const RetailerReference = k.obj({ emailDomain: z.string(), name: z.string().nullable() });
+  const Exclusion = k.obj({ excludedAt: Timestamp, reason: z.string().nullable() });
+  const SupplyCodes = k.obj({
+    limit: z.number().int(),
+    issued: z.number().int(),
+    remaining: z.number().int(),
+  });
+  return {
+    CampaignReference,
+    CreatorReference,
+    OfferReference,
+    BrandReference,
+    RetailerReference,
+    Exclusion,
+    SupplyCodes,
+  };
+}
+
+export function eventSchemas(k: Kit, strict: boolean) {
+  const r = referenceSchemas(k);
+  const Data = {
+    "redemption.recorded": k.obj({
+      id: z.string(),
+      serializedGs1: z.string(),
+      redeemedAt: Timestamp,
+      recordedAt: Timestamp,
+      campaign: r.CampaignReference,
+      offer: r.OfferReference,
+      brand: r.BrandReference,
+      creator: r.CreatorReference.nullable(),
+      retailer: r.RetailerReference.nullable(),
+      // Captured at event creation: always counted, never excluded.
+      countingState: strict ? z.literal("counted") : z.string(),
+      exclusion: strict ? z.null() : r.Exclusion.nullable(),
+    }),
+    "redemption.excluded": k.obj({
+      redemptionId: z.string(),
+      campaign: r.CampaignReference,
+      creator: r.CreatorReference.nullable(),
+      excludedAt: Timestamp,
+      reason: z.string(),
+    }),
+    "redemption.restored": k.obj({
+      redemptionId: z.string(),
+      campaign: r.CampaignReference,
+      creator: r.CreatorReference.nullable(),
+      restoredAt: Timestamp,
+      reason: z.string(),
+    }),
+    "code.issued": k.obj({
+      claimId: z.string(),
+      campaign: r.CampaignReference,
+      creator: r.CreatorReference,
+      issuedAt: Timestamp,
+    }),
+    "campaign.status_changed": k.obj({
+      campaign: r.CampaignReference,
+      from: k.en(["draft", "active", "paused"] as const),
+      to: k.en(["active", "paused", "ended"] as const),
+    }),
+    "campaign.supply_low": k.obj({ campaign: r.CampaignReference, codes: r.SupplyCodes }),
+    "campaign.supply_exhausted": k.obj({ campaign: r.CampaignReference, codes: r.SupplyCodes }),
+    "assignment.completed": k.obj({
+      jobId: z.string(),
+      campaign: r.CampaignReference,
+      assigned: z.number().int(),
+      failed: z.number().int(),
+    }),
+  } satisfies Record<EventType, z.ZodType>;
+
+  const envelopeShape = {
+    id: z.string(),
+    occurredAt: Timestamp,
+    organizationId: z.string(),
+    sample: z.boolean(),
+  };
+  /** Any envelope: type is a string and data an object (unknown types are tolerated). */
+  const Envelope = k.obj({
+    ...envelopeShape,
+    type: k.en(EVENT_TYPES),
+    data: z.record(z.string(), z.unknown()),
+  });
+  /** An envelope whose data is checked against its type's shape (strict for the sandbox's tests). */
+  const TypedEnvelope = z.discriminatedUnion(
+    "type",
+    EVENT_TYPES.map((t) => k.obj({ ...envelopeShape, type: z.literal(t), data: Data[t] })) as unknown as [
+      z.ZodObject<{ type: z.ZodLiteral<EventType> }>,
+      ...z.ZodObject<{ type: z.ZodLiteral<EventType> }>[],
+    ],
+  );
+  const EventTypeInfo = k.obj({ type: k.en(EVENT_TYPES), description: z.string() });
+  const EventTypes = z.array(EventTypeInfo);
+  const EventPage = k.obj({ items: z.array(Envelope), nextCursor: z.string().nullable() });
+  return { ...r, Data, Envelope, TypedEnvelope, EventTypeInfo, EventTypes, EventPage };
+}
+
+export const strictEvents = eventSchemas(kit("strict"), true);
+export const looseEvents = eventSchemas(kit("loose"), false);
+export type EventEnvelope = z.infer<typeof strictEvents.Envelope>;
+export type EventData<T extends EventType> = z.infer<(typeof strictEvents.Data)[T]>;
+export type CampaignReference = z.infer<typeof strictEvents.CampaignReference>;
+export type CreatorReference = z.infer<typeof strictEvents.CreatorReference>;
+export type SupplyCodes = z.infer<typeof strictEvents.SupplyCodes>;
+
+/** Checks `data` against the shape of `type` (strict); returns the zod error or undefined. */
+export function checkEventData(type: EventType, data: unknown): z.ZodError | undefined {
+  const r = strictEvents.Data[type].safeParse(data);
+  return r.success ? undefined : r.error;
+}
