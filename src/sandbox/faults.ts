@@ -99,7 +99,11 @@ export class Faults {
 }
 
 function normalize(c: FaultConfig): FaultConfig {
-  return { ...c, method: c.method ? c.method.toUpperCase() : undefined, pathPrefix: c.pathPrefix || undefined };
+  return {
+    ...c,
+    method: c.method ? c.method.toUpperCase() : undefined,
+    pathPrefix: c.pathPrefix || undefined,
+  };
 }
 
 function cloneConfig(c: FaultConfig): FaultConfig {

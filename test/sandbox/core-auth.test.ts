@@ -27,7 +27,14 @@ describe("authentication (401 unauthenticated)", () => {
     expectError(await http(sb, "GET", "/creators", { key: null }), 401, "unauthenticated");
   });
   it("a malformed Authorization header", async () => {
-    for (const h of ["Basic abc", "Bearer", "Bearer ", `Bearer ${sb.writeKey} extra`, sb.writeKey, "Token x"]) {
+    for (const h of [
+      "Basic abc",
+      "Bearer",
+      "Bearer ",
+      `Bearer ${sb.writeKey} extra`,
+      sb.writeKey,
+      "Token x",
+    ]) {
       expectError(await withHeader(h), 401, "unauthenticated");
     }
   });
@@ -39,11 +46,7 @@ describe("authentication (401 unauthenticated)", () => {
     expectError(await http(sb, "GET", "/me", { key: sb.testKeys.revokedKey }), 401, "unauthenticated");
   });
   it("a key of a deactivated organization", async () => {
-    expectError(
-      await http(sb, "GET", "/me", { key: sb.testKeys.deactivatedOrgKey }),
-      401,
-      "unauthenticated",
-    );
+    expectError(await http(sb, "GET", "/me", { key: sb.testKeys.deactivatedOrgKey }), 401, "unauthenticated");
     expectError(
       await http(sb, "PUT", "/creators/x", { key: sb.testKeys.deactivatedOrgKey, body: { name: "X" } }),
       401,
@@ -51,7 +54,11 @@ describe("authentication (401 unauthenticated)", () => {
     );
   });
   it("401 comes before body validation", async () => {
-    expectError(await http(sb, "PUT", "/creators/x", { key: null, rawBody: "{nope" }), 401, "unauthenticated");
+    expectError(
+      await http(sb, "PUT", "/creators/x", { key: null, rawBody: "{nope" }),
+      401,
+      "unauthenticated",
+    );
   });
   it("the scheme word is case-insensitive", async () => {
     expect((await withHeader(`bearer ${sb.writeKey}`)).status).toBe(200);
@@ -125,7 +132,10 @@ describe("organization isolation (404)", () => {
   });
   it("another organization's offer answers 404 and is not listed", async () => {
     expectError(await http(sb, "GET", "/offers/0044444000017"), 404, "not_found");
-    strict(strictOffers.Offer, await http(sb, "GET", "/offers/0044444000017", { key: sb.testKeys.otherOrgKey }));
+    strict(
+      strictOffers.Offer,
+      await http(sb, "GET", "/offers/0044444000017", { key: sb.testKeys.otherOrgKey }),
+    );
     const list = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?pageSize=200"));
     expect(list.items.map((o) => o.baseGs1)).not.toContain("0044444000017");
   });

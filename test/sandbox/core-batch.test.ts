@@ -90,7 +90,10 @@ describe("POST /creators/batch", () => {
   it("an unchanged row keeps updatedAt", async () => {
     const before = strict(strictCreators.Creator, await get("r-2"));
     await http(sb, "POST", "/advance", { control: true, body: { duration: "1d" } });
-    const res = strict(strictCreators.BatchResult, await batch([{ externalId: "r-2", name: "R2", active: true }]));
+    const res = strict(
+      strictCreators.BatchResult,
+      await batch([{ externalId: "r-2", name: "R2", active: true }]),
+    );
     expect(res.rows[0]!.outcome).toBe("unchanged");
     expect(strict(strictCreators.Creator, await get("r-2")).updatedAt).toBe(before.updatedAt);
   });
@@ -105,12 +108,21 @@ describe("POST /creators/batch", () => {
     const tooMany = Array.from({ length: 1001 }, (_, i) => ({ externalId: `t-${i}`, name: "T" }));
     expectError(await batch(tooMany), 400, "validation_failed", ["creators"]);
     expectError(await get("t-0"), 404, "not_found");
-    expectError(await http(sb, "POST", "/creators/batch", { rawBody: "{\"creators\": [" }), 400, "validation_failed");
+    expectError(
+      await http(sb, "POST", "/creators/batch", { rawBody: '{"creators": [' }),
+      400,
+      "validation_failed",
+    );
     expectError(await http(sb, "POST", "/creators/batch"), 400, "validation_failed", ["creators"]);
-    expectError(await http(sb, "POST", "/creators/batch", { body: [] }), 400, "validation_failed", ["creators"]);
-    expectError(await http(sb, "POST", "/creators/batch", { body: { creators: "x" } }), 400, "validation_failed", [
+    expectError(await http(sb, "POST", "/creators/batch", { body: [] }), 400, "validation_failed", [
       "creators",
     ]);
+    expectError(
+      await http(sb, "POST", "/creators/batch", { body: { creators: "x" } }),
+      400,
+      "validation_failed",
+      ["creators"],
+    );
   });
   it("wrongly typed fields fail the whole request with details keyed creators.N.field; nothing is saved", async () => {
     const details = expectError(

@@ -16,14 +16,21 @@ afterAll(async () => {
 // Path segments are encoded as the client does ("." and ".." as %2E so URL normalization keeps them).
 const enc = (id: string) => (/^\.+$/.test(id) ? id.replace(/\./g, "%2E") : encodeURIComponent(id));
 const put = (id: string, body: unknown) => http(sb, "PUT", `/creators/${enc(id)}`, { body });
-const get = async (id: string) => strict(strictCreators.Creator, await http(sb, "GET", `/creators/${enc(id)}`));
+const get = async (id: string) =>
+  strict(strictCreators.Creator, await http(sb, "GET", `/creators/${enc(id)}`));
 const advance = (duration: string) => http(sb, "POST", "/advance", { control: true, body: { duration } });
 
 describe("PUT /creators/{externalId}", () => {
   it("answers 201 for a new creator and 200 for an existing one, without duplicates", async () => {
     const a = await put("c-1", { name: "Ann" });
     const created = strict(strictCreators.Creator, a, 201);
-    expect(created).toMatchObject({ externalId: "c-1", name: "Ann", email: null, handle: null, active: true });
+    expect(created).toMatchObject({
+      externalId: "c-1",
+      name: "Ann",
+      email: null,
+      handle: null,
+      active: true,
+    });
     expect(created.createdAt).toBe(created.updatedAt);
     const b = strict(strictCreators.Creator, await put("c-1", { name: "Ann B" }), 200);
     expect(b.name).toBe("Ann B");
@@ -74,7 +81,9 @@ describe("PUT /creators/{externalId}", () => {
     expectError(await put("c-ml", { name: "Two\nLines" }), 400, "validation_failed", ["name"]);
     expectError(await put("c-ml", { name: "CR\rhere" }), 400, "validation_failed", ["name"]);
     expectError(await put("c-ml", { name: "ok", handle: "@a\nb" }), 400, "validation_failed", ["handle"]);
-    expectError(await put("c-ml", { name: "ok", email: "a\n@b.example" }), 400, "validation_failed", ["email"]);
+    expectError(await put("c-ml", { name: "ok", email: "a\n@b.example" }), 400, "validation_failed", [
+      "email",
+    ]);
     expectError(await put("line\nbreak", { name: "ok" }), 400, "validation_failed", ["externalId"]);
   });
   it("length limits: externalId 100, name 200, email 254, handle 100", async () => {
@@ -85,7 +94,11 @@ describe("PUT /creators/{externalId}", () => {
     const email254 = `${"e".repeat(254 - "@x.example".length)}@x.example`;
     expect(email254).toHaveLength(254);
     // The local part above 64 characters is still accepted: the spec's only limit is 254.
-    strict(strictCreators.Creator, await put("c-len", { name: "L", email: email254, handle: "h".repeat(100) }), 201);
+    strict(
+      strictCreators.Creator,
+      await put("c-len", { name: "L", email: email254, handle: "h".repeat(100) }),
+      201,
+    );
     expectError(await put("c-len", { email: `e${email254}` }), 400, "validation_failed", ["email"]);
     expectError(await put("c-len", { handle: "h".repeat(101) }), 400, "validation_failed", ["handle"]);
     // Characters, not bytes: 100 multi-byte characters fit.
@@ -94,7 +107,16 @@ describe("PUT /creators/{externalId}", () => {
     expect((await get(uni)).externalId).toBe(uni);
   });
   it("emails must be valid addresses", async () => {
-    for (const bad of ["plain", "a@", "@b.example", "a@b", "a b@c.example", "a@@b.example", "a@b..example", "a@-b.example"]) {
+    for (const bad of [
+      "plain",
+      "a@",
+      "@b.example",
+      "a@b",
+      "a b@c.example",
+      "a@@b.example",
+      "a@b..example",
+      "a@-b.example",
+    ]) {
       expectError(await put("c-mail", { name: "M", email: bad }), 400, "validation_failed", ["email"]);
     }
     for (const good of ["a@b.example", "first.last+tag@sub.domain.example", "x_y-z@mail.co"]) {
@@ -107,9 +129,9 @@ describe("PUT /creators/{externalId}", () => {
     expect(strict(strictCreators.Creator, await put("c-act", { name: "A" }), 201).active).toBe(true);
     expect(strict(strictCreators.Creator, await put("c-act", { active: false })).active).toBe(false);
     expect(strict(strictCreators.Creator, await put("c-act", { name: "A2" })).active).toBe(false);
-    expect(strict(strictCreators.Creator, await put("c-inact", { name: "I", active: false }), 201).active).toBe(
-      false,
-    );
+    expect(
+      strict(strictCreators.Creator, await put("c-inact", { name: "I", active: false }), 201).active,
+    ).toBe(false);
   });
   it("wrong types and bodies are 400", async () => {
     expectError(await put("c-type", { name: "T", active: "true" }), 400, "validation_failed", ["active"]);
@@ -117,12 +139,23 @@ describe("PUT /creators/{externalId}", () => {
     expectError(await put("c-type", { name: "T", email: 1 }), 400, "validation_failed", ["email"]);
     expectError(await put("c-type", [1]), 400, "validation_failed", ["body"]);
     expectError(await http(sb, "PUT", "/creators/c-type"), 400, "validation_failed", ["body"]);
-    expectError(await http(sb, "PUT", "/creators/c-type", { rawBody: "{not json" }), 400, "validation_failed");
+    expectError(
+      await http(sb, "PUT", "/creators/c-type", { rawBody: "{not json" }),
+      400,
+      "validation_failed",
+    );
   });
   it("an upsert that changes nothing leaves updatedAt unchanged", async () => {
-    const first = strict(strictCreators.Creator, await put("c-noop", { name: "N", email: "n@x.example" }), 201);
+    const first = strict(
+      strictCreators.Creator,
+      await put("c-noop", { name: "N", email: "n@x.example" }),
+      201,
+    );
     await advance("1h");
-    const same = strict(strictCreators.Creator, await put("c-noop", { name: " N ", email: "n@x.example", active: true }));
+    const same = strict(
+      strictCreators.Creator,
+      await put("c-noop", { name: " N ", email: "n@x.example", active: true }),
+    );
     expect(same.updatedAt).toBe(first.updatedAt);
     const changed = strict(strictCreators.Creator, await put("c-noop", { handle: "@n" }));
     expect(Date.parse(changed.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.updatedAt) + 3_600_000);
@@ -196,7 +229,11 @@ describe("externalIds that need URL encoding round-trip", () => {
         req.end(body === undefined ? undefined : JSON.stringify(body));
       });
     for (const id of [".", ".."]) {
-      const created = strict(strictCreators.Creator, await raw("PUT", `/creators/${enc(id)}`, { name: id }), 201);
+      const created = strict(
+        strictCreators.Creator,
+        await raw("PUT", `/creators/${enc(id)}`, { name: id }),
+        201,
+      );
       expect(created.externalId).toBe(id);
       expect(strict(strictCreators.Creator, await raw("GET", `/creators/${enc(id)}`)).name).toBe(id);
     }
@@ -218,7 +255,9 @@ describe("GET /creators filters", () => {
     await sb2.close();
   });
   const list = async (q: string) =>
-    strict(strictCreators.CreatorPage, await http(sb2, "GET", `/creators${q}`)).items.map((c) => c.externalId);
+    strict(strictCreators.CreatorPage, await http(sb2, "GET", `/creators${q}`)).items.map(
+      (c) => c.externalId,
+    );
 
   it("active filter, updatedSince inclusive, sorted by externalId", async () => {
     await http(sb2, "PUT", "/creators/b-old", { body: { name: "Old" } });
@@ -243,18 +282,26 @@ describe("GET /creators filters", () => {
     // Offsets are accepted.
     const offset = new Date(Date.parse(mid.updatedAt)).toISOString().slice(0, 19);
     const plus = `${offset.slice(0, 11)}${String((Number(offset.slice(11, 13)) + 2) % 24).padStart(2, "0")}${offset.slice(13)}+02:00`;
-    if (Number(offset.slice(11, 13)) < 22) expect(await list(`?updatedSince=${encodeURIComponent(plus)}`)).toContain("c-mid");
+    if (Number(offset.slice(11, 13)) < 22)
+      expect(await list(`?updatedSince=${encodeURIComponent(plus)}`)).toContain("c-mid");
     // A later update moves a creator into the window.
     await http(sb2, "PUT", "/creators/b-old", { body: { name: "Old renamed" } });
-    expect(await list(`?updatedSince=${encodeURIComponent(mid.updatedAt)}`)).toEqual(["b-old", "c-mid", "d-new"]);
+    expect(await list(`?updatedSince=${encodeURIComponent(mid.updatedAt)}`)).toEqual([
+      "b-old",
+      "c-mid",
+      "d-new",
+    ]);
   });
   it("bad filter values are 400 keyed by the parameter", async () => {
     expectError(await http(sb2, "GET", "/creators?active=yes"), 400, "validation_failed", ["active"]);
     expectError(await http(sb2, "GET", "/creators?updatedSince=yesterday"), 400, "validation_failed", [
       "updatedSince",
     ]);
-    expectError(await http(sb2, "GET", "/creators?updatedSince=2024-13-45T00:00:00Z"), 400, "validation_failed", [
-      "updatedSince",
-    ]);
+    expectError(
+      await http(sb2, "GET", "/creators?updatedSince=2024-13-45T00:00:00Z"),
+      400,
+      "validation_failed",
+      ["updatedSince"],
+    );
   });
 });

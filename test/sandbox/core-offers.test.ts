@@ -45,7 +45,10 @@ describe("GET /offers", () => {
       expect(page.items.every((o) => o.brand.id === id)).toBe(true);
     }
     const oats = all.find((o) => o.brand.name === "Crunchy Oats Co.")!.brand.id;
-    const both = strict(strictOffers.OfferPage, await http(sb, "GET", `/offers?brandId=${oats}&state=available`));
+    const both = strict(
+      strictOffers.OfferPage,
+      await http(sb, "GET", `/offers?brandId=${oats}&state=available`),
+    );
     expect(both.items.map((o) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
     const none = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?brandId=not-a-brand"));
     expect(none).toEqual({ items: [], page: 0, pageSize: 50, totalCount: 0 });
