@@ -65,14 +65,24 @@ export interface BatchCreator extends CreatorPut {
   externalId: string;
 }
 
-/** POST /creators/batch: an upsert, so it is repeated after a 500 (rows saved before report `unchanged`). */
-export function batchCreators(c: ApiClient, creators: BatchCreator[]): Promise<BatchResult> {
+/**
+ * POST /creators/batch: an upsert, so it is repeated after a 500 (rows saved before report
+ * `unchanged`). `onRepeat` is told each time the batch is sent again after an uncertain outcome.
+ */
+export function batchCreators(
+  c: ApiClient,
+  creators: BatchCreator[],
+  opts: { onRepeat?: () => void } = {},
+): Promise<BatchResult> {
   return c.call({
     method: "POST",
     path: "/creators/batch",
     body: { creators },
     retry: "idempotent",
     schema: looseCreators.BatchResult as never,
-    recover: async () => "retry",
+    recover: async () => {
+      opts.onRepeat?.();
+      return "retry";
+    },
   });
 }

@@ -1,3 +1,91 @@
-import type { Command } from "commander";
+// roster: import, list, get, set, export (declarations only; run functions in src/commands/roster/).
+import { type Command, Option } from "commander";
+import { action, collect, examples, parseBoolArg, parseIntArg } from "./define.js";
 
-export function registerRoster(_program: Command): void {}
+export function registerRoster(program: Command): void {
+  const roster = program
+    .command("roster")
+    .description("the organization's creators, keyed by your own creator ID (externalId)");
+
+  const imp = roster
+    .command("import")
+    .description(
+      "add or update creators from a CSV file (header row with externalId and any of name, email, handle, active)",
+    )
+    .argument("<file>", "CSV file in UTF-8 (see docs/roster.md)")
+    .option("--dry-run", "check every row and report what would be sent; sends nothing (no network)")
+    .option("--batch-size <n>", "rows per request, 1 to 1000", parseIntArg(1, 1000), 1000)
+    .option("--rejects <file>", "write the rejected rows as CSV (line, externalId, reasons)")
+    .option("--clear-empty", "blank email/handle cells clear the stored value (default: blank keeps it)")
+    .option(
+      "--column <field=header>",
+      "read FIELD (externalId, name, email, handle, active) from the column named HEADER; repeatable",
+      collect,
+      [],
+    );
+  examples(imp, [
+    "partner-cli roster import roster.csv",
+    "partner-cli roster import roster.csv --dry-run",
+    'partner-cli roster import export.csv --column externalId="Creator ID" --column email="Work email" --rejects rejects.csv',
+    "partner-cli roster import roster.csv --json > result.json",
+  ]);
+  action(imp, async (ctx, args, opts) =>
+    (await import("../commands/roster/import.js")).rosterImportRun(args[0]!, opts, ctx),
+  );
+
+  const list = roster
+    .command("list")
+    .description("list creators, one page at a time (or every page with --all)")
+    .option("--active <true|false>", "only active (true) or inactive (false) creators", parseBoolArg)
+    .option("--updated-since <ts>", "only creators updated at or after this time (ISO 8601, or YYYY-MM-DD)")
+    .option("--all", "read every page")
+    .option("--page <n>", "page number, from 0", parseIntArg(0))
+    .option("--page-size <n>", "creators per page, 1 to 200", parseIntArg(1, 200));
+  examples(list, [
+    "partner-cli roster list",
+    "partner-cli roster list --active false --all",
+    "partner-cli roster list --updated-since 2025-03-01T00:00:00Z --all --json",
+  ]);
+  action(list, async (ctx, _args, opts) =>
+    (await import("../commands/roster/list.js")).rosterListRun(opts, ctx),
+  );
+
+  const get = roster
+    .command("get")
+    .description("show one creator")
+    .argument("<externalId>", "your creator ID (case-sensitive)");
+  examples(get, ["partner-cli roster get cr-0001", "partner-cli roster get 'Maria López/1' --json"]);
+  action(get, async (ctx, args) => (await import("../commands/roster/get.js")).rosterGetRun(args[0]!, ctx));
+
+  const set = roster
+    .command("set")
+    .description("create or update one creator (only the fields given change)")
+    .argument("<externalId>", "your creator ID (case-sensitive)")
+    .option("--name <s>", "display name (required for a new creator)")
+    .option("--email <s>", 'email address; --email "" clears it')
+    .option("--handle <s>", 'social handle; --handle "" clears it')
+    .addOption(new Option("--active", "set the creator active").conflicts("inactive"))
+    .addOption(new Option("--inactive", "set the creator inactive (blocks new campaign links)"));
+  examples(set, [
+    'partner-cli roster set cr-0042 --name "Maria López" --email maria@example.com',
+    "partner-cli roster set cr-0042 --inactive",
+    'partner-cli roster set cr-0042 --email ""',
+  ]);
+  action(set, async (ctx, args, opts) =>
+    (await import("../commands/roster/set.js")).rosterSetRun(args[0]!, opts, ctx),
+  );
+
+  const exp = roster
+    .command("export")
+    .description("write the roster as CSV in the import format (externalId,name,email,handle,active)")
+    .option("--out <file>", "write to FILE (written completely, then renamed into place); - for stdout")
+    .option("--active <true|false>", "only active (true) or inactive (false) creators", parseBoolArg)
+    .option("--updated-since <ts>", "only creators updated at or after this time (ISO 8601, or YYYY-MM-DD)");
+  examples(exp, [
+    "partner-cli roster export --out roster.csv",
+    "partner-cli roster export --active true > active.csv",
+  ]);
+  action(exp, async (ctx, _args, opts) =>
+    (await import("../commands/roster/export.js")).rosterExportRun(opts, ctx),
+  );
+}

@@ -1,0 +1,50 @@
+// roster export: every creator (filtered) as CSV in the import format, so export → import round-trips.
+import { listCreators } from "../../api/creators.js";
+import { allPages } from "../../api/paging.js";
+import type { Context } from "../../context.js";
+import { openCsvSink } from "../../csv/write.js";
+import { ROSTER_HEADER } from "../../csv/roster.js";
+import { CancelledError } from "../../errors.js";
+import { startProgress } from "../../io/progress.js";
+import { LIMITS } from "../../spec/limits.js";
+import { parseActiveFlag, parseUpdatedSince } from "./shared.js";
+
+export interface ExportOptions {
+  out?: string | undefined;
+  active?: boolean | string | undefined;
+  updatedSince?: string | undefined;
+}
+
+export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promise<void> {
+  const active = parseActiveFlag(opts.active);
+  const updatedSince = parseUpdatedSince(opts.updatedSince);
+  const toFile = opts.out !== undefined && opts.out !== "-";
+  const api = await ctx.api();
+  const sink = await openCsvSink(opts.out, ROSTER_HEADER, ctx.io.stdout);
+  let count = 0;
+  let progress: Awaited<ReturnType<typeof startProgress>> | undefined;
+  try {
+    for await (const page of allPages((p) =>
+      listCreators(api, { active, updatedSince, page: p, pageSize: LIMITS.pageSizeMax }),
+    )) {
+      if (ctx.signal.aborted) {
+        throw new CancelledError(
+          `Interrupted after ${count} creators; ${toFile ? `${opts.out} was not written` : "the output is incomplete"}.`,
+        );
+      }
+      progress ??= await startProgress(ctx.io, "Exporting", page.totalCount);
+      await sink.write(page.items.map((c) => [c.externalId, c.name, c.email, c.handle, c.active]));
+      count += page.items.length;
+      progress.update(count, page.totalCount);
+    }
+    progress?.stop();
+    await sink.commit();
+  } catch (err) {
+    progress?.stop();
+    await sink.abort();
+    throw err;
+  }
+  const summary = { rows: count, out: toFile ? opts.out : null };
+  if (ctx.io.json && toFile) ctx.io.outJson({ summary });
+  ctx.io.err(`Exported ${count} creator${count === 1 ? "" : "s"}${toFile ? ` to ${opts.out}` : ""}.`);
+}

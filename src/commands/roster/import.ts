@@ -1,0 +1,318 @@
+// roster import FILE: stream a CSV roster, check every row locally with the shared rules, send the
+// valid rows in batches to POST /creators/batch and map every outcome back to its file line.
+import { resolve } from "node:path";
+import { type BatchCreator, batchCreators } from "../../api/creators.js";
+import type { Context } from "../../context.js";
+import { CsvFileError, type CsvRecord, readCsvRecords } from "../../csv/read.js";
+import { checkRosterRow, mapColumns, parseColumnFlags } from "../../csv/roster.js";
+import { type CsvSink, openCsvSink } from "../../csv/write.js";
+import { CancelledError, CliError, PartialFailure, ProtocolError, UsageError } from "../../errors.js";
+import { type Progress, startProgress } from "../../io/progress.js";
+import { LIMITS } from "../../spec/limits.js";
+
+export interface ImportOptions {
+  dryRun?: boolean | undefined;
+  batchSize?: number | undefined;
+  rejects?: string | undefined;
+  clearEmpty?: boolean | undefined;
+  column?: string[] | undefined;
+}
+
+export interface Rejected {
+  line: number;
+  externalId: string;
+  reasons: string[];
+}
+
+export interface BatchReport {
+  firstLine: number;
+  lastLine: number;
+  rows: number;
+  added?: number;
+  updated?: number;
+  unchanged?: number;
+  rejected?: number;
+  /** Sent again after an uncertain 500: rows the lost attempt saved are reported unchanged. */
+  repeated?: boolean;
+}
+
+const STDERR_REJECT_CAP = 20;
+const fmt = (n: number) => n.toLocaleString("en-US");
+const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
+
+/** Writes the --json result as it goes, so rejected rows are never all held in memory. */
+class JsonOut {
+  private started = false;
+  constructor(private readonly write: ((s: string) => void) | undefined) {}
+  private start() {
+    if (!this.started) {
+      this.started = true;
+      this.write?.('{"rejected":[');
+      return "";
+    }
+    return ",";
+  }
+  rejected(r: Rejected) {
+    if (!this.write) return;
+    this.write(this.start() + JSON.stringify(r));
+  }
+  finish(rest: Record<string, unknown>) {
+    if (!this.write) return;
+    this.start();
+    const tail = JSON.stringify(rest);
+    this.write(`]${tail === "{}" ? "" : `,${tail.slice(1, -1)}`}}\n`);
+  }
+}
+
+async function* records(path: string): AsyncGenerator<CsvRecord> {
+  yield* readCsvRecords(path);
+}
+
+/** Reads the header and maps the columns; returns the map and the iterator positioned after it. */
+async function openRoster(path: string, flags: ReturnType<typeof parseColumnFlags>) {
+  const it = records(path);
+  const first = await it.next();
+  if (first.done) {
+    await it.return(undefined);
+    throw new CsvFileError(
+      `${path} is empty: it needs a header row naming the columns (externalId,name,email,handle,active).`,
+    );
+  }
+  try {
+    return { it, map: mapColumns(path, first.value.cells, flags), headerLine: first.value.line };
+  } catch (err) {
+    await it.return(undefined);
+    throw err;
+  }
+}
+
+export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Context): Promise<void> {
+  const io = ctx.io;
+  const flags = parseColumnFlags(opts.column ?? []);
+  const batchSize = opts.batchSize ?? LIMITS.creatorBatchMax;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LIMITS.creatorBatchMax)
+    throw new UsageError(`--batch-size must be a whole number from 1 to ${LIMITS.creatorBatchMax}.`);
+  const dryRun = Boolean(opts.dryRun);
+  const clearEmpty = Boolean(opts.clearEmpty);
+  if (opts.rejects && resolve(opts.rejects) === resolve(file))
+    throw new UsageError("--rejects names the input file itself; choose another file.");
+
+  // Pass 1 (not for --dry-run, which sends nothing): prove the whole file is readable UTF-8 CSV with
+  // an externalId column before any request, and count its rows for the progress bar.
+  let total = 0;
+  if (!dryRun) {
+    try {
+      const { it } = await openRoster(file, flags);
+      for await (const _ of it) total++;
+    } catch (err) {
+      if (err instanceof CsvFileError) throw new UsageError(`${err.message} Nothing was sent.`, err.hint);
+      throw err;
+    }
+  }
+
+  const { it, map } = await openRoster(file, flags);
+  if (map.ignored.length)
+    io.err(
+      `Ignoring ${plural(map.ignored.length, "column")} not used by the roster: ${map.ignored.join(", ")}.`,
+    );
+
+  let sink: CsvSink | undefined;
+  try {
+    sink = opts.rejects
+      ? await openCsvSink(opts.rejects, ["line", "externalId", "reasons"], io.stdout)
+      : undefined;
+  } catch (err) {
+    await it.return(undefined);
+    throw err;
+  }
+  const json = new JsonOut(io.json ? (s) => io.out(s) : undefined);
+  const progress: Progress = dryRun
+    ? { update() {}, stop() {} }
+    : await startProgress(io, "Importing", total);
+
+  const summary = { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 };
+  let valid = 0;
+  const batches: BatchReport[] = [];
+  const shown: Rejected[] = [];
+  const seen = new Map<string, number>();
+  let batch: { line: number; item: BatchCreator }[] = [];
+  let sentRows = 0;
+  let lastLine = 0;
+  let interrupted = false;
+
+  const reject = async (r: Rejected) => {
+    if (shown.length < STDERR_REJECT_CAP) shown.push(r);
+    json.rejected(r);
+    await sink?.write([[r.line, r.externalId, r.reasons.join("; ")]]);
+  };
+
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const rows = batch;
+    batch = [];
+    const report: BatchReport = {
+      firstLine: rows[0]!.line,
+      lastLine: rows[rows.length - 1]!.line,
+      rows: rows.length,
+    };
+    if (dryRun) {
+      valid += rows.length;
+      batches.push(report);
+      return;
+    }
+    if (ctx.signal.aborted) {
+      interrupted = true;
+      return;
+    }
+    const api = await ctx.api();
+    let repeated = false;
+    let res: Awaited<ReturnType<typeof batchCreators>>;
+    try {
+      res = await batchCreators(
+        api,
+        rows.map((r) => r.item),
+        {
+          onRepeat: () => {
+            repeated = true;
+          },
+        },
+      );
+    } catch (err) {
+      progress.stop();
+      io.err(
+        `Stopped at batch ${batches.length + 1} (lines ${report.firstLine}-${report.lastLine}): ${sentSoFar()}. ` +
+          "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged).",
+      );
+      throw err;
+    }
+    if (res.rows.length !== rows.length) {
+      throw new ProtocolError(
+        `The service answered a batch of ${rows.length} creators with ${res.rows.length} row outcomes.`,
+      );
+    }
+    const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
+    for (const out of res.rows) {
+      const sent = rows[out.index];
+      if (!sent)
+        throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
+      if (out.outcome === "rejected" || out.reasons.length > 0) {
+        counts.rejected++;
+        await reject({ line: sent.line, externalId: sent.item.externalId, reasons: out.reasons });
+      } else if (out.outcome === "added" || out.outcome === "unchanged") {
+        counts[out.outcome]++;
+      } else {
+        counts.updated++; // "updated", or an outcome this version does not know: accepted either way
+      }
+    }
+    summary.added += counts.added;
+    summary.updated += counts.updated;
+    summary.unchanged += counts.unchanged;
+    summary.rejected += counts.rejected;
+    sentRows += rows.length;
+    batches.push({ ...report, ...counts, ...(repeated ? { repeated: true } : {}) });
+    if (repeated) {
+      io.err(
+        `Batch ${batches.length} (lines ${report.firstLine}-${report.lastLine}) was sent again after an uncertain 500 answer; ` +
+          'rows the lost attempt had saved are counted as "unchanged".',
+      );
+    }
+  };
+
+  const sentSoFar = () =>
+    batches.length === 0 || dryRun
+      ? "no rows were sent"
+      : `${plural(batches.length, "batch", "batches")} (${plural(sentRows, "row")}, lines ${batches[0]!.firstLine}-${batches[batches.length - 1]!.lastLine}) had already been sent and saved`;
+
+  const finishOutputs = async (extra: Record<string, unknown>) => {
+    progress.stop();
+    await sink?.commit();
+    json.finish({
+      batches,
+      summary: dryRun ? { rows: summary.rows, valid, rejected: summary.rejected } : summary,
+      ...(dryRun ? { dryRun: true } : {}),
+      ...extra,
+    });
+    for (const r of shown)
+      io.err(`line ${r.line}${r.externalId ? ` (${r.externalId})` : ""}: ${r.reasons.join("; ")}`);
+    if (summary.rejected > shown.length) {
+      const more = summary.rejected - shown.length;
+      io.err(
+        `... and ${fmt(more)} more, ${sink ? `see ${opts.rejects}` : io.json ? "see the JSON output" : "use --rejects FILE to get them all"}.`,
+      );
+    }
+  };
+
+  try {
+    for await (const rec of it) {
+      if (ctx.signal.aborted) {
+        interrupted = true;
+        break;
+      }
+      summary.rows++;
+      lastLine = rec.line;
+      const check = checkRosterRow(rec.cells, map, { clearEmpty });
+      if (check.externalId !== "") {
+        const firstSeen = seen.get(check.externalId);
+        if (firstSeen !== undefined) check.reasons.push(`externalId: also on line ${firstSeen}`);
+        else seen.set(check.externalId, rec.line);
+      }
+      if (check.reasons.length || !check.item) {
+        summary.rejected++;
+        await reject({ line: rec.line, externalId: check.externalId, reasons: check.reasons });
+      } else {
+        batch.push({ line: rec.line, item: check.item });
+        if (batch.length >= batchSize) {
+          await flush();
+          if (interrupted) break;
+        }
+      }
+      progress.update(summary.rows);
+    }
+    if (!interrupted && ctx.signal.aborted) interrupted = true;
+    if (!interrupted) await flush();
+  } catch (err) {
+    await it.return(undefined);
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof CsvFileError) {
+      await finishOutputs({ complete: false, stoppedAt: { line: err.line ?? null, reason: message } });
+      throw new UsageError(`${message} The import stopped there: ${sentSoFar()}.`, err.hint);
+    }
+    if (!(err instanceof CliError)) {
+      progress.stop();
+      await sink?.abort();
+      throw err;
+    }
+    await finishOutputs({ complete: false, error: message });
+    throw err;
+  }
+
+  if (interrupted) {
+    const unsent = batch.length;
+    await finishOutputs({ complete: false, interrupted: true });
+    throw new CancelledError(
+      `Interrupted after line ${lastLine}: ${sentSoFar()}; ${unsent ? `${plural(unsent, "checked row")} and ` : ""}the rest of the file were not sent.`,
+      'Run the same import again to finish: rows already saved come back "unchanged".',
+    );
+  }
+
+  await finishOutputs({ complete: true });
+  if (dryRun) {
+    io.err(
+      `Dry run of ${file}: ${plural(summary.rows, "row")}, ${fmt(valid)} valid and would be sent in ${plural(batches.length, "batch", "batches")}, ${fmt(summary.rejected)} rejected. Nothing was sent.`,
+    );
+  } else if (summary.rows === 0) {
+    io.err(`${file} has a header but no rows; nothing to import.`);
+  } else {
+    io.err(
+      `Imported ${file}: ${plural(summary.rows, "row")} in ${plural(batches.length, "batch", "batches")}: ${fmt(summary.added)} added, ${fmt(summary.updated)} updated, ${fmt(summary.unchanged)} unchanged, ${fmt(summary.rejected)} rejected.`,
+    );
+  }
+  if (summary.rejected > 0) {
+    throw new PartialFailure(
+      `${fmt(summary.rejected)} of ${plural(summary.rows, "row")} ${dryRun ? "would be" : "were"} rejected.`,
+      opts.rejects
+        ? `The rejected rows are in ${opts.rejects}; fix them and import again.`
+        : "Fix the lines listed above and import again (--rejects FILE writes them all as CSV).",
+    );
+  }
+}

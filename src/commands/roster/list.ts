@@ -1,0 +1,68 @@
+// roster list: one page (default) or every page (--all) of GET /creators.
+import { listCreators } from "../../api/creators.js";
+import { allPages } from "../../api/paging.js";
+import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { printList, renderTsv } from "../../io/render.js";
+import type { Creator } from "../../spec/creators.js";
+import { LIMITS } from "../../spec/limits.js";
+import { CREATOR_COLUMNS, parseActiveFlag, parseUpdatedSince } from "./shared.js";
+
+export interface ListOptions {
+  active?: boolean | string | undefined;
+  updatedSince?: string | undefined;
+  all?: boolean | undefined;
+  page?: number | undefined;
+  pageSize?: number | undefined;
+}
+
+export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<void> {
+  const active = parseActiveFlag(opts.active);
+  const updatedSince = parseUpdatedSince(opts.updatedSince);
+  if (opts.all && opts.page !== undefined)
+    throw new UsageError("--all reads every page; leave out --page (or leave out --all).");
+  const pageSize = opts.pageSize ?? (opts.all ? LIMITS.pageSizeMax : LIMITS.pageSizeDefault);
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > LIMITS.pageSizeMax)
+    throw new UsageError(`--page-size must be a whole number from 1 to ${LIMITS.pageSizeMax}.`);
+  const page = opts.page ?? 0;
+  if (!Number.isInteger(page) || page < 0) throw new UsageError("--page must be a whole number from 0.");
+  const api = await ctx.api();
+  const io = ctx.io;
+  const fetchPage = (p: number) => listCreators(api, { active, updatedSince, page: p, pageSize });
+
+  if (!opts.all) {
+    const res = await fetchPage(page);
+    printList(io, res.items, CREATOR_COLUMNS, "No creators match.");
+    const shownTo = res.page * res.pageSize + res.items.length;
+    if (res.totalCount > shownTo && !io.json) {
+      io.err(
+        `Showing ${res.items.length ? res.page * res.pageSize + 1 : 0}-${shownTo} of ${res.totalCount} (page ${res.page}); use --page ${res.page + 1} or --all for more.`,
+      );
+    }
+    return;
+  }
+
+  // --all: stream TSV and JSON page by page; a terminal table needs every row first.
+  let count = 0;
+  if (io.json) {
+    io.out("[");
+    for await (const p of allPages(fetchPage)) {
+      for (const c of p.items) io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(c)}`);
+    }
+    io.out("]\n");
+  } else if (!io.stdoutIsTTY) {
+    let header = true;
+    for await (const p of allPages(fetchPage)) {
+      io.out(renderTsv(p.items, CREATOR_COLUMNS, header));
+      header = false;
+      count += p.items.length;
+    }
+    if (header) io.out(renderTsv([], CREATOR_COLUMNS, true));
+  } else {
+    const rows: Creator[] = [];
+    for await (const p of allPages(fetchPage)) rows.push(...p.items);
+    printList(io, rows, CREATOR_COLUMNS, "No creators match.");
+    count = rows.length;
+  }
+  if (!io.json) io.err(`${count} creator${count === 1 ? "" : "s"}.`);
+}

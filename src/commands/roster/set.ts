@@ -1,0 +1,51 @@
+// roster set EXTERNAL_ID: PUT /creators/{externalId}, an upsert of the fields given.
+import { type CreatorPut, putCreator } from "../../api/creators.js";
+import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { checkCreatorWrite, ExternalIdRule, issueReasons } from "../../spec/creators.js";
+import { printCreator } from "./get.js";
+
+export interface SetOptions {
+  name?: string | undefined;
+  email?: string | undefined;
+  handle?: string | undefined;
+  active?: boolean | undefined;
+  inactive?: boolean | undefined;
+}
+
+export async function rosterSetRun(externalId: string, opts: SetOptions, ctx: Context): Promise<void> {
+  const idCheck = ExternalIdRule.safeParse(externalId);
+  if (!idCheck.success)
+    throw new UsageError(
+      `EXTERNAL_ID ${issueReasons(idCheck.error)
+        .map((r) => r.replace(/^: ?/, ""))
+        .join("; ")}.`,
+    );
+  const id = idCheck.data;
+  if (opts.active && opts.inactive) throw new UsageError("Give --active or --inactive, not both.");
+  const raw: Record<string, unknown> = {};
+  if (opts.name !== undefined) raw.name = opts.name;
+  if (opts.email !== undefined) raw.email = opts.email;
+  if (opts.handle !== undefined) raw.handle = opts.handle;
+  if (opts.active) raw.active = true;
+  if (opts.inactive) raw.active = false;
+  if (Object.keys(raw).length === 0) {
+    throw new UsageError(
+      "Nothing to set.",
+      'Give at least one of --name, --email, --handle, --active or --inactive (--email "" clears the email).',
+    );
+  }
+  const checked = checkCreatorWrite(raw, { withExternalId: false });
+  if (!checked.ok) {
+    throw new UsageError(`The creator is not valid: ${checked.reasons.map((r) => `--${r}`).join("; ")}.`);
+  }
+  const v = checked.value;
+  const body: CreatorPut = {};
+  if (v.name !== undefined && v.name !== null) body.name = v.name;
+  if (v.email !== undefined) body.email = v.email;
+  if (v.handle !== undefined) body.handle = v.handle;
+  if (v.active !== undefined) body.active = v.active;
+  const { creator, created } = await putCreator(await ctx.api(), id, body);
+  if (!ctx.io.json) ctx.io.err(`${created ? "Created" : "Updated"} creator ${creator.externalId}.`);
+  printCreator(ctx, creator);
+}
