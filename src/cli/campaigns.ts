@@ -1,3 +1,122 @@
-import type { Command } from "commander";
+// campaigns list | get | create | update | activate | pause | end (alias: campaign).
+// Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
+import { type Command, Option } from "commander";
+import { action, examples } from "./define.js";
 
-export function registerCampaigns(_program: Command): void {}
+export function registerCampaigns(program: Command): void {
+  const campaigns = program
+    .command("campaigns")
+    .alias("campaign")
+    .description("list, create and manage campaigns (dates, code limit, commission, status)");
+  examples(campaigns, [
+    "partner-cli campaigns create",
+    "partner-cli campaigns list --status active",
+    "partner-cli campaigns activate spring-oats",
+  ]);
+
+  const list = campaigns
+    .command("list")
+    .description("list campaigns, newest first")
+    .addOption(
+      new Option("--status <status>", "only this status").choices(["draft", "active", "paused", "ended"]),
+    )
+    .option("--brand <id>", "only campaigns of this brand id")
+    .option("--external-reference <ref>", "only the campaign with this external reference")
+    .option("--all", "every page, not only the first");
+  examples(list, [
+    "partner-cli campaigns list",
+    "partner-cli campaigns list --status active --all --json",
+    "partner-cli campaigns list --external-reference spring-oats",
+  ]);
+  action(list, async (ctx, _args, opts) =>
+    (await import("../commands/campaigns/list.js")).campaignsListRun(opts, ctx),
+  );
+
+  const get = campaigns
+    .command("get")
+    .description("show one campaign, by id or by external reference")
+    .argument("<id-or-ref>", "campaign id (uuid) or external reference");
+  examples(get, ["partner-cli campaigns get spring-oats", "partner-cli campaigns get 3f1c…-uuid --json"]);
+  action(get, async (ctx, args) =>
+    (await import("../commands/campaigns/get.js")).campaignsGetRun({ idOrRef: args[0]! }, ctx),
+  );
+
+  const create = campaigns
+    .command("create")
+    .description(
+      "create a campaign (a draft) on a distributable offer; on a terminal, missing values are asked for",
+    )
+    .option("--name <name>", "campaign name (one line, at most 120 characters)")
+    .option("--offer <baseGs1>", "the offer (baseGs1) to distribute")
+    .option("--from <YYYY-MM-DD>", "first day (inside the offer's redemption dates)")
+    .option("--through <YYYY-MM-DD>", "last day, inclusive (inside the offer's redemption dates)")
+    .option(
+      "--code-limit <n>",
+      "codes the campaign may hand out (1 to 10,000,000 and the offer's codes available)",
+    )
+    .option("--rate <fraction>", "commission rate as a fraction, 0 to 1, up to 4 decimals (0.1 = 10%)")
+    .option("--unit-price <dollars>", "estimated unit sale price in dollars, 0 to 100000, up to 2 decimals")
+    .option("--retailer-domain <domain>", "restrict to this retailer (one of the offer's allowed retailers)")
+    .option("--retailer-name <name>", "the retailer's display name (with --retailer-domain)")
+    .option(
+      "--external-reference <ref>",
+      "your own unique reference (default: a generated pcli-… reference, printed); makes retries safe",
+    )
+    .option("--activate", "activate the campaign right after creating it");
+  examples(create, [
+    "partner-cli campaigns create",
+    "partner-cli campaigns create --name 'Spring oats' --offer 0012345000011 --from 2026-03-01 --through 2026-05-31 --code-limit 5000 --rate 0.1 --unit-price 4.99 --external-reference spring-oats --activate",
+    "partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from 2026-03-01 --through 2026-03-31 --code-limit 500 --rate 0.05 --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart",
+  ]);
+  action(create, async (ctx, _args, opts) =>
+    (await import("../commands/campaigns/create.js")).campaignsCreateRun(opts, ctx),
+  );
+
+  const update = campaigns
+    .command("update")
+    .description(
+      "change a campaign's name, dates, code limit, commission or retailer (only the given flags change)",
+    )
+    .argument("<id-or-ref>", "campaign id (uuid) or external reference")
+    .option("--name <name>", "new name")
+    .option("--from <YYYY-MM-DD>", "new first day")
+    .option("--through <YYYY-MM-DD>", "new last day")
+    .option("--code-limit <n>", "new absolute code limit (raise, or lower down to the codes handed out)")
+    .option("--rate <fraction>", "new commission rate (0 to 1, up to 4 decimals)")
+    .option("--unit-price <dollars>", "new estimated unit sale price (0 to 100000, up to 2 decimals)")
+    .option("--retailer-domain <domain>", "restrict to this retailer (with --retailer-name)")
+    .option("--retailer-name <name>", "the retailer's display name (with --retailer-domain)")
+    .option("--no-retailer", "remove the retailer restriction");
+  examples(update, [
+    "partner-cli campaigns update spring-oats --code-limit 8000",
+    "partner-cli campaigns update spring-oats --through 2026-06-30 --rate 0.12",
+    "partner-cli campaigns update spring-oats --no-retailer",
+  ]);
+  action(update, async (ctx, args, opts) =>
+    (await import("../commands/campaigns/update.js")).campaignsUpdateRun({ ...opts, idOrRef: args[0]! }, ctx),
+  );
+
+  const transitions = [
+    ["activate", "active", "activate a draft or paused campaign"],
+    ["pause", "paused", "pause an active campaign (handed-out codes keep working)"],
+    ["end", "ended", "end a campaign for good (asks first; --yes without a terminal)"],
+  ] as const;
+  for (const [verb, status, description] of transitions) {
+    const cmd = campaigns
+      .command(verb)
+      .description(description)
+      .argument("<id-or-ref>", "campaign id (uuid) or external reference");
+    examples(
+      cmd,
+      verb === "end"
+        ? ["partner-cli campaigns end spring-oats", "partner-cli campaigns end spring-oats --yes"]
+        : [`partner-cli campaigns ${verb} spring-oats`],
+    );
+    action(cmd, async (ctx, args) =>
+      (await import("../commands/campaigns/status.js")).campaignsStatusRun(
+        { idOrRef: args[0]!, status },
+        ctx,
+      ),
+    );
+  }
+}

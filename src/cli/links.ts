@@ -1,3 +1,110 @@
+// links list | get | create | pause | resume | export | assign | job (alias: link).
+// Declarations only; the run functions live in src/commands/links/ and load lazily.
 import type { Command } from "commander";
+import { action, examples, parseBoolArg, parseDuration } from "./define.js";
 
-export function registerLinks(_program: Command): void {}
+const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
+const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
+
+export function registerLinks(program: Command): void {
+  const links = program
+    .command("links")
+    .alias("link")
+    .description("share links: one per creator per campaign, singly or in bulk (assign)");
+  examples(links, [
+    "partner-cli links assign spring-oats --roster",
+    "partner-cli links export spring-oats --out links.csv",
+  ]);
+
+  const list = links
+    .command("list")
+    .description("list a campaign's share links")
+    .argument(...CAMPAIGN)
+    .option("--active <bool>", "only enabled (true) or paused (false) links", parseBoolArg)
+    .option("--all", "every page, not only the first");
+  examples(list, [
+    "partner-cli links list spring-oats",
+    "partner-cli links list spring-oats --active false --all",
+  ]);
+  action(list, async (ctx, args, opts) =>
+    (await import("../commands/links/list.js")).linksListRun({ ...opts, campaign: args[0]! }, ctx),
+  );
+
+  const single = [
+    ["get", "show one creator's share link"],
+    ["create", "give one creator a share link (repeating is safe: an existing link is returned as is)"],
+    ["pause", "pause one creator's link (handed-out codes keep working)"],
+    ["resume", "resume a paused link"],
+  ] as const;
+  for (const [verb, description] of single) {
+    const cmd = links
+      .command(verb)
+      .description(description)
+      .argument(...CAMPAIGN)
+      .argument(...EXTERNAL_ID);
+    examples(cmd, [`partner-cli links ${verb} spring-oats cr-0001`]);
+    action(cmd, async (ctx, args) =>
+      (await import("../commands/links/single.js")).linksSingleRun(
+        { verb, campaign: args[0]!, externalId: args[1]! },
+        ctx,
+      ),
+    );
+  }
+
+  const exp = links
+    .command("export")
+    .description("write every link as CSV: externalId, name, shareUrl, shortCode, statsUrl, active")
+    .argument(...CAMPAIGN)
+    .option("--out <file>", 'write to this file (atomically) instead of stdout ("-")');
+  examples(exp, [
+    "partner-cli links export spring-oats --out links.csv",
+    "partner-cli links export spring-oats > links.csv",
+  ]);
+  action(exp, async (ctx, args, opts) =>
+    (await import("../commands/links/export.js")).linksExportRun({ ...opts, campaign: args[0]! }, ctx),
+  );
+
+  const assign = links
+    .command("assign")
+    .description(
+      "give share links in bulk (a job): to the whole roster, to the ids in a file, or to the ids given; waits for the job",
+    )
+    .argument(...CAMPAIGN)
+    .argument("[external-ids...]", "creators' externalIds (instead of --roster or --ids)")
+    .option("--roster", "every active creator on the roster")
+    .option("--ids <file>", 'a CSV with an externalId column, or one id per line ("-" = stdin)')
+    .option("--no-wait", "print the job id and return at once")
+    .option("--timeout <duration>", "how long to wait for the job (e.g. 90s, 10m)", parseDuration, 600_000)
+    .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)");
+  examples(assign, [
+    "partner-cli links assign spring-oats --roster",
+    "partner-cli links assign spring-oats --ids creators.csv --unassignable left-out.csv",
+    "partner-cli links assign spring-oats cr-0001 cr-0002 --json",
+    "partner-cli links assign spring-oats --roster --no-wait",
+  ]);
+  action(assign, async (ctx, args, opts) =>
+    (await import("../commands/links/assign.js")).linksAssignRun(
+      { ...opts, campaign: args[0]!, externalIds: args.slice(1) },
+      ctx,
+    ),
+  );
+
+  const job = links
+    .command("job")
+    .description("show an assignment job, or follow it to the end with --wait")
+    .argument(...CAMPAIGN)
+    .argument("<job-id>", "the job id printed by links assign")
+    .option("--wait", "poll until the job completes or fails")
+    .option("--timeout <duration>", "how long to wait with --wait", parseDuration, 600_000)
+    .option("--unassignable <file>", "with --wait: write the creators left without a link as CSV");
+  examples(job, [
+    "partner-cli links job spring-oats 7d0c…-job-uuid",
+    "partner-cli links job spring-oats 7d0c…-job-uuid --wait",
+  ]);
+  action(job, async (ctx, args, opts) =>
+    (await import("../commands/links/job.js")).linksJobRun(
+      { ...opts, campaign: args[0]!, jobId: args[1]! },
+      ctx,
+    ),
+  );
+}

@@ -1,0 +1,295 @@
+// The campaign form: flag names, local checks (format and offer rules) reported all at once with
+// the flag names, the request body, the generated reference and the campaign record for output.
+import { randomBytes } from "node:crypto";
+import type { CampaignCreate, CampaignPatch } from "../../api/campaigns.js";
+import type { Campaign } from "../../spec/campaigns.js";
+import {
+  COMMISSION_RATE,
+  CampaignNameRule,
+  checkDecimal,
+  estimatedPerRedemption,
+  ExternalReferenceRule,
+  isCalendarDay,
+  UNIT_SALE_PRICE,
+} from "../../spec/campaigns.js";
+import { LIMITS } from "../../spec/limits.js";
+import type { Offer } from "../../spec/offers.js";
+
+/** The create flags as commander hands them over (all text). */
+export interface CampaignFlags {
+  name?: string | undefined;
+  offer?: string | undefined;
+  from?: string | undefined;
+  through?: string | undefined;
+  codeLimit?: string | undefined;
+  rate?: string | undefined;
+  unitPrice?: string | undefined;
+  retailerDomain?: string | undefined;
+  retailerName?: string | undefined;
+  externalReference?: string | undefined;
+}
+
+export const FLAG: Record<keyof CampaignFlags, string> = {
+  name: "--name",
+  offer: "--offer",
+  from: "--from",
+  through: "--through",
+  codeLimit: "--code-limit",
+  rate: "--rate",
+  unitPrice: "--unit-price",
+  retailerDomain: "--retailer-domain",
+  retailerName: "--retailer-name",
+  externalReference: "--external-reference",
+};
+
+export const REQUIRED: (keyof CampaignFlags)[] = [
+  "name",
+  "offer",
+  "from",
+  "through",
+  "codeLimit",
+  "rate",
+  "unitPrice",
+];
+
+export interface Problem {
+  flag: string;
+  message: string;
+}
+
+const given = (v: string | undefined): v is string => v !== undefined;
+
+/** Required flags that were not given; a retailer needs both its domain and its name. */
+export function missingFlags(f: CampaignFlags): string[] {
+  const out = REQUIRED.filter((k) => !given(f[k])).map((k) => FLAG[k]);
+  if (given(f.retailerDomain) && !given(f.retailerName)) out.push(FLAG.retailerName);
+  if (given(f.retailerName) && !given(f.retailerDomain)) out.push(FLAG.retailerDomain);
+  return out;
+}
+
+// Single-value checks, shared by the flag checks and the interactive prompts' validators.
+// Each returns undefined when the value is fine, else the reason.
+
+export function checkName(v: string): string | undefined {
+  const r = CampaignNameRule.safeParse(v);
+  return r.success ? undefined : r.error.issues[0]?.message;
+}
+
+export function checkReference(v: string): string | undefined {
+  const r = ExternalReferenceRule.safeParse(v);
+  return r.success ? undefined : r.error.issues[0]?.message;
+}
+
+export function checkDay(v: string): string | undefined {
+  return isCalendarDay(v.trim()) ? undefined : "must be a calendar day YYYY-MM-DD";
+}
+
+export function checkCodeLimit(v: string, codesAvailable?: number | null): string | undefined {
+  const t = v.trim();
+  if (!/^\d+$/.test(t)) return "must be a whole number";
+  const n = Number(t);
+  if (n < LIMITS.codeLimitMin || n > LIMITS.codeLimitMax) return "must be between 1 and 10,000,000";
+  if (codesAvailable !== undefined && codesAvailable !== null && n > codesAvailable)
+    return `must be at most ${codesAvailable.toLocaleString("en-US")}, the codes the offer has available`;
+  return undefined;
+}
+
+export function checkRate(v: string): string | undefined {
+  const r = checkDecimal(v, COMMISSION_RATE);
+  return r.ok ? undefined : `${r.reason} (a fraction: 0.1 means 10%)`;
+}
+
+export function checkUnitPrice(v: string): string | undefined {
+  const r = checkDecimal(v, UNIT_SALE_PRICE);
+  return r.ok ? undefined : `${r.reason} (dollars)`;
+}
+
+function nonBlankLine(v: string): string | undefined {
+  if (!v.trim()) return "must not be blank";
+  if (/[\r\n]/.test(v)) return "must be one line";
+  return undefined;
+}
+
+/** Format checks of the flags that were given (no request needed). */
+export function formatProblems(f: Partial<CampaignFlags>): Problem[] {
+  const out: Problem[] = [];
+  const check = (k: keyof CampaignFlags, fn: (v: string) => string | undefined) => {
+    const v = f[k];
+    if (!given(v)) return;
+    const reason = fn(v);
+    if (reason) out.push({ flag: FLAG[k], message: reason });
+  };
+  check("name", checkName);
+  check("offer", (v) => (v.trim() ? undefined : "must not be blank"));
+  check("from", checkDay);
+  check("through", checkDay);
+  check("codeLimit", (v) => checkCodeLimit(v));
+  check("rate", checkRate);
+  check("unitPrice", checkUnitPrice);
+  check("retailerDomain", nonBlankLine);
+  check("retailerName", nonBlankLine);
+  check("externalReference", checkReference);
+  if (
+    given(f.from) &&
+    given(f.through) &&
+    !checkDay(f.from) &&
+    !checkDay(f.through) &&
+    f.through.trim() < f.from.trim()
+  )
+    out.push({ flag: FLAG.through, message: `must be on or after --from (${f.from.trim()})` });
+  return out;
+}
+
+/** The offer's rules that a campaign must meet (spec: Offer, create body). */
+export function offerProblems(f: CampaignFlags, offer: Offer): Problem[] {
+  const out: Problem[] = [];
+  if (!offer.canDistribute) {
+    out.push({
+      flag: FLAG.offer,
+      message: `offer ${offer.baseGs1} cannot be distributed (state ${offer.state}); "partner-cli offers list --distributable" shows the ones that can`,
+    });
+  }
+  const rd = offer.redemptionDates;
+  if (rd) {
+    const from = f.from?.trim();
+    const through = f.through?.trim();
+    if (from && isCalendarDay(from) && (from < rd.from || from > rd.through))
+      out.push({
+        flag: FLAG.from,
+        message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
+      });
+    if (through && isCalendarDay(through) && (through < rd.from || through > rd.through))
+      out.push({
+        flag: FLAG.through,
+        message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
+      });
+  }
+  if (given(f.codeLimit) && !checkCodeLimit(f.codeLimit)) {
+    const reason = checkCodeLimit(f.codeLimit, offer.codesAvailable);
+    if (reason) out.push({ flag: FLAG.codeLimit, message: reason });
+  }
+  const domain = f.retailerDomain?.trim().toLowerCase();
+  if (!domain && offer.retailerChoiceRequired) {
+    out.push({
+      flag: FLAG.retailerDomain,
+      message: `this offer requires a retailer: one of ${offer.allowedRetailers.join(", ") || "(none listed)"}, with --retailer-name`,
+    });
+  } else if (domain && !offer.allowedRetailers.map((d) => d.toLowerCase()).includes(domain)) {
+    out.push({
+      flag: FLAG.retailerDomain,
+      message: offer.allowedRetailers.length
+        ? `must be one of the offer's retailers: ${offer.allowedRetailers.join(", ")}`
+        : "this offer allows no retailer restriction",
+    });
+  }
+  return out;
+}
+
+export function problemLines(problems: Problem[]): string {
+  return problems.map((p) => `  ${p.flag}: ${p.message}`).join("\n");
+}
+
+/** A reference for a campaign created without one: pcli-YYYYMMDD-<8 random characters>. */
+export function generateReference(now: Date): string {
+  const day = now.toISOString().slice(0, 10).replace(/-/g, "");
+  const rand = randomBytes(6)
+    .toString("base64url")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "x");
+  return `pcli-${day}-${rand}`;
+}
+
+/** Decimal text → the JSON number sent (at most 4 decimal places: exact in a double's shortest form). */
+function decimalNumber(v: string, bounds: typeof COMMISSION_RATE | typeof UNIT_SALE_PRICE): number {
+  const r = checkDecimal(v, bounds);
+  return Number(r.ok ? r.value : v);
+}
+
+/** The POST /campaigns body from complete, checked flags. */
+export function createBody(
+  f: Required<Pick<CampaignFlags, (typeof REQUIRED)[number]>> & CampaignFlags,
+  ref: string,
+): CampaignCreate {
+  const body: CampaignCreate = {
+    name: f.name.trim(),
+    baseGs1: f.offer.trim(),
+    dates: { from: f.from.trim(), through: f.through.trim() },
+    codeLimit: Number(f.codeLimit.trim()),
+    commission: {
+      rate: decimalNumber(f.rate, COMMISSION_RATE),
+      estimatedUnitSalePrice: decimalNumber(f.unitPrice, UNIT_SALE_PRICE),
+    },
+    externalReference: ref,
+  };
+  if (given(f.retailerDomain) && given(f.retailerName))
+    body.retailer = { emailDomain: f.retailerDomain.trim(), name: f.retailerName.trim() };
+  return body;
+}
+
+/** The PATCH body from the update flags: only what was given. */
+export function patchBody(
+  f: Omit<CampaignFlags, "offer" | "externalReference">,
+  clearRetailer: boolean,
+): CampaignPatch {
+  const body: CampaignPatch = {};
+  if (given(f.name)) body.name = f.name.trim();
+  if (given(f.from) || given(f.through)) {
+    body.dates = {};
+    if (given(f.from)) body.dates.from = f.from.trim();
+    if (given(f.through)) body.dates.through = f.through.trim();
+  }
+  if (given(f.codeLimit)) body.codeLimit = Number(f.codeLimit.trim());
+  if (given(f.rate) || given(f.unitPrice)) {
+    body.commission = {};
+    if (given(f.rate)) body.commission.rate = decimalNumber(f.rate, COMMISSION_RATE);
+    if (given(f.unitPrice))
+      body.commission.estimatedUnitSalePrice = decimalNumber(f.unitPrice, UNIT_SALE_PRICE);
+  }
+  if (clearRetailer) body.retailer = null;
+  else if (given(f.retailerDomain) && given(f.retailerName))
+    body.retailer = { emailDomain: f.retailerDomain.trim(), name: f.retailerName.trim() };
+  return body;
+}
+
+/** rate × price, four places, ties to even (or undefined while either is not a valid decimal). */
+export function perRedemption(rate: string | undefined, price: string | undefined): string | undefined {
+  if (rate === undefined || price === undefined) return undefined;
+  const r = checkDecimal(rate, COMMISSION_RATE);
+  const p = checkDecimal(price, UNIT_SALE_PRICE);
+  if (!r.ok || !p.ok) return undefined;
+  return estimatedPerRedemption(r.value, p.value);
+}
+
+/** "$1.2345" for a decimal dollar text. */
+export function dollars(v: string | number): string {
+  return `$${String(v)}`;
+}
+
+/** The campaign as "field value" rows (table/TSV record). */
+export function campaignFields(c: Campaign): [string, unknown][] {
+  return [
+    ["id", c.id],
+    ["externalReference", c.externalReference],
+    ["name", c.name],
+    ["status", c.status],
+    ["offer", `${c.offer.baseGs1}${c.offer.title ? ` ${c.offer.title}` : ""}`],
+    ["brand", c.offer.brand.name],
+    ["dates", `${c.dates.from} to ${c.dates.through}`],
+    [
+      "retailer",
+      c.retailer ? `${c.retailer.emailDomain}${c.retailer.name ? ` (${c.retailer.name})` : ""}` : null,
+    ],
+    ["commissionRate", c.commission.rate],
+    ["estimatedUnitSalePrice", c.commission.estimatedUnitSalePrice],
+    ["estimatedPerRedemption", c.commission.estimatedPerRedemption],
+    ["codeLimit", c.codes.limit],
+    ["codesIssued", c.codes.issued],
+    ["codesRedeemed", c.codes.redeemed],
+    ["testCodes", c.codes.testCodes],
+    ["codesRemaining", c.codes.remaining],
+    ["allowedStatuses", c.allowedStatuses.join(", ")],
+    ["canChangeRetailer", c.canChangeRetailer],
+    ["createdAt", c.createdAt],
+    ["updatedAt", c.updatedAt],
+  ];
+}

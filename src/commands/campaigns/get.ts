@@ -1,0 +1,9 @@
+import type { Context } from "../../context.js";
+import { printRecord } from "../../io/render.js";
+import { campaignFields } from "./form.js";
+import { resolveCampaign } from "./resolve.js";
+
+export async function campaignsGetRun(o: { idOrRef: string }, ctx: Context): Promise<void> {
+  const campaign = await resolveCampaign(await ctx.api(), o.idOrRef);
+  printRecord(ctx.io, campaign, campaignFields(campaign));
+}

@@ -1,0 +1,43 @@
+import { listCampaigns } from "../../api/campaigns.js";
+import { allItems } from "../../api/paging.js";
+import type { Context } from "../../context.js";
+import { type Column, printList } from "../../io/render.js";
+import type { Campaign } from "../../spec/campaigns.js";
+
+export interface CampaignsListOptions {
+  status?: string | undefined;
+  brand?: string | undefined;
+  externalReference?: string | undefined;
+  all?: boolean | undefined;
+}
+
+export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
+  { header: "id", value: (c) => c.id },
+  { header: "externalReference", value: (c) => c.externalReference },
+  { header: "name", value: (c) => c.name },
+  { header: "status", value: (c) => c.status },
+  { header: "brand", value: (c) => c.offer.brand.name },
+  { header: "offer", value: (c) => c.offer.baseGs1 },
+  { header: "from", value: (c) => c.dates.from },
+  { header: "through", value: (c) => c.dates.through },
+  { header: "codeLimit", value: (c) => c.codes.limit },
+  { header: "issued", value: (c) => c.codes.issued },
+  { header: "redeemed", value: (c) => c.codes.redeemed },
+];
+
+export async function campaignsListRun(o: CampaignsListOptions, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const query = { status: o.status, brandId: o.brand, externalReference: o.externalReference };
+  let rows: Campaign[];
+  if (o.all) {
+    rows = [];
+    for await (const c of allItems((page) => listCampaigns(api, { ...query, page, pageSize: 200 })))
+      rows.push(c);
+  } else {
+    const page = await listCampaigns(api, { ...query, page: 0 });
+    rows = page.items;
+    if (page.totalCount > rows.length)
+      ctx.io.err(`Showing ${rows.length} of ${page.totalCount} campaigns; add --all for every one.`);
+  }
+  printList(ctx.io, rows, CAMPAIGN_COLUMNS, "No campaigns match.");
+}

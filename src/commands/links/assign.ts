@@ -1,0 +1,209 @@
+// links assign CAMPAIGN (--roster | --ids FILE | EXTERNAL_ID...): queue an assignment job, save its
+// id in the config store BEFORE polling, follow it to the end, report the outcome. A rerun while a
+// saved job is unfinished follows that job instead of queuing another.
+import type { ApiClient } from "../../api/client.js";
+import { getAssignmentJob, queueAssignment } from "../../api/links.js";
+import type { Context } from "../../context.js";
+import { ApiError, UsageError } from "../../errors.js";
+import type { Campaign } from "../../spec/campaigns.js";
+import { LIMITS } from "../../spec/limits.js";
+import type { AssignmentAccepted, AssignmentJob, AssignmentRequest } from "../../spec/links.js";
+import { resolveCampaign } from "../campaigns/resolve.js";
+import { readIdList } from "./ids.js";
+import {
+  clearJob,
+  followCommand,
+  followJob,
+  isFinished,
+  jobKey,
+  outcomeOf,
+  printSelection,
+  reportOutcome,
+  saveJob,
+  savedJobId,
+  shellWord,
+} from "./jobs.js";
+
+export interface LinksAssignOptions {
+  campaign: string;
+  externalIds: string[];
+  roster?: boolean | undefined;
+  ids?: string | undefined;
+  /** commander's --no-wait: false when given. */
+  wait?: boolean | undefined;
+  timeout?: number | undefined;
+  unassignable?: string | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+/** The service's 400 when no new link can be assigned (exit 2). */
+export class NothingToAssign extends UsageError {}
+
+export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promise<void> {
+  const sources = [
+    o.roster ? "--roster" : null,
+    o.ids !== undefined ? "--ids" : null,
+    o.externalIds.length ? "EXTERNAL_ID" : null,
+  ].filter((x): x is string => x !== null);
+  if (sources.length !== 1) {
+    throw new UsageError(
+      sources.length === 0
+        ? "Say which creators get links: --roster, --ids FILE, or EXTERNAL_ID arguments."
+        : `Give exactly one of --roster, --ids FILE or EXTERNAL_ID arguments (got ${sources.join(" and ")}).`,
+    );
+  }
+  if (o.unassignable === "-")
+    throw new UsageError("--unassignable needs a file name (stdout carries the job outcome).");
+  let request: AssignmentRequest;
+  if (o.roster) {
+    request = { scope: "roster" };
+  } else {
+    let ids: string[];
+    if (o.ids !== undefined) {
+      const list = await readIdList(o.ids, ctx.io.stdin);
+      ids = list.ids;
+      if (list.duplicates > 0)
+        ctx.io.err(
+          `${o.ids === "-" ? "stdin" : o.ids}: ${list.duplicates.toLocaleString("en-US")} repeated ids sent once.`,
+        );
+    } else {
+      ids = [...new Set(o.externalIds.map((s) => s.trim()).filter(Boolean))];
+      if (ids.length === 0) throw new UsageError("The EXTERNAL_ID arguments are blank.");
+    }
+    if (ids.length > LIMITS.assignmentIdsMax) {
+      throw new UsageError(
+        `${ids.length.toLocaleString("en-US")} creator ids given; one assignment takes at most 10,000. Nothing was sent.`,
+        "Split the list into files of at most 10,000 ids and run links assign once per file.",
+      );
+    }
+    request = { scope: "selected", externalIds: ids };
+  }
+
+  const api = await ctx.api();
+  const campaign = await resolveCampaign(api, o.campaign);
+  await runAssignment(ctx, api, campaign, o.campaign, request, {
+    wait: o.wait !== false,
+    timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,
+    unassignable: o.unassignable,
+  });
+}
+
+/** The interactive setup's last step: links for the whole roster, as `links assign --roster`. */
+export async function assignRoster(ctx: Context, campaign: Campaign): Promise<void> {
+  const api = await ctx.api();
+  const arg = campaign.externalReference ?? campaign.id;
+  try {
+    await runAssignment(
+      ctx,
+      api,
+      campaign,
+      arg,
+      { scope: "roster" },
+      { wait: true, timeoutMs: DEFAULT_TIMEOUT_MS },
+    );
+  } catch (err) {
+    if (err instanceof NothingToAssign) {
+      ctx.io.err(`No links assigned: ${err.message}`);
+      ctx.io.err(
+        `Add creators with "partner-cli roster import FILE", then run: partner-cli links assign ${shellWord(arg)} --roster`,
+      );
+      return;
+    }
+    throw err;
+  }
+}
+
+async function runAssignment(
+  ctx: Context,
+  api: ApiClient,
+  campaign: Campaign,
+  campaignArg: string,
+  request: AssignmentRequest,
+  o: { wait: boolean; timeoutMs: number; unassignable?: string | undefined },
+): Promise<void> {
+  const key = await jobKey(ctx, api, campaign.id);
+
+  // A job saved by an earlier run that did not see it finish: follow it rather than queue another.
+  const savedId = await savedJobId(ctx, key);
+  if (savedId) {
+    let saved: AssignmentJob | undefined;
+    try {
+      saved = await getAssignmentJob(api, campaign.id, savedId);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      await clearJob(ctx, key, savedId); // gone (e.g. a reset sandbox): forget it
+    }
+    if (saved) {
+      ctx.io.err(
+        isFinished(saved)
+          ? `Job ${saved.id}, queued by an earlier run for this campaign, has ${saved.status} meanwhile; showing its outcome instead of queuing another (nothing new was sent; run the command again to queue a new assignment).`
+          : `Resuming job ${saved.id}, queued by an earlier run for this campaign and still ${saved.status}; not queuing another (nothing new was sent).`,
+      );
+      await finish(ctx, api, campaign, campaignArg, key, saved, null, o);
+      return;
+    }
+  }
+
+  let accepted: AssignmentAccepted;
+  try {
+    accepted = await queueAssignment(api, campaign.id, request, campaignArg);
+  } catch (err) {
+    throw explainQueueError(err, campaignArg);
+  }
+  const { job, selection } = accepted;
+  await saveJob(ctx, key, campaign.id, job.id);
+  if (!ctx.io.json) printSelection(ctx, selection);
+  ctx.io.err(`Queued job ${job.id} (${job.totalCount.toLocaleString("en-US")} creators).`);
+  await finish(ctx, api, campaign, campaignArg, key, job, selection, o);
+}
+
+async function finish(
+  ctx: Context,
+  api: ApiClient,
+  campaign: Campaign,
+  campaignArg: string,
+  key: string,
+  job: AssignmentJob,
+  selection: AssignmentAccepted["selection"] | null,
+  o: { wait: boolean; timeoutMs: number; unassignable?: string | undefined },
+): Promise<void> {
+  if (!o.wait && !isFinished(job)) {
+    if (ctx.io.json) ctx.io.outJson({ ...outcomeOf(job, selection), summary: null });
+    else ctx.io.out(`${job.id}\n`);
+    ctx.io.err(`Not waiting. Follow it: ${followCommand(campaignArg, job.id)}`);
+    return;
+  }
+  const final = isFinished(job) ? job : await followJob(ctx, api, campaign, campaignArg, job.id, o.timeoutMs);
+  await clearJob(ctx, key, final.id);
+  await reportOutcome(ctx, { job: final, selection, unassignableFile: o.unassignable });
+}
+
+const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** 409 (a job is running; ended; brand access lost) and 400 (nothing to assign) with the next step. */
+function explainQueueError(err: unknown, campaignArg: string): unknown {
+  if (!(err instanceof ApiError)) return err;
+  if (err.status === 409) {
+    const texts = [err.message, ...Object.values(err.details ?? {}).flat()];
+    const running = /assign|job|running|queued|progress/i.test(err.message)
+      ? texts.map((t) => UUID_IN_TEXT.exec(t)?.[0]).find(Boolean)
+      : undefined;
+    if (running)
+      return err.withHint(
+        `Job ${running} is still running for this campaign. Follow it: ${followCommand(campaignArg, running)}`,
+      );
+    if (/assign|job|running|queued|progress/i.test(err.message))
+      return err.withHint(
+        "Another assignment is running for this campaign; wait for it, then run the command again.",
+      );
+    return err;
+  }
+  if (err.status === 400 && Object.keys(err.details ?? {}).length === 0) {
+    return new NothingToAssign(
+      `Nothing to assign: ${err.message}`,
+      `Every selected creator already has a link, or none is an active creator on the roster. See "partner-cli links list ${shellWord(campaignArg)}".`,
+    );
+  }
+  return err;
+}
