@@ -1,3 +1,119 @@
-import type { Command } from "commander";
+// sandbox start | reset | advance | simulate: the local, stateful implementation of the Partner API.
+// Declarations only; the run functions live in src/commands/sandbox/ and load lazily.
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { action, examples, parseDuration, parseIntArg } from "./define.js";
 
-export function registerSandbox(_program: Command): void {}
+export const DEFAULT_SANDBOX_PORT = 4010;
+
+function parseRate(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 0)
+    throw new InvalidArgumentError("expected a whole number of requests per second");
+  return n;
+}
+
+export function registerSandbox(program: Command): void {
+  const sandbox = program
+    .command("sandbox")
+    .description(
+      "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate)",
+    );
+  sandbox.addHelpText(
+    "after",
+    "\nWith no profile and no PARTNER_API_KEY every command already runs against the embedded sandbox;\n" +
+      "reset, advance and simulate act on the sandbox the current profile points at.\n",
+  );
+  examples(sandbox, [
+    "partner-cli sandbox start --port 4010",
+    "partner-cli sandbox advance 2h",
+    "partner-cli sandbox reset --yes",
+  ]);
+
+  const start = sandbox
+    .command("start")
+    .description(
+      "serve the sandbox over HTTP until Ctrl-C or SIGTERM; prints its base URL, write key and read-only key",
+    )
+    .option(
+      "--port <n>",
+      `port to listen on (0 picks a free one)`,
+      parseIntArg(0, 65535),
+      DEFAULT_SANDBOX_PORT,
+    )
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--data-dir <dir>", "keep state in this directory across restarts (default: in memory only)")
+    .addOption(
+      new Option("--seed <kind>", "starting data when the data dir holds none: demo roster or empty roster")
+        .choices(["demo", "empty"])
+        .default("demo"),
+    )
+    .option("--latency <ms>", "add this many milliseconds to every API request", parseIntArg(0, 600_000))
+    .option(
+      "--faults <spec>",
+      "inject faults at random: KIND=RATE,... with KIND one of 429, 502, 500, reset, reset-after, stall and RATE 0..1",
+    )
+    .option(
+      "--rate-limit <n>",
+      "answer 429 rate_limited beyond N requests per second per key (0 = off)",
+      parseRate,
+    )
+    .option("--strict-webhook-urls", "require public https webhook URLs, as a real service would");
+  examples(start, [
+    "partner-cli sandbox start",
+    "partner-cli sandbox start --port 0 --json",
+    "partner-cli sandbox start --data-dir ./sandbox-data --seed empty",
+    "partner-cli sandbox start --latency 200 --faults 429=0.1,502=0.05,500=0.02 --rate-limit 20",
+  ]);
+  action(start, async (ctx, _args, opts) =>
+    (await import("../commands/sandbox/start.js")).sandboxStartRun(opts, ctx),
+  );
+
+  const reset = sandbox
+    .command("reset")
+    .description(
+      "wipe the sandbox's data back to a seed (keys, organizations and brand ids are kept); asks first",
+    )
+    .addOption(
+      new Option("--seed <kind>", "demo roster or empty roster").choices(["demo", "empty"]).default("demo"),
+    );
+  examples(reset, ["partner-cli sandbox reset", "partner-cli sandbox reset --seed empty --yes"]);
+  action(reset, async (ctx, _args, opts) =>
+    (await import("../commands/sandbox/reset.js")).sandboxResetRun(opts, ctx),
+  );
+
+  const advance = sandbox
+    .command("advance")
+    .description("move the sandbox clock forward (event times, retries, presets and retention follow it)")
+    .argument("<duration>", 'how far: "90s", "15m", "2h", "1d", "1h30m" or milliseconds', parseDuration);
+  examples(advance, ["partner-cli sandbox advance 2h", "partner-cli sandbox advance 1d --json"]);
+  action(advance, async (ctx, args) =>
+    (await import("../commands/sandbox/advance.js")).sandboxAdvanceRun(
+      { durationMs: args[0] as unknown as number },
+      ctx,
+    ),
+  );
+
+  const count = (flag: string, what: string) =>
+    new Option(`--${flag} <n>`, what).argParser(parseIntArg(0, 1_000_000));
+  const simulate = sandbox
+    .command("simulate")
+    .description("simulate shopper traffic on the sandbox: link views, claims, redemptions and corrections")
+    .option(
+      "--campaign <id-or-ref>",
+      "only this campaign (id or external reference); default: active campaigns",
+    )
+    .addOption(count("views", "share-link views"))
+    .addOption(count("claims", "coupon claims"))
+    .addOption(count("redemptions", "redemptions"))
+    .addOption(count("test-codes", "redemptions marked as test codes"))
+    .addOption(count("exclusions", "redemptions later excluded (corrections)"))
+    .addOption(count("restorations", "excluded redemptions restored"))
+    .option("--seed <n>", "random seed, for repeatable traffic", parseIntArg(0));
+  examples(simulate, [
+    "partner-cli sandbox simulate --views 200 --claims 40 --redemptions 12",
+    "partner-cli sandbox simulate --campaign spring-oats --redemptions 5 --exclusions 1 --seed 7 --json",
+  ]);
+  action(simulate, async (ctx, _args, opts) =>
+    (await import("../commands/sandbox/simulate.js")).sandboxSimulateRun(opts, ctx),
+  );
+}

@@ -1,0 +1,119 @@
+// sandbox start: serve the sandbox until SIGINT (ctx.signal) or SIGTERM, then save and exit 0.
+import { resolve } from "node:path";
+import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { printRecord } from "../../io/render.js";
+
+export interface SandboxStartOptions {
+  port?: number | undefined;
+  host?: string | undefined;
+  dataDir?: string | undefined;
+  seed?: "demo" | "empty" | undefined;
+  latency?: number | undefined;
+  faults?: string | undefined;
+  rateLimit?: number | undefined;
+  strictWebhookUrls?: boolean | undefined;
+  /** Tests: called once the sandbox listens, with a function that stops it. */
+  onListening?: ((info: StartedInfo, stop: () => void) => void) | undefined;
+}
+
+export interface StartedInfo {
+  baseUrl: string;
+  writeKey: string;
+  readOnlyKey: string;
+  dataDir: string | null;
+}
+
+export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): Promise<void> {
+  const { parseFaultSpec } = await import("../../sandbox/faults.js");
+  let rates: ReturnType<typeof parseFaultSpec> = {};
+  if (opts.faults !== undefined) {
+    try {
+      rates = parseFaultSpec(opts.faults);
+    } catch (err) {
+      throw new UsageError(
+        `--faults: ${(err as Error).message}.`,
+        'Use KIND=RATE pairs, for example "--faults 429=0.1,502=0.05,500=0.02".',
+      );
+    }
+  }
+  const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
+  const { startSandbox } = await import("../../sandbox/server.js");
+  const port = opts.port ?? 4010;
+  let sb: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sb = await startSandbox({
+      port,
+      host: opts.host,
+      dataDir,
+      seed: opts.seed ?? "demo",
+      strictWebhookUrls: opts.strictWebhookUrls,
+      faults: {
+        rates,
+        ...(opts.latency !== undefined ? { latencyMs: opts.latency } : {}),
+        ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+      },
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new UsageError(
+        `Port ${port} is already in use.`,
+        "Pick another with --port N, or --port 0 for any free port.",
+      );
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+      throw new UsageError(`Cannot listen on ${opts.host}: no such local address.`, "Use --host 127.0.0.1.");
+    if (code === "EACCES")
+      throw new UsageError(`Not allowed to listen on port ${port}.`, "Use a port above 1023, or --port 0.");
+    throw err;
+  }
+
+  const info: StartedInfo = {
+    baseUrl: sb.url,
+    writeKey: sb.writeKey,
+    readOnlyKey: sb.readOnlyKey,
+    dataDir: dataDir ?? null,
+  };
+  // These are the sandbox's own keys: printing them is the point of this command.
+  if (ctx.io.json) {
+    ctx.io.out(`${JSON.stringify(info)}\n`);
+  } else if (ctx.io.stdoutIsTTY) {
+    ctx.io.out(
+      [
+        `Sandbox listening on ${info.baseUrl}`,
+        "",
+        `  base URL       ${info.baseUrl}`,
+        `  write key      ${info.writeKey}`,
+        `  read-only key  ${info.readOnlyKey}`,
+        `  data           ${info.dataDir ?? "in memory (gone when it stops; use --data-dir to keep it)"}`,
+        "",
+        "Point the CLI at it from another terminal:",
+        `  export PARTNER_BASE_URL=${info.baseUrl}`,
+        `  export PARTNER_API_KEY=${info.writeKey}`,
+        "",
+      ].join("\n"),
+    );
+  } else {
+    printRecord(ctx.io, info, [
+      ["baseUrl", info.baseUrl],
+      ["writeKey", info.writeKey],
+      ["readOnlyKey", info.readOnlyKey],
+      ["dataDir", info.dataDir],
+    ]);
+  }
+  ctx.io.err("Serving; press Ctrl-C (or send SIGTERM) to stop.");
+
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGTERM", stop);
+      ctx.signal.removeEventListener("abort", stop);
+      done();
+    };
+    if (ctx.signal.aborted) return stop();
+    ctx.signal.addEventListener("abort", stop, { once: true });
+    process.on("SIGTERM", stop);
+    opts.onListening?.(info, stop);
+  });
+  await sb.close();
+  ctx.io.err(dataDir ? `Sandbox stopped; state saved in ${dataDir}.` : "Sandbox stopped.");
+}
