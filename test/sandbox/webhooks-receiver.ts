@@ -29,6 +29,8 @@ export interface Receiver {
   /** Replies used in order; when exhausted, `fallback` (default 200). */
   script: Reply[];
   fallback: Reply;
+  /** Highest number of requests in progress at once. */
+  maxConcurrent: number;
   waitFor(n: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function receiver(script: Reply[] = [], fallback: Reply = { status:
     requests: [],
     script: [...script],
     fallback,
+    maxConcurrent: 0,
     waitFor: (n, timeoutMs = 5000) =>
       until(() => (r.requests.length >= n ? r.requests : undefined), timeoutMs),
     close: () =>
@@ -48,7 +51,13 @@ export async function receiver(script: Reply[] = [], fallback: Reply = { status:
         server.close(() => resolve());
       }),
   };
+  let current = 0;
   const server = createServer((req, res) => {
+    current += 1;
+    r.maxConcurrent = Math.max(r.maxConcurrent, current);
+    res.on("close", () => {
+      current -= 1;
+    });
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
