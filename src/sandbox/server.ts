@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { API_PREFIX } from "../api/client.js";
+import { assignmentJobsPlugin } from "./domain/campaigns.js";
 import { deliveryPlugin } from "./delivery.js";
 import { SandboxError } from "./errors.js";
 import type { FaultConfig, Faults } from "./faults.js";
@@ -229,6 +230,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
 /** Start-up hooks every sandbox runs (areas such as webhook delivery register here). */
 export const defaultPlugins: ((sb: RunningSandbox) => (() => void | Promise<void>) | undefined)[] = [
   deliveryPlugin,
+  assignmentJobsPlugin,
 ];
 
 function authenticate(sb: Sandbox, header: string | undefined) {

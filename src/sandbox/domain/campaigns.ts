@@ -469,3 +469,12 @@ export function jobRunner(sb: Sandbox): JobRunner {
   }
   return r;
 }
+
+/**
+ * Start-up hook (registered in server.ts defaultPlugins): resumes queued and running jobs found in a
+ * loaded snapshot, and stops the job timers when the sandbox closes.
+ */
+export function assignmentJobsPlugin(running: { sandbox: Sandbox }): () => void {
+  const r = jobRunner(running.sandbox);
+  return () => r.stop();
+}
