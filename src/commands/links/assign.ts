@@ -199,10 +199,16 @@ function explainQueueError(err: unknown, campaignArg: string): unknown {
       );
     return err;
   }
-  if (err.status === 400 && Object.keys(err.details ?? {}).length === 0) {
+  if (err.status === 400) {
+    // The CLI builds a valid body, so a 400 here is the service's "no new links can be assigned".
+    const reasons = Object.values(err.details ?? {})
+      .flat()
+      .filter((m) => m !== err.message);
+    const detail =
+      reasons.length && !reasons.some((m) => err.message.includes(m)) ? ` (${reasons.join("; ")})` : "";
     return new NothingToAssign(
-      `Nothing to assign: ${err.message}`,
-      `Every selected creator already has a link, or none is an active creator on the roster. See "partner-cli links list ${shellWord(campaignArg)}".`,
+      `${err.message}${detail}`,
+      `Nothing was queued: every selected creator already has a link, or none is an active creator on the roster. See "partner-cli links list ${shellWord(campaignArg)}".`,
     );
   }
   return err;
