@@ -37,6 +37,7 @@ export interface BatchReport {
 }
 
 const STDERR_REJECT_CAP = 20;
+const LOCAL_REJECT_CAP = 1000;
 const fmt = (n: number) => n.toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
 
@@ -140,14 +141,46 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   let lastLine = 0;
   let interrupted = false;
 
-  const reject = async (r: Rejected) => {
-    if (shown.length < STDERR_REJECT_CAP) shown.push(r);
-    json.rejected(r);
-    await sink?.write([[r.line, r.externalId, r.reasons.join("; ")]]);
+  // Rejected rows are reported in line order: rows rejected locally wait until the batch holding the
+  // rows around them has its answer (at most LOCAL_REJECT_CAP of them are held).
+  let pendingLocal: Rejected[] = [];
+  const emit = async (list: readonly Rejected[]) => {
+    for (const r of list) {
+      if (shown.length < STDERR_REJECT_CAP) shown.push(r);
+      json.rejected(r);
+    }
+    await sink?.write(list.map((r) => [r.line, r.externalId, r.reasons.join("; ")]));
+  };
+  const emitPending = async (server: Rejected[] = []) => {
+    const merged: Rejected[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < pendingLocal.length || j < server.length) {
+      const a = pendingLocal[i];
+      const b = server[j];
+      if (b === undefined || (a !== undefined && a.line < b.line)) {
+        merged.push(a!);
+        i++;
+      } else {
+        merged.push(b);
+        j++;
+      }
+    }
+    pendingLocal = [];
+    await emit(merged);
+  };
+  const rejectLocally = async (r: Rejected) => {
+    summary.rejected++;
+    pendingLocal.push(r);
+    if (batch.length === 0 || pendingLocal.length >= LOCAL_REJECT_CAP) await emitPending();
   };
 
   const flush = async () => {
-    if (batch.length === 0) return;
+    if (batch.length === 0) return emitPending();
+    if (!dryRun && ctx.signal.aborted) {
+      interrupted = true;
+      return;
+    }
     const rows = batch;
     batch = [];
     const report: BatchReport = {
@@ -158,11 +191,7 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
     if (dryRun) {
       valid += rows.length;
       batches.push(report);
-      return;
-    }
-    if (ctx.signal.aborted) {
-      interrupted = true;
-      return;
+      return emitPending();
     }
     const api = await ctx.api();
     let repeated = false;
@@ -191,13 +220,14 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
       );
     }
     const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
-    for (const out of res.rows) {
+    const serverRejected: Rejected[] = [];
+    for (const out of [...res.rows].sort((a, b) => a.index - b.index)) {
       const sent = rows[out.index];
       if (!sent)
         throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
       if (out.outcome === "rejected" || out.reasons.length > 0) {
         counts.rejected++;
-        await reject({ line: sent.line, externalId: sent.item.externalId, reasons: out.reasons });
+        serverRejected.push({ line: sent.line, externalId: sent.item.externalId, reasons: out.reasons });
       } else if (out.outcome === "added" || out.outcome === "unchanged") {
         counts[out.outcome]++;
       } else {
@@ -209,6 +239,7 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
     summary.unchanged += counts.unchanged;
     summary.rejected += counts.rejected;
     sentRows += rows.length;
+    await emitPending(serverRejected);
     batches.push({ ...report, ...counts, ...(repeated ? { repeated: true } : {}) });
     if (repeated) {
       io.err(
@@ -225,6 +256,7 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
 
   const finishOutputs = async (extra: Record<string, unknown>) => {
     progress.stop();
+    await emitPending();
     await sink?.commit();
     json.finish({
       batches,
@@ -257,8 +289,7 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
         else seen.set(check.externalId, rec.line);
       }
       if (check.reasons.length || !check.item) {
-        summary.rejected++;
-        await reject({ line: rec.line, externalId: check.externalId, reasons: check.reasons });
+        await rejectLocally({ line: rec.line, externalId: check.externalId, reasons: check.reasons });
       } else {
         batch.push({ line: rec.line, item: check.item });
         if (batch.length >= batchSize) {

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { parse } from "csv-parse/sync";
+import { describe, expect, it } from "vitest";
+import { formatCsv, openCsvSink, unescapeFormulaCell } from "../../src/csv/write.js";
+import { tempDir } from "../helpers/sandbox.js";
+
+describe("formatCsv", () => {
+  it("writes a header row and keeps identifiers as text", () => {
+    const text = formatCsv([["00123", "0042", 7, true, null]], ["id", "code", "n", "flag", "empty"]);
+    expect(text).toBe("id,code,n,flag,empty\n00123,0042,7,true,\n");
+  });
+
+  it("escapes formula-like cells and the escape can be undone", () => {
+    const cells = ["=1+1", "+1", "-x", "@maria", "\tx", "'=already", "''@two", "plain", "it's"];
+    const text = formatCsv([cells]);
+    const back = (parse(text) as string[][])[0]!;
+    expect(back.slice(0, 5)).toEqual(["'=1+1", "'+1", "'-x", "'@maria", "'\tx"]);
+    expect(back.map(unescapeFormulaCell)).toEqual(cells);
+  });
+
+  it("does not escape negative numbers given as numbers", () => {
+    expect(formatCsv([[-5, "-5"]])).toBe("-5,'-5\n");
+  });
+
+  it("quotes CR, LF, quotes and commas inside cells", () => {
+    const cells = ["a\nb", "c\rd", 'say "hi"', "x,y", "e\r\nf"];
+    const text = formatCsv([cells]);
+    expect(text).toBe('"a\nb","c\rd","say ""hi""","x,y","e\r\nf"\n');
+    expect(parse(text)).toEqual([cells]);
+  });
+});
+
+describe("openCsvSink", () => {
+  it("writes a file through a temporary name and renames it on commit", async () => {
+    const dir = tempDir();
+    const path = join(dir, "out.csv");
+    const sink = await openCsvSink(path, ["a", "b"], new PassThrough());
+    await sink.write([["1", "2"]]);
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(readdirSync(dir)[0]).not.toBe("out.csv");
+    await sink.commit();
+    expect(readdirSync(dir)).toEqual(["out.csv"]);
+    expect(readFileSync(path, "utf8")).toBe("a,b\n1,2\n");
+  });
+
+  it("abort leaves no file and keeps an existing one untouched", async () => {
+    const dir = tempDir();
+    const path = join(dir, "out.csv");
+    const first = await openCsvSink(path, ["a"], new PassThrough());
+    await first.commit();
+    const sink = await openCsvSink(path, ["a"], new PassThrough());
+    await sink.write([["x"]]);
+    await sink.abort();
+    expect(readdirSync(dir)).toEqual(["out.csv"]);
+    expect(readFileSync(path, "utf8")).toBe("a\n");
+  });
+
+  it("writes to stdout for '-'", async () => {
+    const out = new PassThrough();
+    let text = "";
+    out.on("data", (c) => {
+      text += c;
+    });
+    const sink = await openCsvSink("-", ["a"], out);
+    await sink.write([["=x"]]);
+    await sink.commit();
+    expect(text).toBe("a\n'=x\n");
+  });
+
+  it("a folder that does not exist is a usage error", async () => {
+    await expect(openCsvSink(join(tempDir(), "nope", "x.csv"), ["a"], new PassThrough())).rejects.toThrow(
+      /Cannot write .*folder does not exist/,
+    );
+  });
+});

@@ -1,0 +1,288 @@
+import { readFileSync } from "node:fs";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ApiClient, RequestSpec } from "../../src/api/client.js";
+import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
+import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
+import { creator, creatorCount, errorText, runWith, writeTemp } from "./harness.js";
+
+let sb: RunningSandbox;
+beforeAll(async () => {
+  sb = await sandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(async () => {
+  await http(sb, "POST", "/reset", { control: true, body: {} });
+  sb.faults.set({ next: [], rates: {}, latencyMs: 0, pathPrefix: undefined, method: undefined });
+});
+
+const SEEDED = 12;
+const imp = (
+  content: string | Buffer,
+  opts: ImportOptions = {},
+  o: { json?: boolean; tty?: boolean } = {},
+) => {
+  const file = writeTemp(content);
+  return runWith(sb, (ctx) => rosterImportRun(file, opts, ctx), { json: o.json ?? true, tty: o.tty });
+};
+
+describe("roster import", () => {
+  it("reads BOM, CRLF, quoted commas/quotes/newlines, unicode and blank lines; reports lines", async () => {
+    const text =
+      "\ufeffexternalId,name,email,handle,active\r\n" +
+      'u-1,"Évans, Priya",priya@example.com,@priya,yes\r\n' +
+      "\r\n" +
+      'u-2,"Maria ""Mia"" López",,,\r\n' +
+      'u-3,"Wei\r\nZhang",,,\r\n' + // a name on two lines: rejected (one line only), reported at its start line
+      "u-4,Søren 张伟,not-an-email,,\r\n" +
+      ",,,,\r\n" +
+      "u-5,Zoë,zoe@example.nl,,0\r\n";
+    const r = await imp(text);
+    expect(r.code).toBe(3);
+    expect(r.json.summary).toEqual({ rows: 5, added: 3, updated: 0, unchanged: 0, rejected: 2 });
+    expect(r.json.rejected).toEqual([
+      { line: 5, externalId: "u-3", reasons: ["name: must be one line"] },
+      { line: 7, externalId: "u-4", reasons: ["email: must be a valid email address"] },
+    ]);
+    expect((await creator(sb, "u-1")).name).toBe("Évans, Priya");
+    expect((await creator(sb, "u-2")).name).toBe('Maria "Mia" López');
+    expect((await creator(sb, "u-5")).active).toBe(false);
+    expect(r.stderr).toMatch(/line 5 \(u-3\): name: must be one line/);
+    expect(r.stderr).toMatch(/5 rows in 1 batch: 3 added, 0 updated, 0 unchanged, 2 rejected/);
+    expect(errorText(r)).toMatch(/2 of 5 rows were rejected/);
+  });
+
+  it("exit 0 when every row is accepted; a second run reports every row unchanged", async () => {
+    const text = "externalId,name\nz-1,Ann\nz-2,Bob\n";
+    const first = await imp(text);
+    expect(first.code).toBe(0);
+    expect(first.json.summary).toEqual({ rows: 2, added: 2, updated: 0, unchanged: 0, rejected: 0 });
+    const second = await imp(text);
+    expect(second.code).toBe(0);
+    expect(second.json.summary).toEqual({ rows: 2, added: 0, updated: 0, unchanged: 2, rejected: 0 });
+    expect(second.json.complete).toBe(true);
+  });
+
+  it("header case and whitespace; --column mapping; ignored columns are named", async () => {
+    const text = " EXTERNALID ,  Name ,Work Email,notes\nh-1,Ann,ann@example.com,hello\n";
+    const r = await imp(text, { column: ["email=work email"] });
+    expect(r.code).toBe(0);
+    expect(await creator(sb, "h-1")).toMatchObject({ name: "Ann", email: "ann@example.com" });
+    expect(r.stderr).toMatch(/Ignoring 1 column not used by the roster: notes/);
+  });
+
+  it("a bad --column FIELD is a usage error before anything is read", async () => {
+    const r = await imp("externalId\nx\n", { column: ["phone=Phone"] });
+    expect(r.code).toBe(2);
+    expect(errorText(r)).toMatch(/"phone" is not a roster field/);
+  });
+
+  it("a missing externalId column is exit 2 naming the headers found; nothing is sent", async () => {
+    const r = await imp("id,name\n1,Ann\n");
+    expect(r.code).toBe(2);
+    expect(errorText(r)).toMatch(/no externalId column.*"id", "name"/);
+    expect(r.stdout).toBe("");
+    expect(await creatorCount(sb)).toBe(SEEDED);
+  });
+
+  it("an over-long name, a bad email and a bad active cell are rejected with reasons", async () => {
+    const text = `externalId,name,email,active\nl-1,${"n".repeat(201)},,\nl-2,Ann,ann@@example,\nl-3,Bob,,maybe\nl-4,Cy,,\n`;
+    const r = await imp(text);
+    expect(r.code).toBe(3);
+    expect(r.json.rejected).toEqual([
+      { line: 2, externalId: "l-1", reasons: ["name: must be at most 200 characters"] },
+      { line: 3, externalId: "l-2", reasons: ["email: must be a valid email address"] },
+      { line: 4, externalId: "l-3", reasons: ['active: must be true/false, yes/no or 1/0 (found "maybe")'] },
+    ]);
+    expect(r.json.summary.added).toBe(1);
+  });
+
+  it("an id repeated in the file is rejected on its second and later appearances", async () => {
+    const text = "externalId,name\nd-1,Ann\nd-2,Bob\n d-1 ,Ann B\nd-1,Ann C\n";
+    const r = await imp(text);
+    expect(r.code).toBe(3);
+    expect(r.json.rejected).toEqual([
+      { line: 4, externalId: "d-1", reasons: ["externalId: also on line 2"] },
+      { line: 5, externalId: "d-1", reasons: ["externalId: also on line 2"] },
+    ]);
+    expect((await creator(sb, "d-1")).name).toBe("Ann");
+  });
+
+  it("blank cells keep stored values; --clear-empty clears email and handle but never the name", async () => {
+    await imp("externalId,name,email,handle\nc-1,Ann,ann@example.com,@ann\n");
+    const keep = await imp("externalId,name,email,handle\nc-1,,,\n");
+    expect(keep.json.summary.unchanged).toBe(1);
+    expect(await creator(sb, "c-1")).toMatchObject({ name: "Ann", email: "ann@example.com", handle: "@ann" });
+    const clear = await imp("externalId,name,email,handle\nc-1,,,\n", { clearEmpty: true });
+    expect(clear.json.summary.updated).toBe(1);
+    expect(await creator(sb, "c-1")).toMatchObject({ name: "Ann", email: null, handle: null });
+  });
+
+  it("--dry-run sends nothing and needs no network", async () => {
+    const text = "externalId,name\ndr-1,Ann\ndr-2,\ndr-3,Bob,extra\ndr-4,Cy\n";
+    const file = writeTemp(text);
+    // No sandbox at all: any request would fail.
+    const r = await runWith(null, (ctx) => rosterImportRun(file, { dryRun: true, batchSize: 2 }, ctx), {
+      json: true,
+    });
+    expect(r.code).toBe(3);
+    expect(r.json.dryRun).toBe(true);
+    expect(r.json.summary).toEqual({ rows: 4, valid: 3, rejected: 1 });
+    expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([2, 1]);
+    expect(r.json.rejected).toEqual([
+      { line: 4, externalId: "dr-3", reasons: ["row has 3 fields; the header has 2"] },
+    ]);
+    expect(r.stderr).toMatch(/Dry run.*3 valid and would be sent in 2 batches.*Nothing was sent/);
+    expect(r.stderr).not.toMatch(/embedded sandbox/);
+    expect(await creatorCount(sb)).toBe(SEEDED);
+  });
+
+  it("2,503 rows: batches of 1000/1000/500, local and server rejects in each batch mapped to lines", async () => {
+    const lines = ["externalId,name,email"];
+    const serverRejects = new Set([7, 1200, 2300]); // new creator without a name: only the service knows
+    for (let i = 1; i <= 2503; i++) {
+      if (i === 5) lines.push(`big-${i},Five,five@bad`);
+      else if (i === 1500) lines.push(`big-${i},${"x".repeat(300)},`);
+      else if (i === 2503) lines.push("big-1,Again,");
+      else if (serverRejects.has(i)) lines.push(`big-${i},,`);
+      else lines.push(`big-${i},Creator ${i},c${i}@example.com`);
+    }
+    const file = writeTemp(`${lines.join("\n")}\n`);
+    const rejects = writeTemp("", "rejects.csv");
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { rejects }, ctx), { json: true });
+    expect(r.code).toBe(3);
+    expect(r.json.summary).toEqual({ rows: 2503, added: 2497, updated: 0, unchanged: 0, rejected: 6 });
+    expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([1000, 1000, 500]);
+    expect(r.json.batches.map((b: { rejected: number }) => b.rejected)).toEqual([1, 1, 1]);
+    const expected = [
+      [6, "big-5", "email: must be a valid email address"],
+      [8, "big-7", "name: is required for a new creator"],
+      [1201, "big-1200", "name: is required for a new creator"],
+      [1501, "big-1500", "name: must be at most 200 characters"],
+      [2301, "big-2300", "name: is required for a new creator"],
+      [2504, "big-1", "externalId: also on line 2"],
+    ];
+    expect(
+      r.json.rejected.map((x: { line: number; externalId: string; reasons: string[] }) => [
+        x.line,
+        x.externalId,
+        x.reasons.join("; "),
+      ]),
+    ).toEqual(expected);
+    const csv = parse(readFileSync(rejects, "utf8")) as string[][];
+    expect(csv[0]).toEqual(["line", "externalId", "reasons"]);
+    expect(csv.slice(1)).toEqual(expected.map((e) => e.map(String)));
+    expect(await creatorCount(sb)).toBe(SEEDED + 2497);
+  });
+
+  it("over 20 rejected rows: stderr shows 20 and points to the rest", async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `m-${i},N,bad-email`);
+    const r = await imp(`externalId,name,email\n${rows.join("\n")}\n`, {}, { json: false });
+    expect(r.code).toBe(3);
+    expect(r.stderr.match(/^line \d+/gm)).toHaveLength(20);
+    expect(r.stderr).toMatch(/\.\.\. and 5 more, use --rejects FILE to get them all/);
+  });
+
+  it("invalid UTF-8 is exit 2 before anything is sent", async () => {
+    const bytes = Buffer.concat([
+      Buffer.from("externalId,name\nu-1,Ann\nu-2,Ren"),
+      Buffer.from([0xe9, 0x0a]),
+    ]);
+    const r = await imp(bytes);
+    expect(r.code).toBe(2);
+    expect(errorText(r)).toMatch(/not valid UTF-8.*line 3.*Nothing was sent/);
+    expect(await creator(sb, "u-1")).toBeUndefined();
+  });
+
+  it("an unclosed quote is exit 2 naming the line; nothing is sent", async () => {
+    const r = await imp('externalId,name\nq-1,Ann\nq-2,"Bob\nq-3,Cy\n');
+    expect(r.code).toBe(2);
+    expect(errorText(r)).toMatch(/line 3 opens a quoted field that is never closed\. Nothing was sent/);
+    expect(await creator(sb, "q-1")).toBeUndefined();
+  });
+
+  it("a record over 64 KiB is exit 2 naming the line", async () => {
+    const r = await imp(`externalId,name\nq-1,Ann\nq-2,${"b".repeat(70_000)}\n`);
+    expect(r.code).toBe(2);
+    expect(errorText(r)).toMatch(/line 3 is longer than 64 KiB/);
+  });
+
+  it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
+    const missing = await runWith(sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
+    expect(missing.code).toBe(2);
+    expect(errorText(missing)).toMatch(/Cannot read \/nonexistent\/roster.csv: no such file/);
+    const empty = await imp("\n\n");
+    expect(empty.code).toBe(2);
+    expect(errorText(empty)).toMatch(/is empty/);
+    const file = writeTemp("externalId\nx\n");
+    const same = await runWith(sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
+    expect(same.code).toBe(2);
+  });
+
+  it("429 and 502 during the import are retried and the import succeeds", async () => {
+    await http(sb, "POST", "/faults", {
+      control: true,
+      body: { next: ["429", "502", "429"], retryAfterSeconds: 0, pathPrefix: "/creators/batch" },
+    });
+    const rows = Array.from({ length: 30 }, (_, i) => `f-${i},Name ${i}`);
+    const r = await imp(`externalId,name\n${rows.join("\n")}\n`, { batchSize: 10 });
+    expect(r.code).toBe(0);
+    expect(r.json.summary).toEqual({ rows: 30, added: 30, updated: 0, unchanged: 0, rejected: 0 });
+    expect(sb.faults.config.next).toEqual([]);
+  });
+
+  it("a 500 after the batch was saved repeats it without duplicates and says so", async () => {
+    await http(sb, "POST", "/faults", {
+      control: true,
+      body: { next: ["500"], pathPrefix: "/creators/batch" },
+    });
+    const rows = Array.from({ length: 15 }, (_, i) => `p-${i},Name ${i}`);
+    const r = await imp(`externalId,name\n${rows.join("\n")}\n`, { batchSize: 10 }, { json: true });
+    expect(r.code).toBe(0);
+    expect(r.json.batches[0]).toMatchObject({ rows: 10, unchanged: 10, repeated: true });
+    expect(r.json.batches[1]).toMatchObject({ rows: 5, added: 5 });
+    expect(r.json.summary).toEqual({ rows: 15, added: 5, updated: 0, unchanged: 10, rejected: 0 });
+    expect(r.stderr).toMatch(/Batch 1 \(lines 2-11\) was sent again after an uncertain 500/);
+    expect(await creatorCount(sb)).toBe(SEEDED + 15);
+  });
+
+  it("Ctrl-C between batches stops, writes the rejects so far and exits 130", async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => (i === 3 ? `i-${i},N,bad` : `i-${i},Name ${i},`));
+    const file = writeTemp(`externalId,name,email\n${rows.join("\n")}\n`);
+    const rejects = writeTemp("", "rejects.csv");
+    const ac = new AbortController();
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, rejects }, ctx), {
+      json: true,
+      setup: async (ctx) => {
+        Object.defineProperty(ctx, "signal", { value: ac.signal });
+        const api: ApiClient = await ctx.api();
+        const call = api.call.bind(api);
+        api.call = (async (spec: RequestSpec<unknown>) => {
+          const res = await call(spec);
+          if (spec.path === "/creators/batch") ac.abort();
+          return res;
+        }) as ApiClient["call"];
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(errorText(r)).toMatch(
+      /Interrupted after line \d+: 1 batch \(10 rows, lines 2-12\) had already been sent/,
+    );
+    expect(r.json.complete).toBe(false);
+    expect(r.json.interrupted).toBe(true);
+    expect(r.json.batches).toHaveLength(1);
+    expect(readFileSync(rejects, "utf8")).toBe(
+      "line,externalId,reasons\n5,i-3,email: must be a valid email address\n",
+    );
+    expect(await creatorCount(sb)).toBe(SEEDED + 10);
+  });
+
+  it("without --json prints nothing on stdout and the summary on stderr", async () => {
+    const r = await imp("externalId,name\nn-1,Ann\n", {}, { json: false });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/Imported .*1 row in 1 batch: 1 added/);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { checkRosterRow, mapColumns, parseActiveCell, parseColumnFlags } from "../../src/csv/roster.js";
+import { UsageError } from "../../src/errors.js";
+
+const map = (headers: string[], flags: string[] = []) =>
+  mapColumns("f.csv", headers, parseColumnFlags(flags));
+
+describe("roster columns", () => {
+  it("matches headers case-insensitively, trimmed, ignoring spaces/_/-", () => {
+    const m = map([" EXTERNAL ID ", "Name", "e-mail", "Handle ", "ACTIVE", "notes"]);
+    expect(m.index).toEqual({ externalId: 0, name: 1, email: 2, handle: 3, active: 4 });
+    expect(m.ignored).toEqual(["notes"]);
+  });
+
+  it("a missing externalId column names the headers found", () => {
+    expect(() => map(["id", "name"])).toThrow(/no externalId column\. The columns found are: "id", "name"/);
+  });
+
+  it("--column maps other headers; the mapped column wins over a same-named one", () => {
+    const m = map(
+      ["Creator ID", "Full name", "email", "Work Email"],
+      ["externalId=creator id", "name=Full name", "email=Work Email"],
+    );
+    expect(m.index).toEqual({ externalId: 0, name: 1, email: 3 });
+    expect(m.ignored).toEqual(["email"]);
+  });
+
+  it("bad --column flags are usage errors", () => {
+    expect(() => parseColumnFlags(["phone=Phone"])).toThrow(/"phone" is not a roster field/);
+    expect(() => parseColumnFlags(["externalId"])).toThrow(/not FIELD=HEADER/);
+    expect(() => parseColumnFlags(["email=a", "EMAIL=b"])).toThrow(/maps email twice/);
+    expect(() => map(["id"], ["externalId=Creator ID"])).toThrow(UsageError);
+    expect(() => map(["id"], ["externalId=Creator ID"])).toThrow(/no column "Creator ID"/);
+  });
+
+  it("two columns for one field need a choice", () => {
+    expect(() => map(["externalId", "email", "E-mail"])).toThrow(/2 columns for email/);
+  });
+
+  it("active cells", () => {
+    for (const v of ["true", "YES", "1", " y "]) expect(parseActiveCell(v)).toBe(true);
+    for (const v of ["false", "No", "0", "n"]) expect(parseActiveCell(v)).toBe(false);
+    expect(parseActiveCell("maybe")).toBeUndefined();
+  });
+});
+
+describe("checkRosterRow", () => {
+  const m = map(["externalId", "name", "email", "handle", "active"]);
+  it("blank cells are omitted (keep), with --clear-empty email/handle become null but name stays omitted", () => {
+    expect(checkRosterRow(["a1", "", "", "", ""], m, { clearEmpty: false }).item).toEqual({
+      externalId: "a1",
+    });
+    expect(checkRosterRow(["a1", " ", "", " ", ""], m, { clearEmpty: true }).item).toEqual({
+      externalId: "a1",
+      email: null,
+      handle: null,
+    });
+  });
+  it("trims and unescapes exported formula cells", () => {
+    expect(
+      checkRosterRow([" a1 ", " Ann ", "a@example.com", "'@ann", "no"], m, { clearEmpty: false }).item,
+    ).toEqual({
+      externalId: "a1",
+      name: "Ann",
+      email: "a@example.com",
+      handle: "@ann",
+      active: false,
+    });
+  });
+  it("reports every reason in field order", () => {
+    const r = checkRosterRow(["", "x".repeat(201), "not-an-email", "", "maybe"], m, { clearEmpty: false });
+    expect(r.item).toBeUndefined();
+    expect(r.reasons).toEqual([
+      "externalId: is required",
+      "name: must be at most 200 characters",
+      "email: must be a valid email address",
+      'active: must be true/false, yes/no or 1/0 (found "maybe")',
+    ]);
+  });
+  it("a wrong number of fields is a row reason (extra blank cells are fine)", () => {
+    expect(checkRosterRow(["a1", "Ann"], m, { clearEmpty: false }).reasons).toEqual([
+      "row has 2 fields; the header has 5",
+    ]);
+    expect(checkRosterRow(["a1", "Ann", "", "", "", "", ""], m, { clearEmpty: false }).item).toEqual({
+      externalId: "a1",
+      name: "Ann",
+    });
+  });
+});
