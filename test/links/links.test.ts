@@ -1,0 +1,129 @@
+import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { linksExportRun } from "../../src/commands/links/export.js";
+import { linksListRun } from "../../src/commands/links/list.js";
+import { linksSingleRun } from "../../src/commands/links/single.js";
+import { exitOf, makeCampaign } from "../campaigns/helpers.js";
+import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
+
+let sb: RunningSandbox;
+beforeAll(async () => {
+  sb = await sandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(async () => {
+  await http(sb, "POST", "/reset", { control: true, body: {} });
+});
+
+async function run<T>(
+  fn: (o: T, ctx: any) => Promise<void>,
+  o: T,
+  opts: Parameters<typeof testContext>[1] = {},
+) {
+  const t = testContext(sb, opts);
+  const r = await exitOf(() => fn(o, t.ctx));
+  await t.ctx.close();
+  return { ...r, stdout: t.stdout(), stderr: t.stderr() };
+}
+
+const single = (verb: "get" | "create" | "pause" | "resume", externalId: string, campaign = "camp") => ({
+  verb,
+  campaign,
+  externalId,
+});
+
+describe("links get | create | pause | resume", () => {
+  it("create says created, then 'already existed (status kept)'; pause and resume via PATCH", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    const first = await run(linksSingleRun, single("create", "cr-0001"), { globals: { json: true } });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/Created the share link for cr-0001/);
+    const link = JSON.parse(first.stdout);
+    expect(link).toMatchObject({ creator: { externalId: "cr-0001" }, active: true });
+
+    const paused = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    expect(JSON.parse(paused.stdout)).toMatchObject({ active: false });
+    expect(JSON.parse(paused.stdout).deactivatedAt).not.toBeNull();
+
+    const again = await run(linksSingleRun, single("create", "cr-0001"));
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/already existed \(status kept: paused\)/);
+    expect(again.stdout).toMatch(/^active\tno$/m);
+    expect(again.stdout).toContain(`shareUrl\t${link.shareUrl}`);
+
+    const resumed = await run(linksSingleRun, single("resume", "cr-0001"), { globals: { json: true } });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ active: true, deactivatedAt: null });
+
+    const got = await run(linksSingleRun, single("get", "cr-0001"));
+    expect(got.stdout).toMatch(/^shortCode\t[A-Z0-9]{4}-[A-Z0-9]{4}$/m);
+  });
+
+  it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    const unknown = await run(linksSingleRun, single("create", "nobody"));
+    expect(unknown.code).toBe(5);
+    expect(unknown.error).toMatch(/roster get nobody/);
+    const inactive = await run(linksSingleRun, single("create", "cr-0012"));
+    expect(inactive.code).toBe(6);
+    const noLink = await run(linksSingleRun, single("get", "cr-0002"));
+    expect(noLink.code).toBe(5);
+    expect(noLink.error).toMatch(/partner-cli links create camp cr-0002/);
+    const noCampaign = await run(linksSingleRun, single("get", "cr-0002", "no-such-campaign"));
+    expect(noCampaign.code).toBe(5);
+    expect(noCampaign.error).toMatch(/No campaign has the external reference "no-such-campaign"/);
+  });
+
+  it("externalIds with slashes, spaces and unicode are sent as one path segment", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    const id = "a/b c%ü";
+    await http(sb, "PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
+    const r = await run(linksSingleRun, single("create", id), { globals: { json: true } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).creator.externalId).toBe(id);
+  });
+});
+
+describe("links list | export", () => {
+  it("list by campaign id or reference, --active filter, --all; export as CSV to stdout or a file", async () => {
+    const c = await makeCampaign(sb, { externalReference: "camp" });
+    for (const id of ["cr-0001", "cr-0002", "cr-0003"])
+      await http(sb, "POST", `/campaigns/${c.id}/creators/${id}`);
+    await http(sb, "PATCH", `/campaigns/${c.id}/creators/cr-0002`, { body: { active: false } });
+    await http(sb, "PUT", "/creators/=HYPERLINK(1)", { body: { name: '@formula, "quoted"' } });
+    await http(sb, "POST", `/campaigns/${c.id}/creators/${encodeURIComponent("=HYPERLINK(1)")}`);
+
+    const paused = await run(linksListRun, { campaign: c.id, active: false }, { globals: { json: true } });
+    expect(JSON.parse(paused.stdout).map((l: any) => l.creator.externalId)).toEqual(["cr-0002"]);
+    const all = await run(linksListRun, { campaign: "camp", all: true });
+    expect(all.stdout.trim().split("\n")).toHaveLength(5);
+    expect(all.stdout.split("\n")[0]).toBe(
+      "externalId\tname\tactive\tactiveOnRoster\tshortCode\tshareUrl\tassignedAt",
+    );
+
+    const out = await run(linksExportRun, { campaign: "camp" });
+    const lines = out.stdout.trim().split("\n");
+    expect(lines[0]).toBe("externalId,name,shareUrl,shortCode,statsUrl,active");
+    expect(lines).toHaveLength(5);
+    expect(out.stdout).toContain(`'=HYPERLINK(1),"'@formula, ""quoted"""`);
+    expect(out.stdout).toMatch(/^cr-0002,.*,false$/m);
+    expect(out.stderr).toMatch(/Exported 4 share links/);
+
+    const dir = mkdtempSync(join(tmpdir(), "links-export-"));
+    const file = join(dir, "links.csv");
+    const f = await run(linksExportRun, { campaign: "camp", out: file });
+    expect(f.code).toBe(0);
+    expect(f.stdout).toBe("");
+    expect(readFileSync(file, "utf8")).toBe(out.stdout);
+    expect(readdirSync(dir)).toEqual(["links.csv"]); // no temporary file left
+  });
+
+  it("an empty campaign exports only the header", async () => {
+    await makeCampaign(sb, { externalReference: "empty" });
+    const out = await run(linksExportRun, { campaign: "empty" });
+    expect(out.stdout).toBe("externalId,name,shareUrl,shortCode,statsUrl,active\n");
+  });
+});
