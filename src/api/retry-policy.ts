@@ -39,11 +39,16 @@ export type Outcome =
 
 export type Decision = { action: "retry"; delayMs: number } | { action: "recover" } | { action: "fail" };
 
+const HTTP_DATE_SHAPE = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b.*\b\d{1,2}:\d{2}:\d{2}\b/i;
+
 /** Parses Retry-After: delay-seconds or an HTTP date. Returns milliseconds, or undefined. */
 export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP date names its month and has a time of day; Date.parse alone would read "1.5" or "-5"
+  // as dates long past (and so as "no wait").
+  if (!HTTP_DATE_SHAPE.test(v)) return undefined;
   const date = Date.parse(v);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

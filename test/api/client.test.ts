@@ -1,0 +1,625 @@
+// The API client over real HTTP against a sandbox on port 0, with faults injected through
+// POST /_sandbox/faults and, for answers the sandbox never gives, a counting proxy in front of it.
+import { PassThrough } from "node:stream";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ApiClient, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
+import { getCreator, listCreators, putCreator } from "../../src/api/creators.js";
+import { getOffer, listOffers } from "../../src/api/offers.js";
+import { allItems, allPages } from "../../src/api/paging.js";
+import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../../src/errors.js";
+import { exitCodeFor, run } from "../../src/main.js";
+import type { Creator } from "../../src/spec/creators.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { type CountingProxy, countingProxy } from "./proxy.js";
+
+let sb: RunningSandbox;
+let proxy: CountingProxy;
+const P = "/api/partner/v1";
+
+beforeAll(async () => {
+  sb = await sandbox();
+  proxy = await countingProxy(sb.url);
+});
+afterAll(async () => {
+  await proxy.close();
+  await sb.close();
+});
+afterEach(async () => {
+  await http(sb, "DELETE", "/faults", { control: true });
+  proxy.reset();
+});
+
+/** The rejection of a promise (a success fails the test), typed loosely enough for any of our errors. */
+function fails(p: Promise<unknown>): Promise<ApiError> {
+  return p.then(
+    () => {
+      throw new Error("expected the call to fail");
+    },
+    (e) => e as ApiError,
+  );
+}
+
+async function faults(body: Record<string, unknown>): Promise<void> {
+  const r = await http(sb, "POST", "/faults", { control: true, body });
+  expect(r.status).toBe(200);
+}
+
+const clients: ApiClient[] = [];
+afterAll(async () => {
+  for (const c of clients) await c.close();
+});
+
+/** A client through the counting proxy, with fast backoff; `lines` collects the --verbose trace. */
+function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
+  const lines: string[] = [];
+  const c = new ApiClient({
+    baseUrl: o.direct ? sb.url : proxy.url,
+    apiKey: sb.writeKey,
+    trace: (l) => lines.push(l),
+    ...o,
+    retry: { baseDelayMs: 20, maxDelayMs: 200, ...o.retry },
+  });
+  clients.push(c);
+  return { c, lines };
+}
+
+async function runCli(args: string[], env: Record<string, string> = {}) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (c) => {
+    stdout += c;
+  });
+  err.on("data", (c) => {
+    stderr += c;
+  });
+  const t0 = Date.now();
+  const code = await run(args, {
+    streams: {
+      stdout: out,
+      stderr: err,
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      stdinIsTTY: false,
+    },
+    env: {
+      PARTNER_CLI_CONFIG_DIR: tempDir(),
+      PARTNER_BASE_URL: sb.url,
+      PARTNER_API_KEY: sb.writeKey,
+      PARTNER_RETRY_BASE_MS: "20",
+      ...env,
+    },
+    signal: new AbortController().signal,
+  });
+  return { code, stdout, stderr, ms: Date.now() - t0 };
+}
+
+describe("429 rate_limited", () => {
+  it("waits at least Retry-After (seconds), then succeeds", async () => {
+    await faults({ next: ["429"], retryAfterSeconds: 1, pathPrefix: "/me" });
+    const retries: number[] = [];
+    const { c } = mk({ onRetry: (i) => retries.push(i.delayMs) });
+    const t0 = Date.now();
+    const me = await c.call({ method: "GET", path: "/me", retry: "read" });
+    const waited = Date.now() - t0;
+    expect((me as { key: { canWrite: boolean } }).key.canWrite).toBe(true);
+    expect(retries).toEqual([1000]);
+    expect(waited).toBeGreaterThanOrEqual(1000);
+    expect(proxy.count("GET", `${P}/me`)).toBe(2);
+  });
+
+  it("honours Retry-After given as an HTTP date", async () => {
+    // HTTP dates have whole seconds: 2 s ahead means a wait of more than 1 s and at most 2 s.
+    const when = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000).toUTCString();
+    proxy.inject({
+      pathPrefix: `${P}/me`,
+      status: 429,
+      headers: { "retry-after": when, "content-type": "application/json" },
+      body: JSON.stringify({ error: { code: "rate_limited", message: "Slow down." } }),
+    });
+    const retries: number[] = [];
+    const { c } = mk({ onRetry: (i) => retries.push(i.delayMs) });
+    const t0 = Date.now();
+    await c.call({ method: "GET", path: "/me", retry: "read" });
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toBeGreaterThan(900);
+    expect(retries[0]).toBeLessThanOrEqual(3000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(retries[0]!);
+    expect(proxy.count("GET", `${P}/me`)).toBe(2);
+  });
+
+  it("a Retry-After longer than the deadline fails at once (exit 7), without waiting", async () => {
+    await faults({ next: ["429"], retryAfterSeconds: 30, pathPrefix: "/me" });
+    const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "2000" });
+    expect(r.code).toBe(7);
+    expect(r.ms).toBeLessThan(5000);
+    expect(r.stderr).toMatch(/429 rate_limited/);
+    expect(r.stderr).toMatch(/try again later/);
+  });
+});
+
+describe("temporary failures", () => {
+  it("a 502 is retried with backoff, then succeeds", async () => {
+    await faults({ next: ["502", "502"], pathPrefix: "/offers" });
+    const delays: number[] = [];
+    const { c, lines } = mk({ onRetry: (i) => delays.push(i.delayMs) });
+    const page = await listOffers(c, {});
+    expect(page.totalCount).toBe(8);
+    expect(proxy.count("GET", `${P}/offers`)).toBe(3);
+    // Equal jitter around base 20 ms doubling: [10, 20], then [20, 40].
+    expect(delays[0]).toBeGreaterThanOrEqual(10);
+    expect(delays[0]).toBeLessThanOrEqual(20);
+    expect(delays[1]).toBeGreaterThanOrEqual(20);
+    expect(delays[1]).toBeLessThanOrEqual(40);
+    expect(
+      lines.filter((l) => /retrying in \d+ ms after HTTP 502 clearing_network_unavailable/.test(l)),
+    ).toHaveLength(2);
+  });
+
+  it("a 503 not_configured is not retried", async () => {
+    proxy.inject({
+      pathPrefix: `${P}/me`,
+      status: 503,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ error: { code: "not_configured", message: "Not set up here." } }),
+      times: 5,
+    });
+    const { c } = mk();
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(503);
+    expect(err.code).toBe("not_configured");
+    expect(err.message).toBe("Not set up here.");
+    expect(proxy.count("GET", `${P}/me`)).toBe(1);
+    expect(exitCodeFor(err)).toBe(7);
+  });
+
+  it("any other 503 is retried", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 503, body: "", times: 1 });
+    const { c } = mk();
+    await c.call({ method: "GET", path: "/me", retry: "read" });
+    expect(proxy.count("GET", `${P}/me`)).toBe(2);
+  });
+
+  it("a connection reset is retried for a read", async () => {
+    await faults({ next: ["reset", "reset"], pathPrefix: "/offers/" });
+    const { c, lines } = mk({ direct: true });
+    const o = await getOffer(c, "0012345000011");
+    expect(o.baseGs1).toBe("0012345000011");
+    expect(lines.filter((l) => /retrying in \d+ ms after a network failure/.test(l))).toHaveLength(2);
+  });
+
+  it("a reset after a create-class write was sent is not repeated blindly", async () => {
+    await faults({ next: ["reset-after"], method: "PUT", pathPrefix: "/creators/" });
+    const { c } = mk();
+    const err = await fails(
+      c.call({
+        method: "PUT",
+        path: `/creators/${seg("reset-create")}`,
+        body: { name: "R" },
+        retry: "create",
+      }),
+    );
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(exitCodeFor(err)).toBe(7);
+    expect(proxy.count("PUT", `${P}/creators/`)).toBe(1);
+    // The write was applied before the connection dropped: that is why it must not be repeated.
+    expect((await http(sb, "GET", "/creators/reset-create")).status).toBe(200);
+  });
+
+  it("a refused connection is a NetworkError after retries (exit 7)", async () => {
+    const c = new ApiClient({
+      baseUrl: "http://127.0.0.1:1",
+      apiKey: "sk_test_0000",
+      retry: { baseDelayMs: 5, maxAttempts: 3 },
+    });
+    clients.push(c);
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(exitCodeFor(err)).toBe(7);
+  });
+});
+
+describe("4xx answers are never retried", () => {
+  it.each([
+    ["404", "GET", "/creators/no-such-creator", undefined, sb?.writeKey, 404],
+    ["400", "PUT", "/creators/bad-email", { name: "X", email: "not an email" }, undefined, 400],
+    ["401", "GET", "/me", undefined, "sk_sandbox_not_a_key", 401],
+  ] as const)("%s", async (_n, method, path, body, key, status) => {
+    for (const retry of ["read", "idempotent", "create"] as const) {
+      proxy.reset();
+      const c = new ApiClient({
+        baseUrl: proxy.url,
+        apiKey: key ?? sb.writeKey,
+        retry: { baseDelayMs: 5 },
+      });
+      clients.push(c);
+      const err = await fails(c.call({ method, path, body, retry }));
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(status);
+      expect(proxy.seen).toHaveLength(1);
+    }
+  });
+
+  it("403 for a read-only key on a write", async () => {
+    const c = new ApiClient({ baseUrl: proxy.url, apiKey: sb.readOnlyKey, retry: { baseDelayMs: 5 } });
+    clients.push(c);
+    const err = await fails(putCreator(c, "ro-write", { name: "No" }));
+    expect(err.status).toBe(403);
+    expect(err.code).toBe("forbidden");
+    expect(proxy.seen).toHaveLength(1);
+  });
+});
+
+describe("500 after the write was applied", () => {
+  it("PUT /creators/{id} (idempotent) reads back, then repeats without a duplicate", async () => {
+    await faults({ next: ["500"], method: "PUT", pathPrefix: "/creators/" });
+    const { c, lines } = mk();
+    const { creator } = await putCreator(c, "dup-check", { name: "Dana" });
+    expect(creator.externalId).toBe("dup-check");
+    expect(creator.name).toBe("Dana");
+    expect(proxy.seen.map((l) => l.split("?")[0])).toEqual([
+      `PUT ${P}/creators/dup-check`,
+      `GET ${P}/creators/dup-check`,
+      `PUT ${P}/creators/dup-check`,
+    ]);
+    expect(lines.some((l) => l.includes("reading back before any repeat"))).toBe(true);
+    const all: Creator[] = [];
+    for await (const x of allItems((page) => listCreators(c, { page, pageSize: 200 }))) all.push(x);
+    expect(all.filter((x) => x.externalId === "dup-check")).toHaveLength(1);
+  });
+
+  it("a create-class request whose read-back finds the resource returns it without repeating", async () => {
+    await faults({ next: ["500"], method: "PUT", pathPrefix: "/creators/" });
+    const { c } = mk();
+    const id = "made-once";
+    const res = await c.send<Creator>({
+      method: "PUT",
+      path: `/creators/${seg(id)}`,
+      body: { name: "Once" },
+      retry: "create",
+      recover: async () => {
+        try {
+          return { value: await getCreator(c, id) };
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 404) return "retry";
+          throw e;
+        }
+      },
+    });
+    expect(res.body.externalId).toBe(id);
+    expect(res.body.name).toBe("Once");
+    expect(proxy.count("PUT", `${P}/creators/`)).toBe(1);
+    expect(proxy.count("GET", `${P}/creators/${id}`)).toBe(1);
+  });
+
+  it("a create-class 500 without a read-back fails (exit 1) after one request", async () => {
+    await faults({ next: ["500"], method: "PUT", pathPrefix: "/creators/" });
+    const { c } = mk();
+    const err = await fails(
+      c.call({ method: "PUT", path: "/creators/no-recover", body: { name: "N" }, retry: "create" }),
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(500);
+    expect(exitCodeFor(err)).toBe(1);
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it("read-back then repeat stops at the attempt limit when every attempt answers 500", async () => {
+    await faults({ rates: { "500": 1 }, method: "PUT", pathPrefix: "/creators/" });
+    const { c } = mk({ retry: { maxAttempts: 3 } });
+    const err = await fails(putCreator(c, "always-500", { name: "A" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(500);
+    expect(proxy.count("PUT", `${P}/creators/`)).toBe(3);
+    expect(proxy.count("GET", `${P}/creators/`)).toBe(3);
+  });
+
+  it("a 500 on a read is simply retried", async () => {
+    await faults({ next: ["500"], pathPrefix: "/me" });
+    const { c } = mk();
+    await c.call({ method: "GET", path: "/me", retry: "read" });
+    expect(proxy.count("GET", `${P}/me`)).toBe(2);
+  });
+});
+
+describe("the overall deadline", () => {
+  it("stops retrying 502s: exit 7 through main's table", async () => {
+    await faults({ rates: { "502": 1 }, pathPrefix: "/me" });
+    const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "400", PARTNER_RETRY_BASE_MS: "50" });
+    expect(r.code).toBe(7);
+    expect(r.ms).toBeLessThan(3000);
+    expect(r.stderr).toMatch(/502 clearing_network_unavailable/);
+  });
+
+  it("stops retrying 429s: exit 7", async () => {
+    await faults({ rates: { "429": 1 }, retryAfterSeconds: 0, pathPrefix: "/offers" });
+    const r = await runCli(["offers", "list"], { PARTNER_RETRY_DEADLINE_MS: "300" });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/429 rate_limited/);
+  });
+
+  it("stops retrying resets: a NetworkError, exit 7", async () => {
+    await faults({ rates: { reset: 1 }, pathPrefix: "/me" });
+    const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "300" });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/Could not reach the service/);
+  });
+
+  it("the deadline bounds the total time, not only the number of attempts", async () => {
+    await faults({ rates: { "502": 1 }, pathPrefix: "/me" });
+    const { c } = mk({ retry: { deadlineMs: 250, baseDelayMs: 100, maxDelayMs: 100, maxAttempts: 100 } });
+    const t0 = Date.now();
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err.status).toBe(502);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    // Waits of 50-100 ms within 250 ms: a handful of attempts, far from 100.
+    expect(proxy.count("GET", `${P}/me`)).toBeGreaterThanOrEqual(3);
+    expect(proxy.count("GET", `${P}/me`)).toBeLessThanOrEqual(6);
+  });
+});
+
+describe("timeouts", () => {
+  it("a stall past headersTimeoutMs is retried, then succeeds", async () => {
+    await faults({ next: ["stall"], stallMs: 3000, pathPrefix: "/me" });
+    const { c, lines } = mk({ direct: true, headersTimeoutMs: 200 });
+    await c.call({ method: "GET", path: "/me", retry: "read" });
+    expect(lines.some((l) => l.includes("UND_ERR_HEADERS_TIMEOUT"))).toBe(true);
+    expect(lines.filter((l) => l.startsWith("> GET"))).toHaveLength(2);
+  });
+
+  it("stalls on every attempt become a NetworkError", async () => {
+    // undici checks the headers timeout on a coarse (about 1 s) timer: each attempt costs about
+    // a second here instead of the 8 s stall.
+    await faults({ rates: { stall: 1 }, stallMs: 8000, pathPrefix: "/me" });
+    const { c } = mk({ direct: true, headersTimeoutMs: 150, retry: { maxAttempts: 2 } });
+    const t0 = Date.now();
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toMatch(/UND_ERR_HEADERS_TIMEOUT/);
+    expect(Date.now() - t0).toBeLessThan(7000);
+  });
+});
+
+describe("error bodies", () => {
+  it("decodes code, message and details keyed by field path, as sent", async () => {
+    const { c } = mk();
+    const body = { creators: [{ externalId: "a", name: "A", active: "yes" }] };
+    const raw = await http(sb, "POST", "/creators/batch", { body });
+    const err = await fails(c.call({ method: "POST", path: "/creators/batch", body, retry: "idempotent" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(400);
+    expect(err.code).toBe(raw.body.error.code);
+    expect(err.message).toBe(raw.body.error.message);
+    expect(err.details).toEqual(raw.body.error.details);
+    expect(Object.keys(err.details ?? {})).toContain("creators.0.active");
+    expect(err.method).toBe("POST");
+    expect(err.path).toBe("/creators/batch");
+  });
+
+  it("a non-JSON error body still becomes an ApiError that says what came back", async () => {
+    proxy.inject({
+      pathPrefix: `${P}/me`,
+      status: 502,
+      headers: { "content-type": "text/html" },
+      body: "<html><body>\n<h1>502 Bad Gateway</h1>\n</body></html>",
+      times: 10,
+    });
+    const { c } = mk({ retry: { maxAttempts: 2 } });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(502);
+    expect(err.code).toBe("http_502");
+    expect(err.message).toContain("not an API error: <html><body> <h1>502 Bad Gateway</h1> </body></html>");
+    expect(proxy.count("GET", `${P}/me`)).toBe(2);
+  });
+
+  it("an empty error body", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 418, body: "" });
+    const { c } = mk();
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err.code).toBe("http_418");
+    expect(err.message).toMatch(/without an error body/);
+  });
+
+  it("a success that is not JSON is a ProtocolError (exit 1)", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 200, body: "<html>login page</html>" });
+    const { c } = mk();
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect(exitCodeFor(err)).toBe(1);
+  });
+});
+
+describe("tolerant parsing over HTTP", () => {
+  it("an unknown field and an unknown enum value pass and are kept", async () => {
+    proxy.inject({
+      pathPrefix: `${P}/offers/0012345000011`,
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: (o) => ({ ...(o as object), state: "archived_by_brand", loyaltyTier: { level: 2 } }),
+    });
+    const { c } = mk();
+    const o = (await getOffer(c, "0012345000011")) as unknown as Record<string, unknown>;
+    expect(o.state).toBe("archived_by_brand");
+    expect(o.loyaltyTier).toEqual({ level: 2 });
+    expect(o.baseGs1).toBe("0012345000011");
+  });
+
+  it("a missing required field is a ProtocolError", async () => {
+    proxy.inject({
+      pathPrefix: `${P}/offers/0012345000011`,
+      status: 200,
+      body: (o) => ({ ...(o as object), baseGs1: undefined }),
+    });
+    const { c } = mk();
+    const err = await fails(getOffer(c, "0012345000011"));
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect(err.message).toMatch(/baseGs1/);
+  });
+});
+
+describe("path segments", () => {
+  const ids = [
+    "a/b",
+    "100%",
+    "%41",
+    "#tag",
+    "what?x=1",
+    "with space",
+    "plus+sign",
+    "ünïcødé ✓ 🎉",
+    "..",
+    ".",
+    "...",
+    "x/../y",
+    "a;b,c=d&e",
+    "back\\slash",
+  ];
+
+  it("round-trip through the sandbox's creators: PUT, GET and the list agree", async () => {
+    const { c } = mk();
+    for (const id of ids) {
+      const { creator } = await putCreator(c, id, { name: `N ${id}` });
+      expect(creator.externalId).toBe(id);
+    }
+    for (const id of ids) {
+      const got = await getCreator(c, id);
+      expect(got.externalId).toBe(id);
+      expect(got.name).toBe(`N ${id}`);
+    }
+    const listed = new Set<string>();
+    for await (const x of allItems((page) => listCreators(c, { page, pageSize: 200 })))
+      listed.add(x.externalId);
+    for (const id of ids) expect(listed.has(id)).toBe(true);
+    // The proxy saw each id as exactly one encoded segment.
+    for (const l of proxy.seen.filter((x) => x.startsWith("PUT "))) {
+      expect(l.slice(`PUT ${P}/creators/`.length)).not.toMatch(/[/?#]/);
+    }
+  });
+
+  it("seg encodes reserved characters and dot-only segments; an empty one is refused", () => {
+    expect(seg("a/b")).toBe("a%2Fb");
+    expect(seg("100%")).toBe("100%25");
+    expect(seg("#?")).toBe("%23%3F");
+    expect(seg("a b")).toBe("a%20b");
+    expect(seg("é")).toBe("%C3%A9");
+    expect(seg("..")).toBe("%2E%2E");
+    expect(seg(".")).toBe("%2E");
+    expect(seg(".a")).toBe(".a");
+    expect(() => seg("")).toThrow(UsageError);
+  });
+
+  it("query values are encoded too", async () => {
+    const { c } = mk();
+    await listCreators(c, { updatedSince: "2020-01-01T00:00:00Z", active: true });
+    const seen = proxy.seen[0]!;
+    expect(seen).toMatch(/updatedSince=2020-01-01T00%3A00%3A00Z/);
+    expect(new URL(seen.slice(4), "http://x").searchParams.get("active")).toBe("true");
+  });
+
+  it("a base URL with a path prefix keeps it", async () => {
+    const c = new ApiClient({
+      baseUrl: `${proxy.url}/gateway/`,
+      apiKey: sb.writeKey,
+      retry: { maxAttempts: 1 },
+    });
+    clients.push(c);
+    expect(c.url("/me")).toBe(`${proxy.url}/gateway${P}/me`);
+    expect(() => new ApiClient({ baseUrl: "ftp://x", apiKey: "k" }).url("/me")).toThrow(UsageError);
+  });
+});
+
+describe("iterators over real pages", () => {
+  it("allPages/allItems walk many pages in order, once each", async () => {
+    const creators = Array.from({ length: 437 }, (_, i) => ({
+      externalId: `pg-${String(i).padStart(4, "0")}`,
+      name: `Page ${i}`,
+    }));
+    const r = await http(sb, "POST", "/creators/batch", { body: { creators } });
+    expect(r.status).toBe(200);
+    const { c } = mk();
+    const pages: number[] = [];
+    const ids: string[] = [];
+    for await (const p of allPages((page) => listCreators(c, { page, pageSize: 20 }))) {
+      pages.push(p.page);
+      ids.push(...p.items.map((x) => x.externalId).filter((x) => x.startsWith("pg-")));
+    }
+    expect(pages).toEqual(pages.map((_, i) => i));
+    expect(pages.length).toBeGreaterThanOrEqual(22);
+    expect(ids).toEqual(creators.map((x) => x.externalId));
+    expect(proxy.count("GET", `${P}/creators?`)).toBe(pages.length);
+  });
+
+  it("a page size above 200 is clamped by the API and the iterator follows the real page size", async () => {
+    const { c } = mk();
+    const sizes: number[] = [];
+    let n = 0;
+    for await (const p of allPages((page) => listCreators(c, { page, pageSize: 1000 }))) {
+      sizes.push(p.pageSize);
+      n += p.items.length;
+      expect(p.totalCount).toBeGreaterThanOrEqual(437);
+    }
+    expect(new Set(sizes)).toEqual(new Set([200]));
+    expect(n).toBeGreaterThanOrEqual(437);
+  });
+});
+
+describe("--verbose trace", () => {
+  it("shows each request and answer with the key redacted, never the full key", async () => {
+    await faults({ next: ["502"], pathPrefix: "/me" });
+    const r = await runCli(["me", "--verbose"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`> GET ${sb.url}${P}/me  (authorization: Bearer ${redactKey(sb.writeKey)})`);
+    expect(r.stderr).toMatch(/< 502 GET \/me \(\d+ ms, \d+ bytes\)/);
+    expect(r.stderr).toMatch(/retrying in \d+ ms after HTTP 502/);
+    expect(r.stderr).toMatch(/< 200 GET \/me/);
+    expect(r.stderr).not.toContain(sb.writeKey);
+    expect(r.stdout).not.toContain(sb.writeKey);
+    expect(redactKey(sb.writeKey)).toBe(`****${sb.writeKey.slice(-4)}`);
+  });
+
+  it("PARTNER_DEBUG=1 does the same; without either there is no trace", async () => {
+    const on = await runCli(["me"], { PARTNER_DEBUG: "1" });
+    expect(on.stderr).toContain("authorization: Bearer ****");
+    expect(on.stderr).not.toContain(sb.writeKey);
+    const off = await runCli(["me"]);
+    expect(off.stderr).not.toContain("> GET");
+    expect(off.stderr).not.toContain("authorization");
+  });
+
+  it("redactKey never shows a short key", () => {
+    expect(redactKey("abcd")).toBe("****");
+    expect(redactKey("")).toBe("****");
+    expect(redactKey("sk_live_123456789")).toBe("****6789");
+  });
+});
+
+describe("Ctrl-C", () => {
+  it("aborting during a retry wait ends with CancelledError (exit 130) at once", async () => {
+    await faults({ next: ["429"], retryAfterSeconds: 20, pathPrefix: "/me" });
+    const ac = new AbortController();
+    const { c } = mk({ signal: ac.signal });
+    const t0 = Date.now();
+    const p = fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    setTimeout(() => ac.abort(), 200);
+    const err = await p;
+    expect(err).toBeInstanceOf(CancelledError);
+    expect(exitCodeFor(err)).toBe(130);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it("aborting during a stalled request ends it", async () => {
+    await faults({ next: ["stall"], stallMs: 5000, pathPrefix: "/me" });
+    const ac = new AbortController();
+    const { c } = mk({ direct: true, signal: ac.signal });
+    const t0 = Date.now();
+    const p = fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    setTimeout(() => ac.abort(), 200);
+    expect(await p).toBeInstanceOf(CancelledError);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+});
