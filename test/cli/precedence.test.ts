@@ -1,0 +1,143 @@
+// Which service and key a command uses: flag > environment > stored profile > embedded sandbox
+// (--profile, PARTNER_PROFILE, PARTNER_API_KEY, PARTNER_BASE_URL, --base-url), observed with
+// `me --json --verbose` against two sandboxes on port 0 (each has its own organization and keys).
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { runIn } from "./run-helper.js";
+
+let a: RunningSandbox;
+let b: RunningSandbox;
+let dir: string;
+let orgA: string;
+let orgB: string;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([sandbox(), sandbox()]);
+  dir = tempDir("pcli-prec-");
+  const env = { PARTNER_CLI_CONFIG_DIR: dir };
+  // Profile "a" (current): sandbox A's write key. Profile "b": sandbox B's read-only key.
+  let r = await runIn(["login", "--profile", "a", "--base-url", a.url, "--api-key-stdin", "--json"], {
+    env,
+    stdin: a.writeKey,
+  });
+  expect(r.exitCode, r.stderr).toBe(0);
+  orgA = JSON.parse(r.stdout).organization.id;
+  r = await runIn(["login", "--profile", "b", "--base-url", b.url, "--api-key-stdin", "--json"], {
+    env,
+    stdin: b.readOnlyKey,
+  });
+  expect(r.exitCode, r.stderr).toBe(0);
+  orgB = JSON.parse(r.stdout).organization.id;
+  expect(orgA).not.toBe(orgB);
+});
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+});
+
+async function me(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = await runIn(["me", "--json", "--verbose", ...args], {
+    env: { PARTNER_CLI_CONFIG_DIR: dir, PARTNER_RETRY_DEADLINE_MS: "300", ...env },
+  });
+  const body = r.exitCode === 0 ? JSON.parse(r.stdout) : undefined;
+  const url = /> GET (\S+)\/api\/partner\/v1\/me/.exec(r.stderr)?.[1];
+  return {
+    ...r,
+    org: body?.organization.id as string | undefined,
+    keyName: body?.key.name as string | undefined,
+    url,
+  };
+}
+
+describe("target precedence", () => {
+  test("the current stored profile is used by default, and me says so on stderr", async () => {
+    const r = await me([]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org, r.keyName, r.url]).toEqual([orgA, "sandbox write key", a.url]);
+    expect(r.stderr).toContain(`Using profile "a" (${a.url}).`);
+  });
+
+  test("PARTNER_PROFILE beats the current profile", async () => {
+    const r = await me([], { PARTNER_PROFILE: "b" });
+    expect([r.org, r.keyName, r.url]).toEqual([orgB, "sandbox read-only key", b.url]);
+    expect(r.stderr).toContain('Using profile "b"');
+  });
+
+  test("--profile beats PARTNER_PROFILE", async () => {
+    const r = await me(["--profile", "a"], { PARTNER_PROFILE: "b" });
+    expect([r.org, r.url]).toEqual([orgA, a.url]);
+  });
+
+  test("an empty PARTNER_PROFILE counts as unset", async () => {
+    const r = await me([], { PARTNER_PROFILE: "" });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.org).toBe(orgA);
+  });
+
+  test("an unknown --profile or PARTNER_PROFILE is a usage error", async () => {
+    let r = await me(["--profile", "nope"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('No profile named "nope"');
+    r = await me([], { PARTNER_PROFILE: "nope" });
+    expect(r.exitCode).toBe(2);
+  });
+
+  test("PARTNER_API_KEY beats the stored key (the profile's base URL still applies)", async () => {
+    const r = await me([], { PARTNER_API_KEY: a.readOnlyKey });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org, r.keyName, r.url]).toEqual([orgA, "sandbox read-only key", a.url]);
+    expect(r.stderr).toContain("PARTNER_API_KEY");
+    expect(r.stderr).not.toContain(a.readOnlyKey);
+  });
+
+  test("PARTNER_BASE_URL beats the profile's base URL", async () => {
+    // Profile a's key sent to sandbox B: B does not know it (401, exit 4), which shows B was asked.
+    let r = await me([], { PARTNER_BASE_URL: b.url });
+    expect(r.url).toBe(b.url);
+    expect(r.exitCode).toBe(4);
+    r = await me([], { PARTNER_BASE_URL: b.url, PARTNER_API_KEY: b.writeKey });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org, r.keyName, r.url]).toEqual([orgB, "sandbox write key", b.url]);
+  });
+
+  test("--base-url beats PARTNER_BASE_URL", async () => {
+    const r = await me(["--base-url", a.url], { PARTNER_BASE_URL: b.url, PARTNER_API_KEY: a.writeKey });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org, r.url]).toEqual([orgA, a.url]);
+  });
+
+  test("--base-url beats the profile named by --profile", async () => {
+    const r = await me(["--profile", "b", "--base-url", a.url]);
+    // B's read-only key sent to A: refused, which shows A was asked.
+    expect(r.url).toBe(a.url);
+    expect(r.exitCode).toBe(4);
+  });
+
+  test("with PARTNER_API_KEY and no profile, the base URL must come from the flag or the environment", async () => {
+    const empty = { PARTNER_CLI_CONFIG_DIR: tempDir("pcli-prec-empty-") };
+    let r = await me([], { ...empty, PARTNER_API_KEY: a.writeKey });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("PARTNER_BASE_URL");
+    r = await me([], { ...empty, PARTNER_API_KEY: a.writeKey, PARTNER_BASE_URL: `${a.url}/` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org, r.url]).toEqual([orgA, a.url]);
+    expect(r.stderr).toContain(`Using the key in PARTNER_API_KEY against ${a.url}`);
+  });
+
+  test("a base URL without any key is a usage error; a malformed one too", async () => {
+    const empty = { PARTNER_CLI_CONFIG_DIR: tempDir("pcli-prec-empty-") };
+    let r = await me([], { ...empty, PARTNER_BASE_URL: a.url });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("no API key");
+    r = await me(["--base-url", "ftp://x"], { PARTNER_API_KEY: a.writeKey });
+    expect(r.exitCode).toBe(2);
+  });
+
+  test("no profile and no PARTNER_API_KEY: the embedded sandbox, announced on stderr", async () => {
+    const empty = tempDir("pcli-prec-embedded-");
+    const r = await me([], { PARTNER_CLI_CONFIG_DIR: empty });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("Using the embedded sandbox");
+    expect(r.stderr).toContain(empty);
+    expect(r.keyName).toBe("sandbox write key");
+  });
+});
