@@ -207,6 +207,28 @@ describe("sandbox simulate", () => {
   });
 });
 
+describe("help", () => {
+  it("every sandbox command has help with examples", async () => {
+    for (const verb of ["start", "reset", "advance", "simulate"]) {
+      let o = "";
+      const out = new PassThrough();
+      out.on("data", (c) => {
+        o += c;
+      });
+      const streams = {
+        stdout: out,
+        stderr: new PassThrough(),
+        stdin: new PassThrough(),
+        stdoutIsTTY: false,
+        stderrIsTTY: false,
+        stdinIsTTY: false,
+      };
+      expect(await run(["sandbox", verb, "--help"], { streams, env: {} })).toBe(0);
+      expect(o).toMatch(/Examples:\n\s+\$ partner-cli sandbox/);
+    }
+  });
+});
+
 describe("sandbox start (run function)", () => {
   async function startAndStop(
     opts: Parameters<typeof sandboxStartRun>[0],
