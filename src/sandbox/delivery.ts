@@ -98,6 +98,8 @@ export class DeliveryEngine {
   }
 
   private onEvent(state: OrgState, event: EventEnvelope): void {
+    // Payloads are as recorded: detach the logged data from the emitter's live objects.
+    event.data = structuredClone(event.data);
     // Samples are queued for their one endpoint by POST /webhooks/{id}/test, never fanned out.
     if (event.sample) return;
     const a = existingWebhooksArea(state);

@@ -1,6 +1,6 @@
 // The sandbox's live object: the store, the clock, the event log writer and change notification.
-import { randomUUID } from "node:crypto";
 import { SandboxClock } from "./clock.js";
+import { newEventId } from "./event-ids.js";
 import { type FaultConfig, Faults } from "./faults.js";
 import type { EventEnvelope, OrgState, Store } from "./store.js";
 
@@ -41,7 +41,7 @@ export class Sandbox {
     opts: { sample?: boolean; occurredAt?: string } = {},
   ): EventEnvelope {
     const event: EventEnvelope = {
-      id: randomUUID(),
+      id: newEventId(this.clock.nowMs()),
       type,
       occurredAt: opts.occurredAt ?? this.clock.iso(),
       organizationId: state.org.id,
