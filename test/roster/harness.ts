@@ -10,7 +10,6 @@ export interface RunResult {
   error: unknown;
   stdout: string;
   stderr: string;
-  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON output
   json: any;
 }
 
