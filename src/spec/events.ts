@@ -127,13 +127,23 @@ export function eventSchemas(k: Kit, strict: boolean) {
     data: z.record(z.string(), z.unknown()),
   });
   /** An envelope whose data is checked against its type's shape (strict for the sandbox's tests). */
+  type Typed = {
+    [T in EventType]: {
+      id: string;
+      type: T;
+      occurredAt: string;
+      organizationId: string;
+      sample: boolean;
+      data: z.infer<(typeof Data)[T]>;
+    };
+  }[EventType];
   const TypedEnvelope = z.discriminatedUnion(
     "type",
     EVENT_TYPES.map((t) => k.obj({ ...envelopeShape, type: z.literal(t), data: Data[t] })) as unknown as [
       z.ZodObject<{ type: z.ZodLiteral<EventType> }>,
       ...z.ZodObject<{ type: z.ZodLiteral<EventType> }>[],
     ],
-  );
+  ) as unknown as z.ZodType<Typed>;
   const EventTypeInfo = k.obj({ type: k.en(EVENT_TYPES), description: z.string() });
   const EventTypes = z.array(EventTypeInfo);
   const EventPage = k.obj({ items: z.array(Envelope), nextCursor: z.string().nullable() });
