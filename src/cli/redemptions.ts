@@ -1,3 +1,53 @@
+// redemptions export | list | get.
 import type { Command } from "commander";
+import { action, examples, parseIntArg } from "./define.js";
+import { addRangeOptions } from "./range.js";
 
-export function registerRedemptions(_program: Command): void {}
+export function registerRedemptions(program: Command): void {
+  const noun = program.command("redemptions").alias("redemption").description("export and read redemptions");
+
+  const exp = noun
+    .command("export")
+    .description(
+      "copy new redemptions since the saved cursor, exactly once per row (for cron); the cursor is kept per profile, organization and --cursor name",
+    )
+    .option("--out <file>", 'append to FILE (fsynced before the cursor is saved); "-" or absent: stdout')
+    .option("--format <format>", "csv or ndjson", "csv")
+    .option("--cursor <name>", "name of the saved cursor", "default")
+    .option("--from-start", "ignore the saved cursor and read the feed from the beginning")
+    .option(
+      "--corrections",
+      "also write a change row for each exclusion or restoration (from the event log, own cursor)",
+    )
+    .option("--limit <n>", "rows per feed request (1-1000)", parseIntArg(1, 1000), 1000);
+  examples(exp, [
+    "partner-cli redemptions export --out redemptions.csv",
+    "partner-cli redemptions export --out redemptions.ndjson --format ndjson --corrections",
+    "PARTNER_PROFILE=prod partner-cli redemptions export --out /data/redemptions.csv --cursor finance",
+  ]);
+  action(exp, async (ctx, _args, o) => {
+    await (await import("../commands/redemptions/export.js")).exportRun(o, ctx);
+  });
+
+  const list = addRangeOptions(
+    noun.command("list").description("redemptions redeemed in a date range, newest first"),
+  )
+    .option("--campaign <id>", "only this campaign (id)")
+    .option("--brand <id>", "only this brand (id)")
+    .option("--state <state>", "counting state: counted, excluded or test_code")
+    .option("--all", "read every page (pinned with asOf)")
+    .option("--page <n>", "page number, from 0", parseIntArg(0))
+    .option("--page-size <n>", "items per page (1-200)", parseIntArg(1, 200));
+  examples(list, [
+    "partner-cli redemptions list --preset 7d",
+    "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
+  ]);
+  action(list, async (ctx, _args, o) => (await import("../commands/redemptions/list.js")).listRun(o, ctx));
+
+  const get = noun
+    .command("get")
+    .argument("<id>", "redemption id")
+    .description("one redemption with its current counting state");
+  examples(get, ["partner-cli redemptions get 3f2a9c1e-0000-4000-8000-000000000000"]);
+  action(get, async (ctx, [id]) => (await import("../commands/redemptions/get.js")).getRun(id!, ctx));
+}

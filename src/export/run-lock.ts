@@ -1,0 +1,59 @@
+// The lock that keeps two exports (or syncs) of one cursor from running at once. It is taken
+// without waiting: a second run exits 9. The holder's pid is written beside the lock, so a lock left
+// by a process that was killed (SIGKILL leaves no chance to release it) is taken over at once
+// instead of after proper-lockfile's stale timeout.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import lockfile from "proper-lockfile";
+import { LockedError } from "../errors.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function ownerOf(ownerFile: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(ownerFile, "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes the run lock for `path` or throws LockedError. Returns the release function. */
+export async function takeRunLock(path: string, what: string): Promise<() => Promise<void>> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const ownerFile = `${path}.owner`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const release = await lockfile.lock(path, {
+        realpath: false,
+        stale: 30_000,
+        update: 10_000,
+        retries: 0,
+      });
+      writeFileSync(ownerFile, String(process.pid), { mode: 0o600 });
+      return async () => {
+        rmSync(ownerFile, { force: true });
+        await release();
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
+      const owner = ownerOf(ownerFile);
+      if (attempt === 0 && owner !== undefined && owner !== process.pid && !alive(owner)) {
+        // Left by a killed run: remove it only if it still names the same dead owner.
+        if (ownerOf(ownerFile) === owner) await lockfile.unlock(path, { realpath: false }).catch(() => {});
+        continue;
+      }
+      throw new LockedError(
+        `${what} is in use by another partner-cli run${owner ? ` (pid ${owner})` : ""}.`,
+        "Two runs of the same cursor would write the same rows twice; wait for the other run to finish.",
+      );
+    }
+  }
+}
