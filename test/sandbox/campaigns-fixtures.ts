@@ -1,5 +1,6 @@
 // Shared arrangements of the campaign and share-link conformance tests.
 import { expect } from "vitest";
+import { seg } from "../../src/api/client.js";
 import { findCampaign } from "../../src/sandbox/domain/campaigns.js";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { type Campaign, strictCampaigns } from "../../src/spec/campaigns.js";
@@ -81,14 +82,14 @@ export async function brandAccess(sb: RunningSandbox, brandId: string, access: b
 
 /** Puts creators on the roster through PUT /creators/{externalId}. */
 export async function putCreator(sb: RunningSandbox, externalId: string, over: Record<string, unknown> = {}) {
-  const res = await http(sb, "PUT", `/creators/${encodeURIComponent(externalId)}`, {
+  const res = await http(sb, "PUT", `/creators/${seg(externalId)}`, {
     body: { name: `Creator ${externalId}`, ...over },
   });
   expect([200, 201]).toContain(res.status);
 }
 
 export const path = (campaignId: string, externalId?: string) =>
-  `/campaigns/${campaignId}/creators${externalId === undefined ? "" : `/${encodeURIComponent(externalId)}`}`;
+  `/campaigns/${campaignId}/creators${externalId === undefined ? "" : `/${seg(externalId)}`}`;
 
 export async function link(sb: RunningSandbox, campaignId: string, externalId: string, status = 201) {
   return strict(strictLinks.ShareLink, await http(sb, "POST", path(campaignId, externalId)), status);
