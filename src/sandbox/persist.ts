@@ -1,6 +1,7 @@
 // Snapshot load/save: the store as one JSON file, Maps and Sets tagged, written atomically.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { UsageError } from "../errors.js";
 import type { Store } from "./store.js";
 
 const SNAPSHOT = "sandbox-state.json";
@@ -27,7 +28,22 @@ export function snapshotPath(dataDir: string): string {
 export function loadSnapshot(dataDir: string): Store | undefined {
   const p = snapshotPath(dataDir);
   if (!existsSync(p)) return undefined;
-  return JSON.parse(readFileSync(p, "utf8"), reviver) as Store;
+  let store: Store;
+  try {
+    store = JSON.parse(readFileSync(p, "utf8"), reviver) as Store;
+  } catch (err) {
+    throw new UsageError(
+      `The sandbox state in ${p} cannot be read (${(err as Error).message}).`,
+      "Move the file aside (or delete it) to start the sandbox from its seed.",
+    );
+  }
+  if (!(store?.orgs instanceof Map) || !(store.keys instanceof Map) || !store.defaultKeys) {
+    throw new UsageError(
+      `${p} is not a sandbox state file.`,
+      "Move the file aside (or delete it) to start the sandbox from its seed.",
+    );
+  }
+  return store;
 }
 
 export function saveSnapshot(dataDir: string, store: Store): void {

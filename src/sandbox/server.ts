@@ -244,22 +244,25 @@ function authenticate(sb: Sandbox, header: string | undefined) {
   return { key, state };
 }
 
+/** Reads the body; one over MAX_BODY is drained (so the client gets its answer) and refused with a 400. */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+      else chunks.length = 0;
+    });
+    req.on("end", () => {
       if (size > MAX_BODY) {
         reject(
-          new SandboxError("validation_failed", "The request body is too large.", { body: ["is too large"] }),
+          new SandboxError("validation_failed", "The request body is too large (at most 16 MB).", {
+            body: ["must be at most 16 MB"],
+          }),
         );
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
+      } else resolve(Buffer.concat(chunks));
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }

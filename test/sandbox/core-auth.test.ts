@@ -179,3 +179,13 @@ describe("error body", () => {
     expectError(await http(sb, "GET", "/nothing-here"), 404, "not_found");
   });
 });
+
+describe("request body limit", () => {
+  it("a body over 16 MB is answered 400 (not a dropped connection)", async () => {
+    const big = JSON.stringify({ creators: [{ externalId: "x", name: "y".repeat(16 * 1024 * 1024) }] });
+    expectError(await http(sb, "POST", "/creators/batch", { rawBody: big }), 400, "validation_failed", [
+      "body",
+    ]);
+    expect((await http(sb, "GET", "/me")).status).toBe(200);
+  });
+});

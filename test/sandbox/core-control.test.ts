@@ -196,3 +196,16 @@ describe("persistence", () => {
     await a.close();
   });
 });
+
+describe("unreadable state", () => {
+  it("a corrupt snapshot is a clear usage error, not a crash", async () => {
+    const { writeFileSync, mkdirSync } = await import("node:fs");
+    const { UsageError } = await import("../../src/errors.js");
+    const dir = join(tempDir(), "data");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(snapshotPath(dir), "{ not json");
+    await expect(sandbox({ dataDir: dir })).rejects.toBeInstanceOf(UsageError);
+    writeFileSync(snapshotPath(dir), "[1,2]");
+    await expect(sandbox({ dataDir: dir })).rejects.toThrow(/not a sandbox state file/);
+  });
+});

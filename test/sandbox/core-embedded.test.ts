@@ -1,0 +1,61 @@
+// The embedded default: a sandbox started in-process per command, state in the config dir, one
+// stderr notice per command, and a lock so concurrent commands take turns.
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { getMe } from "../../src/api/me.js";
+import { startEmbeddedSandbox } from "../../src/sandbox/embedded.js";
+import { http, type RunningSandbox, tempDir, testContext } from "../helpers/sandbox.js";
+
+const asSb = (e: { url: string; writeKey: string }) => e as unknown as RunningSandbox;
+
+describe("embedded sandbox", () => {
+  it("keeps its state in <config dir>/sandbox and prints one notice per command", async () => {
+    const configDir = tempDir();
+    const { ctx, stderr } = testContext(null, { configDir });
+    const api = await ctx.api();
+    await getMe(api);
+    await getMe(await ctx.api());
+    const target = await ctx.target();
+    expect(target.source).toBe("embedded");
+    await http(asSb({ url: target.baseUrl, writeKey: target.apiKey }), "PUT", "/creators/emb-1", {
+      body: { name: "Embedded" },
+    });
+    await ctx.close();
+    const notices = stderr()
+      .split("\n")
+      .filter((l) => /embedded sandbox/.test(l));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toContain(join(configDir, "sandbox"));
+    const snapshot = join(configDir, "sandbox", "sandbox-state.json");
+    expect(existsSync(snapshot)).toBe(true);
+    expect(statSync(snapshot).mode & 0o777).toBe(0o600);
+
+    // The next command sees the data.
+    const next = testContext(null, { configDir });
+    const t2 = await next.ctx.target();
+    const res = await http(asSb({ url: t2.baseUrl, writeKey: t2.apiKey }), "GET", "/creators/emb-1");
+    await next.ctx.close();
+    expect(res.body.name).toBe("Embedded");
+  });
+
+  it("a second command waits for the first (lock), then sees its writes", async () => {
+    const dir = join(tempDir(), "sandbox");
+    const a = await startEmbeddedSandbox(dir);
+    let bReady = false;
+    const bPromise = startEmbeddedSandbox(dir).then((b) => {
+      bReady = true;
+      return b;
+    });
+    await http(asSb(a), "PUT", "/creators/first", { body: { name: "First" } });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(bReady).toBe(false);
+    await a.close();
+    const b = await bPromise;
+    try {
+      expect((await http(asSb(b), "GET", "/creators/first")).body.name).toBe("First");
+    } finally {
+      await b.close();
+    }
+  });
+});
