@@ -38,6 +38,8 @@ export type BatchResult = z.infer<typeof strictCreators.BatchResult>;
 export type BatchRow = z.infer<typeof strictCreators.BatchRow>;
 
 const oneLine = (s: string) => !/[\r\n\u2028\u2029]/.test(s);
+/** Length limits count characters (code points), so an emoji counts once. */
+const maxChars = (n: number) => (s: string) => [...s].length <= n;
 // Pragmatic address check: one @, no spaces, a dotted domain with no empty labels.
 const EMAIL_RE =
   /^[^\s@"<>(),;:\\[\]]+(\.[^\s@"<>(),;:\\[\]]+)*@([A-Za-z0-9\u00a1-\uffff](-*[A-Za-z0-9\u00a1-\uffff])*\.)+[A-Za-z\u00a1-\uffff]{2,}$/u;
@@ -49,7 +51,10 @@ export const ExternalIdRule = z
     z
       .string()
       .min(1, "is required")
-      .max(LIMITS.creatorExternalIdMax, `must be at most ${LIMITS.creatorExternalIdMax} characters`)
+      .refine(
+        maxChars(LIMITS.creatorExternalIdMax),
+        `must be at most ${LIMITS.creatorExternalIdMax} characters`,
+      )
       .refine(oneLine, "must be one line"),
   );
 
@@ -60,7 +65,7 @@ const NameRule = z
     z
       .string()
       .min(1, "must not be blank")
-      .max(LIMITS.creatorNameMax, `must be at most ${LIMITS.creatorNameMax} characters`)
+      .refine(maxChars(LIMITS.creatorNameMax), `must be at most ${LIMITS.creatorNameMax} characters`)
       .refine(oneLine, "must be one line"),
   );
 
@@ -70,7 +75,7 @@ const EmailRule = z
   .pipe(
     z
       .string()
-      .max(LIMITS.creatorEmailMax, `must be at most ${LIMITS.creatorEmailMax} characters`)
+      .refine(maxChars(LIMITS.creatorEmailMax), `must be at most ${LIMITS.creatorEmailMax} characters`)
       .refine((s) => s === "" || EMAIL_RE.test(s), "must be a valid email address"),
   );
 
@@ -80,7 +85,7 @@ const HandleRule = z
   .pipe(
     z
       .string()
-      .max(LIMITS.creatorHandleMax, `must be at most ${LIMITS.creatorHandleMax} characters`)
+      .refine(maxChars(LIMITS.creatorHandleMax), `must be at most ${LIMITS.creatorHandleMax} characters`)
       .refine(oneLine, "must be one line"),
   );
 

@@ -103,8 +103,14 @@ describe("PUT /creators/{externalId}", () => {
     expectError(await put("c-len", { handle: "h".repeat(101) }), 400, "validation_failed", ["handle"]);
     // Characters, not bytes: 100 multi-byte characters fit.
     const uni = "é".repeat(100);
-    strict(strictCreators.Creator, await put(uni, { name: "😀".repeat(100) }), 201);
+    strict(strictCreators.Creator, await put(uni, { name: "😀".repeat(200) }), 201);
     expect((await get(uni)).externalId).toBe(uni);
+    // Astral characters (two UTF-16 units) count once.
+    const emoji = "😀".repeat(100);
+    strict(strictCreators.Creator, await put(emoji, { name: "E", handle: "🎉".repeat(100) }), 201);
+    expect((await get(emoji)).externalId).toBe(emoji);
+    expectError(await put(`${emoji}😀`, { name: "E" }), 400, "validation_failed", ["externalId"]);
+    expectError(await put("c-emoji", { name: "😀".repeat(201) }), 400, "validation_failed", ["name"]);
   });
   it("emails must be valid addresses", async () => {
     for (const bad of [
