@@ -1,10 +1,14 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { action, examples, parseBoolArg, parseDuration } from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
 const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
+
+function timeoutOption(description: string): Option {
+  return new Option("--timeout <duration>", description).argParser(parseDuration).default(600_000, "10m");
+}
 
 export function registerLinks(program: Command): void {
   const links = program
@@ -74,7 +78,7 @@ export function registerLinks(program: Command): void {
     .option("--roster", "every active creator on the roster")
     .option("--ids <file>", 'a CSV with an externalId column, or one id per line ("-" = stdin)')
     .option("--no-wait", "print the job id and return at once")
-    .option("--timeout <duration>", "how long to wait for the job (e.g. 90s, 10m)", parseDuration, 600_000)
+    .addOption(timeoutOption("how long to wait for the job (e.g. 90s, 10m)"))
     .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)");
   examples(assign, [
     "partner-cli links assign spring-oats --roster",
@@ -95,7 +99,7 @@ export function registerLinks(program: Command): void {
     .argument(...CAMPAIGN)
     .argument("<job-id>", "the job id printed by links assign")
     .option("--wait", "poll until the job completes or fails")
-    .option("--timeout <duration>", "how long to wait with --wait", parseDuration, 600_000)
+    .addOption(timeoutOption("how long to wait with --wait (e.g. 90s, 10m)"))
     .option("--unassignable <file>", "with --wait: write the creators left without a link as CSV");
   examples(job, [
     "partner-cli links job spring-oats 7d0c…-job-uuid",
