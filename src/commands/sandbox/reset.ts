@@ -11,15 +11,16 @@ export interface SandboxResetOptions {
 export async function sandboxResetRun(opts: SandboxResetOptions, ctx: Context): Promise<void> {
   const seed = opts.seed ?? "demo";
   const target = await ctx.target();
+  const where = target.source === "embedded" ? "the embedded sandbox" : `the sandbox at ${target.baseUrl}`;
   if (!ctx.globals.yes) {
     if (!ctx.canPrompt()) {
       throw new DeclinedError(
-        `sandbox reset wipes every creator, campaign and event of the sandbox at ${target.baseUrl}; not confirmed.`,
+        `sandbox reset wipes every creator, campaign and event of ${where}; not confirmed.`,
         "Pass --yes to confirm without a prompt.",
       );
     }
     const ok = await ctx.prompter().confirm({
-      message: `Wipe all data of the sandbox at ${target.baseUrl} back to the ${seed} seed? (keys are kept)`,
+      message: `Wipe all data of ${where} back to the ${seed} seed? (keys are kept)`,
       default: false,
     });
     if (!ok) throw new DeclinedError("Reset declined; nothing was changed.");
@@ -30,5 +31,5 @@ export async function sandboxResetRun(opts: SandboxResetOptions, ctx: Context): 
     ["seed", result.seed],
     ["baseUrl", target.baseUrl],
   ]);
-  if (!ctx.io.json) ctx.io.err(`The sandbox at ${target.baseUrl} was reset to the ${result.seed} seed.`);
+  if (!ctx.io.json) ctx.io.err(`Reset ${where} to the ${result.seed} seed.`);
 }
