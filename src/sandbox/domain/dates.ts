@@ -22,6 +22,7 @@ export interface ResolvedRange {
 
 /** True when `tz` is an IANA time-zone name the runtime knows. */
 export function isTimeZone(tz: string): boolean {
+  if (!/^[A-Za-z]/.test(tz)) return false;
   try {
     Temporal.Now.instant().toZonedDateTimeISO(tz);
     return true;

@@ -1,3 +1,202 @@
-import type { Route } from "../http.js";
+// Redemptions: GET /redemptions in feed mode (opaque cursor over recordedAt order) or range mode
+// (redeemedAt in the reporting time zone, newest first, filters, paging, asOf), and GET /redemptions/{id}.
+// Feed pages are written as JSON text straight from the compact columns (no per-row objects).
+import { LIMITS } from "../../spec/limits.js";
+import {
+  COUNTING_STATES,
+  clampFeedLimit,
+  FEED_MODE_PARAMS,
+  RANGE_MODE_PARAMS,
+} from "../../spec/redemptions.js";
+import { toIso } from "../clock.js";
+import { brandOf, findCampaign } from "../domain/campaigns.js";
+import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
+import { FLAG_EXCLUDED, FLAG_TEST, RedemptionRenderer, type Traffic, trafficOf } from "../domain/traffic.js";
+import { invalid, notFound } from "../errors.js";
+import type { Route, SandboxRequest, SandboxResponse } from "../http.js";
+import { pageParams, timestampParam } from "../paging.js";
+import type { OrgState } from "../store.js";
 
-export const redemptionsRoutes: Route[] = [];
+const CURSOR_PREFIX = "rdm1:";
+
+export function encodeCursor(position: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${position}`).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): number | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const m = /^rdm1:(\d{1,15})$/.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+const json = (text: string, status = 200): SandboxResponse => ({ status, body: text });
+
+function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
+  const q = req.query;
+  const rawLimit = q.get("limit");
+  let limit: number | undefined;
+  if (rawLimit !== null && rawLimit !== "") {
+    if (!/^[-+]?\d+$/.test(rawLimit.trim()))
+      throw invalid("limit must be an integer.", { limit: ["must be an integer"] });
+    limit = Number(rawLimit);
+  }
+  const size = clampFeedLimit(limit);
+  const after = q.get("after");
+  let start = 0;
+  if (after !== null && after !== "") {
+    const pos = decodeCursor(after);
+    if (pos === undefined || pos > t.redemptionCount)
+      throw invalid("after is not a cursor of this feed; use the nextCursor of an earlier page.", {
+        after: ["must be a nextCursor returned by this feed"],
+      });
+    start = pos;
+  }
+  const end = Math.min(t.redemptionCount, start + size);
+  const r = new RedemptionRenderer(req.state, t);
+  const parts: string[] = new Array(end - start);
+  for (let i = start; i < end; i++) parts[i - start] = r.json(i);
+  // More items after this page: point at the next one. Otherwise this is the last page currently
+  // available: null. A client keeps the cursor that fetched it, so the next run repeats this page.
+  const next = end < t.redemptionCount ? `"${encodeCursor(end)}"` : "null";
+  return json(`{"items":[${parts.join(",")}],"nextCursor":${next}}`);
+}
+
+/** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), cached per count. */
+const sortCache = new WeakMap<Traffic, { n: number; order: Uint32Array }>();
+function newestFirst(t: Traffic): Uint32Array {
+  const cached = sortCache.get(t);
+  if (cached && cached.n === t.redemptionCount) return cached.order;
+  const n = t.redemptionCount;
+  const red = t.redRedeemedAt.data;
+  // Position order is recordedAt order, so sorting by (redeemedAt, position) descending suffices.
+  const keys = new Float64Array(n);
+  const SHIFT = 2 ** 24;
+  let ok = n < SHIFT;
+  let base = Number.POSITIVE_INFINITY;
+  let top = 0;
+  for (let i = 0; i < n; i++) {
+    if (red[i]! < base) base = red[i]!;
+    if (red[i]! > top) top = red[i]!;
+  }
+  if ((top - base + 1) * SHIFT >= 2 ** 53) ok = false;
+  const order = new Uint32Array(n);
+  if (ok) {
+    for (let i = 0; i < n; i++) keys[i] = (red[i]! - base) * SHIFT + i;
+    keys.sort();
+    for (let k = 0; k < n; k++) order[k] = keys[n - 1 - k]! % SHIFT;
+  } else {
+    const idx = Array.from({ length: n }, (_, i) => i);
+    idx.sort((a, b) => red[b]! - red[a]! || b - a);
+    order.set(idx);
+  }
+  sortCache.set(t, { n, order });
+  return order;
+}
+
+function range(req: SandboxRequest, t: Traffic): SandboxResponse {
+  const q = req.query;
+  const { state, sb } = req;
+  const tz = state.org.reportingTimeZone;
+  const nowMs = sb.clock.nowMs();
+  const r = resolveRange(rangeInput(q), nowMs, tz, { maxDays: LIMITS.rangeDaysMax });
+  const countingState = q.get("countingState") || undefined;
+  if (countingState !== undefined && !(COUNTING_STATES as readonly string[]).includes(countingState))
+    throw invalid(`countingState must be one of ${COUNTING_STATES.join(", ")}.`, {
+      countingState: [`must be one of ${COUNTING_STATES.join(", ")}`],
+    });
+  const brandId = q.get("brandId") || undefined;
+  const campaignId = q.get("campaignId") || undefined;
+  const asOfMs = timestampParam(q, "asOf") ?? nowMs;
+  const asOfS = Math.floor(asOfMs / 1000);
+  const paging = pageParams(q);
+  const bounds = dayBoundariesSec(r.from, r.through, tz);
+  const startS = bounds[0]!;
+  const endS = bounds[bounds.length - 1]!;
+
+  // Campaign filter as a per-campaign-index mask (brand and campaign).
+  const allowed = new Uint8Array(t.campaigns.values.length);
+  t.campaigns.values.forEach((id, ci) => {
+    if (campaignId !== undefined && id !== campaignId) return;
+    if (brandId !== undefined) {
+      const rec = findCampaign(state, id);
+      if (!rec || brandOf(state, rec).id !== brandId) return;
+    }
+    allowed[ci] = 1;
+  });
+  const wantFlags =
+    countingState === undefined
+      ? -1
+      : countingState === "counted"
+        ? 0
+        : countingState === "test_code"
+          ? FLAG_TEST
+          : -2;
+
+  const order = newestFirst(t);
+  const red = t.redRedeemedAt.data;
+  const rec = t.redRecordedAt.data;
+  const camp = t.redCampaign.data;
+  const flags = t.redFlags.data;
+  const first = paging.page * paging.pageSize;
+  const last = first + paging.pageSize;
+  const pageItems: number[] = [];
+  let total = 0;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    const at = red[i]!;
+    if (at >= endS) continue;
+    if (at < startS) break;
+    if (rec[i]! > asOfS || !allowed[camp[i]!]) continue;
+    if (wantFlags !== -1) {
+      const f = flags[i]!;
+      if (wantFlags === -2 ? !(f & FLAG_EXCLUDED) : f & FLAG_EXCLUDED || (f & FLAG_TEST) !== wantFlags)
+        continue;
+    }
+    if (total >= first && total < last) pageItems.push(i);
+    total++;
+  }
+  const renderer = new RedemptionRenderer(state, t);
+  const head = JSON.stringify({ range: r, asOf: toIso(asOfS * 1000) });
+  return json(
+    `${head.slice(0, -1)},"items":${renderer.jsonArray(pageItems)},"page":${paging.page},"pageSize":${paging.pageSize},"totalCount":${total}}`,
+  );
+}
+
+/** The index of a redemption id of this organization, or undefined. */
+export function redemptionIndex(state: OrgState, id: string): number | undefined {
+  const t = trafficOf(state);
+  const i = t.redemptionIds.indexOf(id);
+  return i !== undefined && i < t.redemptionCount ? i : undefined;
+}
+
+export const redemptionsRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/redemptions",
+    handler: (req) => {
+      const t = trafficOf(req.state);
+      const rangeParams = RANGE_MODE_PARAMS.filter((p) => req.query.has(p));
+      const feedParams = FEED_MODE_PARAMS.filter((p) => req.query.has(p));
+      if (rangeParams.length > 0 && feedParams.length > 0) {
+        const details: Record<string, string[]> = {};
+        for (const p of feedParams)
+          details[p] = [`must not be combined with range parameters (${rangeParams.join(", ")})`];
+        throw invalid(
+          `Feed parameters (${feedParams.join(", ")}) and range parameters (${rangeParams.join(", ")}) cannot be combined.`,
+          details,
+        );
+      }
+      return rangeParams.length > 0 ? range(req, t) : feed(req, t);
+    },
+  },
+  {
+    method: "GET",
+    path: "/redemptions/:id",
+    handler: (req) => {
+      const i = redemptionIndex(req.state, req.params.id!);
+      if (i === undefined) throw notFound("Redemption");
+      return { status: 200, body: new RedemptionRenderer(req.state, trafficOf(req.state)).object(i) };
+    },
+  },
+];
