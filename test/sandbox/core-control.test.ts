@@ -184,7 +184,10 @@ describe("persistence", () => {
     const a = await sandbox({ dataDir: dir, seed: "empty" });
     try {
       await http(a, "PUT", "/creators/early", { body: { name: "Early" } });
-      await new Promise((r) => setTimeout(r, 600));
+      const deadline = Date.now() + 5000;
+      while (!readFileSync(snapshotPath(dir), "utf8").includes('"early"') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
       expect(readFileSync(snapshotPath(dir), "utf8")).toContain('"early"');
     } finally {
       await a.close();

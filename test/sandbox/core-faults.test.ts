@@ -32,14 +32,14 @@ async function dropped(p: Promise<unknown>): Promise<Error> {
 
 describe("faults", () => {
   it("latency is added to every API request", async () => {
-    await faults({ latencyMs: 250 });
+    await faults({ latencyMs: 600 });
     const t = Date.now();
     strict(strictMe.Me, await http(sb, "GET", "/me"));
-    expect(Date.now() - t).toBeGreaterThanOrEqual(240);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(590);
     // Control routes are never delayed or faulted.
     const c = Date.now();
     await http(sb, "GET", "/clock", { control: true });
-    expect(Date.now() - c).toBeLessThan(200);
+    expect(Date.now() - c).toBeLessThan(500);
   });
   it("429 rate_limited with Retry-After", async () => {
     await faults({ next: ["429"], retryAfterSeconds: 3 });
@@ -123,10 +123,13 @@ describe("faults", () => {
   });
   it("rate limit: requests per second per key beyond the limit answer 429 with Retry-After", async () => {
     await faults({ rateLimit: 3 });
+    const t0 = Date.now();
     const res = await Promise.all(Array.from({ length: 12 }, () => http(sb, "GET", "/me")));
+    const seconds = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
     const limited = res.filter((r) => r.status === 429);
-    // At most two one-second windows are touched: at most 6 pass.
-    expect(limited.length).toBeGreaterThanOrEqual(6);
+    // At most 3 pass in each one-second window touched.
+    expect(res.length - limited.length).toBeLessThanOrEqual(3 * seconds);
+    expect(limited.length).toBeGreaterThan(0);
     expectError(limited[0]!, 429, "rate_limited");
     expect(limited[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
     // Another key has its own budget.
