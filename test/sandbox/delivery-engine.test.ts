@@ -6,6 +6,7 @@ import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { strictWebhooks } from "../../src/spec/webhooks.js";
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliveryEngine, timeoutFromEnv } from "../../src/sandbox/delivery.js";
 import type { OrgState } from "../../src/sandbox/store.js";
+import { verifySignature } from "../../src/webhooks/signature.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, type Receiver, receiver, splitSignature, until } from "./webhooks-receiver.js";
 
@@ -93,6 +94,10 @@ describe("a delivery", () => {
     const { t, v1 } = splitSignature(sig);
     expect(Math.abs(Number(t) - Date.now() / 1000)).toBeLessThan(5);
     expect(v1).toEqual([opensslHmac(secret, t, req!.body)]);
+    // The shared verifier (used by `webhooks verify` / `listen`) accepts it too.
+    expect(
+      verifySignature({ header: sig, rawBody: req!.body, secrets: [secret], nowSeconds: Date.now() / 1000 }),
+    ).toMatchObject({ ok: true });
     // The body is the envelope as recorded in the log.
     const logged = await http(sb, "GET", `/events/${event.id}`);
     expect(req!.json).toEqual(logged.body);
@@ -139,6 +144,30 @@ describe("a delivery", () => {
     expect(rx.requests.map((r) => r.headers["service-event-id"])).not.toContain(before.id);
     expect(other.requests).toHaveLength(0);
     expect((await detail(id)).recentDeliveries).toHaveLength(1);
+  });
+
+  it("fans out to every active subscribed endpoint, each with its own secret; a paused one gets nothing", async () => {
+    const b = await receiver();
+    const c = await receiver();
+    extra.push(b, c);
+    const ea = await register(rx.url);
+    const eb = await register(b.url, ["redemption.recorded", "code.issued"]);
+    const ec = await register(c.url);
+    await http(sb, "PATCH", `/webhooks/${ec.id}`, { body: { active: false } });
+    const event = emit();
+    const [ra] = await rx.waitFor(1);
+    const [rb] = await b.waitFor(1);
+    for (const [r, secret] of [
+      [ra!, ea.secret],
+      [rb!, eb.secret],
+    ] as const) {
+      expect(r.headers["service-event-id"]).toBe(event.id);
+      const sig = splitSignature(r.headers["service-signature"] as string);
+      expect(sig.v1).toEqual([opensslHmac(secret, sig.t, r.body)]);
+    }
+    await sleep(100);
+    expect(c.requests).toHaveLength(0);
+    expect((await detail(ec.id)).recentDeliveries).toEqual([]);
   });
 
   it("runs one at a time per endpoint, in order", async () => {
