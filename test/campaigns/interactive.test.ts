@@ -64,6 +64,7 @@ describe("campaigns create: interactive setup", () => {
       commission: { rate: 0.125, estimatedUnitSalePrice: 3.99, estimatedPerRedemption: 0.4988 },
     });
     expect(stdout()).toMatch(/^status\s+active$/m);
+    expect(stdout()).not.toMatch(/jobId/); // stdout holds the campaign only; the job summary is on stderr
     // The demo roster has 11 active creators: all got links.
     const links = await http(sb, "GET", `/campaigns/${c.id}/creators`);
     expect(links.body.totalCount).toBe(11);

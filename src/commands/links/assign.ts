@@ -37,6 +37,14 @@ export interface LinksAssignOptions {
 
 const DEFAULT_TIMEOUT_MS = 600_000;
 
+interface RunOptions {
+  wait: boolean;
+  timeoutMs: number;
+  unassignable?: string | undefined;
+  /** false: the outcome goes to stderr only (the interactive setup prints the campaign on stdout). */
+  stdout?: boolean | undefined;
+}
+
 /** The service's 400 when no new link can be assigned (exit 2). */
 export class NothingToAssign extends UsageError {}
 
@@ -100,7 +108,7 @@ export async function assignRoster(ctx: Context, campaign: Campaign): Promise<vo
       campaign,
       arg,
       { scope: "roster" },
-      { wait: true, timeoutMs: DEFAULT_TIMEOUT_MS },
+      { wait: true, timeoutMs: DEFAULT_TIMEOUT_MS, stdout: false },
     );
   } catch (err) {
     if (err instanceof NothingToAssign) {
@@ -120,7 +128,7 @@ async function runAssignment(
   campaign: Campaign,
   campaignArg: string,
   request: AssignmentRequest,
-  o: { wait: boolean; timeoutMs: number; unassignable?: string | undefined },
+  o: RunOptions,
 ): Promise<void> {
   const key = await jobKey(ctx, api, campaign.id);
 
@@ -166,7 +174,7 @@ async function finish(
   key: string,
   job: AssignmentJob,
   selection: AssignmentAccepted["selection"] | null,
-  o: { wait: boolean; timeoutMs: number; unassignable?: string | undefined },
+  o: RunOptions,
 ): Promise<void> {
   if (!o.wait && !isFinished(job)) {
     if (ctx.io.json) ctx.io.outJson({ ...outcomeOf(job, selection), summary: null });
@@ -176,7 +184,7 @@ async function finish(
   }
   const final = isFinished(job) ? job : await followJob(ctx, api, campaign, campaignArg, job.id, o.timeoutMs);
   await clearJob(ctx, key, final.id);
-  await reportOutcome(ctx, { job: final, selection, unassignableFile: o.unassignable });
+  await reportOutcome(ctx, { job: final, selection, unassignableFile: o.unassignable, stdout: o.stdout });
 }
 
 const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;

@@ -162,12 +162,20 @@ export function printSelection(ctx: Context, s: SelectionSummary): void {
  */
 export async function reportOutcome(
   ctx: Context,
-  o: { job: AssignmentJob; selection: SelectionSummary | null; unassignableFile?: string | undefined },
+  o: {
+    job: AssignmentJob;
+    selection: SelectionSummary | null;
+    unassignableFile?: string | undefined;
+    /** false: only the stderr summary (stdout already holds another command's result). */
+    stdout?: boolean | undefined;
+  },
 ): Promise<void> {
   const { job, selection } = o;
   const out = outcomeOf(job, selection);
   if (o.unassignableFile) await writeUnassignable(ctx, o.unassignableFile, job, selection);
-  if (ctx.io.json) ctx.io.outJson(out);
+  if (o.stdout === false) {
+    // the caller printed its own result
+  } else if (ctx.io.json) ctx.io.outJson(out);
   else printRecord(ctx.io, job, jobFields(job));
   const n = (x: number) => x.toLocaleString("en-US");
   if (job.status === "failed") {
