@@ -343,7 +343,9 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
       }
     }
 
-    // Codes: shopper claims, then staff test codes.
+    // Codes: shopper claims, then staff test codes. A limit raised since the last check may have
+    // ended a supply incident: look first (no alert can be due before codes are handed out).
+    checkSupply(sb, state, rec);
     const offer = state.offers.get(rec.offer.baseGs1);
     const supply = () =>
       offer?.codesAvailable === null || !offer ? Number.POSITIVE_INFINITY : offer.codesAvailable;
