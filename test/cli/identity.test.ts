@@ -89,6 +89,39 @@ describe("login", () => {
     expect(r.stderr).toContain("--api-key-stdin");
   });
 
+  test("--api-key-stdin with a terminal on stdin is refused (the key would echo)", async () => {
+    const { dir, env } = fresh();
+    const prompter = scriptedPrompter({});
+    const r = await runIn(["login", "--base-url", sb.url, "--api-key-stdin"], { env, tty: true, prompter });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("stdin is a terminal");
+    expect(prompter.asked).toEqual([]);
+    expect(stored(dir).profiles ?? {}).toEqual({});
+  });
+
+  test("with PARTNER_API_KEY set, login stores the new key and warns that the variable still wins", async () => {
+    const { dir, env } = fresh();
+    const r = await runIn(["login", "--base-url", sb.url, "--api-key-stdin"], {
+      env: { ...env, PARTNER_API_KEY: sb.readOnlyKey },
+      stdin: sb.writeKey,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(stored(dir).profiles.default.apiKey).toBe(sb.writeKey);
+    expect(r.stderr).toContain("PARTNER_API_KEY is set");
+  });
+
+  test("login without a base URL while another profile is current says how to refresh that one", async () => {
+    const { env } = fresh();
+    await runIn(["login", "--profile", "prod", "--base-url", sb.url, "--api-key-stdin"], {
+      env,
+      stdin: sb.writeKey,
+    });
+    const r = await runIn(["login", "--api-key-stdin"], { env, stdin: sb.writeKey });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('No base URL for profile "default"');
+    expect(r.stderr).toContain("partner-cli login --profile prod");
+  });
+
   test("on a terminal the key is asked for with a hidden prompt", async () => {
     const { dir, env } = fresh();
     const prompter = scriptedPrompter({ password: [sb.readOnlyKey] });

@@ -27,6 +27,13 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
 async function readKey(opts: LoginOptions, ctx: Context): Promise<string> {
   let key: string;
   if (opts.apiKeyStdin) {
+    if (ctx.io.stdinIsTTY) {
+      // Typing the key here would echo it on the screen.
+      throw new UsageError(
+        "--api-key-stdin reads a piped key, but stdin is a terminal (the key would show as you type).",
+        "Pipe the key in, or leave out --api-key-stdin to be asked with a hidden prompt.",
+      );
+    }
     key = await readStdin(ctx.io.stdin);
   } else if (ctx.canPrompt()) {
     key = await ctx.prompter().password({ message: "API key (input hidden):" });
@@ -63,9 +70,12 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   else if (ctx.env.PARTNER_BASE_URL) baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
   else if (existing) baseUrl = existing.baseUrl;
   else {
+    const current = before.currentProfile;
     throw new UsageError(
       `No base URL for profile "${name}".`,
-      "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
+      current && current !== name && before.profiles[current]
+        ? `Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL. To replace the key of the current profile, run "partner-cli login --profile ${current}".`
+        : "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
     );
   }
 
@@ -129,4 +139,7 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
     );
   }
   if (!me.key.canWrite) ctx.io.err("This key is read-only: commands that change anything will answer 403.");
+  if (ctx.env.PARTNER_API_KEY) {
+    ctx.io.err("Note: PARTNER_API_KEY is set in this environment; while it is, it wins over the stored key.");
+  }
 }
