@@ -114,13 +114,13 @@ describe("campaigns (built bin)", () => {
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
 describe("campaigns create: interactive setup in a real terminal (tmux)", () => {
-  it.skipIf(!hasTmux)("walks the prompts and creates the campaign", { timeout: 60_000 }, async () => {
+  it.skipIf(!hasTmux)("walks the prompts and creates the campaign", { timeout: 120_000 }, async () => {
     const socket = `pcli-h6-${process.pid}`;
     const session = "setup";
     const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
     const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
     const waitFor = async (re: RegExp, what: string) => {
-      const until = Date.now() + 20_000;
+      const until = Date.now() + 30_000;
       for (;;) {
         const s = screen();
         if (re.test(s)) return s;
