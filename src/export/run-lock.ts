@@ -39,15 +39,16 @@ export async function takeRunLock(path: string, what: string): Promise<() => Pro
       });
       writeFileSync(ownerFile, String(process.pid), { mode: 0o600 });
       return async () => {
-        rmSync(ownerFile, { force: true });
         await release();
+        rmSync(ownerFile, { force: true });
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
       const owner = ownerOf(ownerFile);
       if (attempt === 0 && owner !== undefined && owner !== process.pid && !alive(owner)) {
         // Left by a killed run: remove it only if it still names the same dead owner.
-        if (ownerOf(ownerFile) === owner) await lockfile.unlock(path, { realpath: false }).catch(() => {});
+        // proper-lockfile only unlocks its own locks, so the lock directory is removed here.
+        if (ownerOf(ownerFile) === owner) rmSync(`${path}.lock`, { recursive: true, force: true });
         continue;
       }
       throw new LockedError(

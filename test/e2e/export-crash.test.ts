@@ -1,0 +1,116 @@
+// The export's guarantees under process failure, through the real binary: killed with SIGKILL at
+// random moments and rerun each time, the output holds every id exactly once; two runs started
+// together: one exports, the other exits 9.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { BIN, cli } from "../helpers/cli.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("redemptions export (e2e)", () => {
+  let sb: RunningSandbox;
+  let campaignId: string;
+  beforeAll(async () => {
+    sb = await sandbox();
+    campaignId = await activeCampaign(sb);
+    await simulate(sb, { campaign: campaignId, claims: 3200, redemptions: 3000, seed: 11 });
+  });
+  afterAll(async () => sb.close());
+
+  const envFor = (configDir: string) => ({
+    PARTNER_CLI_CONFIG_DIR: configDir,
+    PARTNER_BASE_URL: sb.url,
+    PARTNER_API_KEY: sb.writeKey,
+  });
+
+  it("killed with SIGKILL at twenty random moments and rerun, the output holds every id exactly once", async () => {
+    const configDir = tempDir();
+    const out = join(tempDir(), "redemptions.csv");
+    // Slow each request a little so kills land mid-run, at every stage.
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    let killed = 0;
+    let killedMidExport = 0;
+    const size = () => (existsSync(out) ? statSync(out).size : 0);
+    try {
+      for (let i = 0; i < 20; i++) {
+        // New rows arrive between runs, so every run has pages to write when it is killed.
+        await simulate(sb, { campaign: campaignId, claims: 400, redemptions: 400, seed: 100 + i });
+        const child = execa("node", [BIN, "redemptions", "export", "--out", out, "--limit", "50"], {
+          env: envFor(configDir),
+          reject: false,
+          stdin: "ignore",
+        });
+        const before = size();
+        if (i % 2 === 0) {
+          // Half the kills land while rows are being written: wait until the file grows, then a bit more.
+          const deadline = Date.now() + 20_000;
+          while (size() <= before && child.exitCode === null && Date.now() < deadline) await sleep(10);
+          await sleep(Math.floor(Math.random() * 150));
+        } else {
+          // The other half at any moment, start-up included.
+          await sleep(Math.floor(Math.random() * 1500));
+        }
+        if (child.exitCode === null && child.kill("SIGKILL")) {
+          killed++;
+          if (size() > before) killedMidExport++;
+        }
+        await child;
+      }
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+    const final = await cli(["redemptions", "export", "--out", out], { env: envFor(configDir) });
+    expect(final.exitCode, final.stderr).toBe(0);
+    const rows = parse(readFileSync(out), { columns: true }) as Record<string, string>[];
+    const ids = rows.map((r) => r.id);
+    expect(killed).toBeGreaterThan(10);
+    // Most kills must land while rows were being written, not only during start-up.
+    expect(killedMidExport).toBeGreaterThanOrEqual(8);
+    expect(ids.length).toBe(new Set(ids).size);
+    expect(new Set(ids)).toEqual(new Set(await feedIds(sb)));
+  });
+
+  it("two runs started together: one exports, the other exits 9", async () => {
+    const configDir = tempDir();
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 30 } });
+    try {
+      const outA = join(tempDir(), "a.csv");
+      const outB = join(tempDir(), "b.csv");
+      const [a, b] = await Promise.all([
+        cli(["redemptions", "export", "--out", outA, "--limit", "200"], { env: envFor(configDir) }),
+        cli(["redemptions", "export", "--out", outB, "--limit", "200"], { env: envFor(configDir) }),
+      ]);
+      const codes = [a.exitCode, b.exitCode].sort();
+      expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 9]);
+      const loser = a.exitCode === 9 ? a : b;
+      expect(loser.stderr).toMatch(/in use by another partner-cli run/);
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+  });
+
+  it("exits 0 with a one-line summary when there is nothing new, rows on stdout when piped", async () => {
+    const configDir = tempDir();
+    const first = await cli(["redemptions", "export"], { env: envFor(configDir) });
+    expect(first.exitCode).toBe(0);
+    const lines = first.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^id,serializedGs1,redeemedAt/);
+    expect(lines.length - 1).toBe((await feedIds(sb)).length);
+    const second = await cli(["redemptions", "export"], { env: envFor(configDir) });
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout.trim().split("\n")).toHaveLength(1);
+    expect(second.stderr).toMatch(/Exported 0 new redemptions/);
+    const listed = await cli(["cursors", "list", "--json"], { env: envFor(configDir) });
+    expect(listed.exitCode).toBe(0);
+    expect(
+      JSON.parse(listed.stdout).some(
+        (c: { name: string; feed: string }) => c.name === "default" && c.feed === "redemptions",
+      ),
+    ).toBe(true);
+  });
+});
