@@ -1,33 +1,38 @@
 // The embedded default: the sandbox started in-process for one command when no profile and no
 // PARTNER_API_KEY exist. State persists in the data dir; a lock keeps two commands from running
-// against the same data at once (the second waits).
+// against the same data at once (the second waits). `sandbox start --data-dir` takes the same lock
+// (without waiting), so a served sandbox and embedded commands never share one data dir.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { LockedError } from "../errors.js";
 import { startSandbox } from "./server.js";
 
-export async function startEmbeddedSandbox(
-  dataDir: string,
-): Promise<{ url: string; writeKey: string; close(): Promise<void> }> {
+/** Locks a sandbox data dir; `wait` retries for about two and a half minutes. Returns the release. */
+export async function lockDataDir(dataDir: string, opts: { wait: boolean }): Promise<() => Promise<void>> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(join(dataDir, "embedded"), {
+    return await lockfile.lock(join(dataDir, "embedded"), {
       realpath: false,
       stale: 15_000,
       update: 5_000,
-      retries: { retries: 600, minTimeout: 50, maxTimeout: 250, factor: 1.2 },
+      retries: opts.wait ? { retries: 600, minTimeout: 50, maxTimeout: 250, factor: 1.2 } : 0,
     });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ELOCKED") {
       throw new LockedError(
-        `The embedded sandbox in ${dataDir} is busy with another command.`,
-        "Try again in a moment.",
+        `The sandbox data in ${dataDir} is in use by another command or a running "sandbox start".`,
+        opts.wait ? "Try again in a moment." : "Stop the other sandbox, or use another --data-dir.",
       );
     }
     throw err;
   }
+}
+
+export async function startEmbeddedSandbox(
+  dataDir: string,
+): Promise<{ url: string; writeKey: string; close(): Promise<void> }> {
+  const release = await lockDataDir(dataDir, { wait: true });
   try {
     const sb = await startSandbox({ port: 0, dataDir, seed: "demo" });
     return {

@@ -305,6 +305,23 @@ describe("sandbox start (run function)", () => {
     await expect(sandboxStartRun({ port: 0, faults: "502=2" }, ctx)).rejects.toThrow(/between 0 and 1/);
     await ctx.close();
   });
+  it("a data dir in use by another sandbox is refused (locked), and free again after stop", async () => {
+    const { join } = await import("node:path");
+    const { tempDir } = await import("../helpers/sandbox.js");
+    const { startEmbeddedSandbox } = await import("../../src/sandbox/embedded.js");
+    const { LockedError } = await import("../../src/errors.js");
+    const dataDir = join(tempDir(), "data");
+    const held = await startEmbeddedSandbox(dataDir);
+    const { ctx } = testContext(null, { globals: { json: true } });
+    await expect(sandboxStartRun({ port: 0, dataDir }, ctx)).rejects.toBeInstanceOf(LockedError);
+    await held.close();
+    const r = await startAndStop({ dataDir }, { globals: { json: true } });
+    expect(r.info.dataDir).toBe(dataDir);
+    // Released on stop: the embedded sandbox can take it again.
+    const again = await startEmbeddedSandbox(dataDir);
+    await again.close();
+    await ctx.close();
+  });
   it("a port in use is a usage error", async () => {
     const { ctx } = testContext(null);
     await expect(sandboxStartRun({ port: sb.port }, ctx)).rejects.toThrow(/already in use/);

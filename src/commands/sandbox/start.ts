@@ -40,6 +40,12 @@ export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): 
   const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
   const { startSandbox } = await import("../../sandbox/server.js");
   const port = opts.port ?? 4010;
+  let release: (() => Promise<void>) | undefined;
+  if (dataDir) {
+    const { lockDataDir } = await import("../../sandbox/embedded.js");
+    release = await lockDataDir(dataDir, { wait: false });
+    ctx.onClose(() => release?.());
+  }
   let sb: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sb = await startSandbox({
@@ -115,5 +121,7 @@ export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): 
     opts.onListening?.(info, stop);
   });
   await sb.close();
+  await release?.();
+  release = undefined;
   ctx.io.err(dataDir ? `Sandbox stopped; state saved in ${dataDir}.` : "Sandbox stopped.");
 }
