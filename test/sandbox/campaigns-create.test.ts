@@ -302,6 +302,15 @@ describe("GET /campaigns", () => {
       expect(all.pageSize).toBe(50);
       expect(all.items.map((c) => c.externalReference)).toEqual(["L4", "L3", "L2", "L1", "L0"]);
 
+      const clamp = async (q: string) =>
+        strict(strictCampaigns.CampaignPage, await http(fresh, "GET", `/campaigns?${q}`));
+      expect((await clamp("pageSize=500")).pageSize).toBe(200);
+      expect((await clamp("pageSize=0")).pageSize).toBe(50);
+      expect((await clamp("pageSize=-3")).pageSize).toBe(50);
+      expect((await clamp("page=-2")).page).toBe(0);
+      expect(await clamp("page=9")).toEqual({ items: [], page: 9, pageSize: 50, totalCount: 5 });
+      expectError(await http(fresh, "GET", "/campaigns?page=x"), 400, "validation_failed", ["page"]);
+
       const p1 = strict(
         strictCampaigns.CampaignPage,
         await http(fresh, "GET", "/campaigns?page=1&pageSize=2"),
