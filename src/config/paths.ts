@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { CliError } from "../errors.js";
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.PARTNER_CLI_CONFIG_DIR) return resolve(env.PARTNER_CLI_CONFIG_DIR);
@@ -14,9 +15,26 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return join(xdg, "partner-cli");
 }
 
-/** Creates a private directory (0700 whatever the umask) and returns its path. */
+/** Creates a private directory (0700 whatever the umask; an existing one is tightened) and returns it. */
 export function ensurePrivateDir(dir: string): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (
+      code === "EACCES" ||
+      code === "EPERM" ||
+      code === "EROFS" ||
+      code === "ENOTDIR" ||
+      code === "EEXIST"
+    ) {
+      throw new CliError(
+        `Cannot use ${dir} as the partner-cli config directory (${code}): it must be a directory you own, made private (0700).`,
+        "Set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
+      );
+    }
+    throw err;
+  }
   return dir;
 }

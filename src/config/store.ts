@@ -60,7 +60,16 @@ export class ConfigStore {
     if (!this.conf) {
       ensurePrivateDir(this.dir);
       // A file written by something else (or an older version) may be more open than it should be.
-      if (existsSync(this.file)) chmodSync(this.file, FILE_MODE);
+      if (existsSync(this.file)) {
+        try {
+          chmodSync(this.file, FILE_MODE);
+        } catch (err) {
+          throw new CliError(
+            `Cannot make ${this.file} private (0600): ${(err as NodeJS.ErrnoException).code}.`,
+            "The config file must belong to you; fix its owner, or set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
+          );
+        }
+      }
       const { default: ConfCtor } = await import("conf");
       this.conf = this.guard(
         () =>
