@@ -1,9 +1,11 @@
 // The only code that speaks HTTP to the Partner API: undici on a keep-alive agent, bearer auth,
 // JSON in/out, error decoding, the retry policy and the --verbose trace (key redacted).
-import { Agent, type Dispatcher } from "undici";
+// undici and zod load on the first request, not at start-up: every command builds a Context that
+// imports this file, and `--help` or `--version` should not pay for an HTTP stack (see
+// docs/benchmarks.md).
+import type { Agent, Dispatcher } from "undici";
 import type { z } from "zod";
 import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../errors.js";
-import { ErrorBody } from "../spec/kit.js";
 import {
   backoffMs,
   DEFAULT_RETRY,
@@ -76,7 +78,7 @@ export function redactKey(key: string): string {
 export class ApiClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
-  private readonly agent: Agent;
+  private agentPromise: Promise<Agent> | undefined;
   private readonly settings: RetrySettings;
   private readonly opts: ClientOptions;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -87,16 +89,26 @@ export class ApiClient {
     this.apiKey = opts.apiKey;
     this.settings = { ...DEFAULT_RETRY, ...opts.retry };
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.agent = new Agent({
-      keepAliveTimeout: 10_000,
-      connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
-      headersTimeout: opts.headersTimeoutMs ?? 30_000,
-      bodyTimeout: opts.bodyTimeoutMs ?? 60_000,
-    });
+  }
+
+  /** One keep-alive pool per client, created on the first request. */
+  private agent(): Promise<Agent> {
+    this.agentPromise ??= import("undici").then(
+      ({ Agent }) =>
+        new Agent({
+          keepAliveTimeout: 10_000,
+          connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
+          headersTimeout: this.opts.headersTimeoutMs ?? 30_000,
+          bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
+        }),
+    );
+    return this.agentPromise;
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const agent = this.agentPromise;
+    this.agentPromise = undefined;
+    if (agent) await (await agent).close();
   }
 
   /** The full URL of a request (for traces and messages); the path is kept exactly as given. */
@@ -250,9 +262,10 @@ export class ApiClient {
     const path = this.requestPath(spec.path, spec.query, spec.prefix ?? API_PREFIX);
     const url = this.base().origin + path;
     this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${redactKey(this.apiKey)})`);
+    const agent = await this.agent();
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.agent.request({
+      res = await agent.request({
         origin: this.base().origin,
         path,
         method: spec.method,
@@ -281,7 +294,7 @@ export class ApiClient {
     this.trace(
       `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${text.length} bytes)`,
     );
-    if (res.statusCode >= 400) throw this.decodeError(spec, res.statusCode, text, res.headers);
+    if (res.statusCode >= 400) throw await this.decodeError(spec, res.statusCode, text, res.headers);
     let body: unknown;
     if (text.length > 0) {
       try {
@@ -307,15 +320,16 @@ export class ApiClient {
     return { status: res.statusCode, body: body as T, headers: res.headers };
   }
 
-  private decodeError(
+  private async decodeError(
     spec: RequestSpec<unknown>,
     status: number,
     text: string,
     headers: Record<string, string | string[] | undefined>,
-  ): ApiError {
+  ): Promise<ApiError> {
+    const { ErrorBody } = await import("../spec/kit.js");
     const ra = headers["retry-after"];
     const retryAfterMs = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, Date.now());
-    let parsed: ReturnType<typeof ErrorBody.safeParse> | undefined;
+    let parsed: ReturnType<(typeof ErrorBody)["safeParse"]> | undefined;
     try {
       parsed = ErrorBody.safeParse(JSON.parse(text));
     } catch {

@@ -1,0 +1,440 @@
+// npm run bench: start-up and roster-import figures for partner-cli, measured in one interleaved run.
+//
+// 1. Start-up: `partner-cli --version` and `partner-cli --help` against bare `node -e 0`, interleaved
+//    (each round runs the three in a rotating order), median wall-clock ms and the ratio to bare node.
+// 2. Import: `partner-cli roster import` of a generated 100,000-row CSV against a fresh sandbox, against
+//    a raw undici loop posting the same rows as 100 batches of 1,000 to POST /creators/batch on another
+//    fresh sandbox. Rows/s, wall time and peak RSS of each process. Rounds alternate CLI and raw.
+//
+// Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
+// Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
+// import), BENCH_BUDGET_SEC (110: no import round starts after that),
+// BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
+// `partner-cli sandbox start`).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BIN = join(ROOT, "bin", "partner-cli.js");
+const NODE = process.execPath;
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const BATCH = 1000;
+/** After this many seconds no new import round starts (the machine may be shared and slow). */
+const BUDGET_SEC = Number(process.env.BENCH_BUDGET_SEC ?? 110);
+const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+const tmp = mkdtempSync(join(tmpdir(), "partner-cli-bench-"));
+const configDir = join(tmp, "config");
+const log = (s) => process.stderr.write(`${s}\n`);
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
+
+// ---------------------------------------------------------------------------------------------
+// 1. Start-up
+
+function startup() {
+  const cases = [
+    { name: "node -e 0", args: ["-e", "0"] },
+    { name: "partner-cli --version", args: [BIN, "--version"] },
+    { name: "partner-cli --help", args: [BIN, "--help"] },
+  ];
+  const env = { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" };
+  // One unmeasured run each warms the file cache (and Node's compile cache where it exists).
+  for (const c of cases) spawnSync(NODE, c.args, { stdio: "ignore", env });
+  const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
+  for (let i = 0; i < STARTUP_RUNS; i++) {
+    for (let j = 0; j < cases.length; j++) {
+      const c = cases[(i + j) % cases.length];
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(NODE, c.args, { stdio: ["ignore", "ignore", "pipe"], env });
+      const ms = msSince(t0);
+      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
+      samples[c.name].push(ms);
+    }
+  }
+  const bare = median(samples["node -e 0"]);
+  return cases.map((c) => ({
+    command: c.name,
+    runs: samples[c.name].length,
+    medianMs: round(median(samples[c.name])),
+    minMs: round(Math.min(...samples[c.name])),
+    ratioToBareNode: round(median(samples[c.name]) / bare, 2),
+    samplesMs: samples[c.name].map((x) => round(x)),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sandboxes: one fresh process per measured run.
+
+let bundledServer;
+async function sandboxScript() {
+  // The sandbox server bundled on its own (no CLI around it), for BENCH_SANDBOX=bundle or when
+  // `sandbox start` is not available in this build.
+  if (!bundledServer) {
+    const { build } = await import(
+      pathToFileURL(join(ROOT, "node_modules", "esbuild", "lib", "main.js")).href
+    );
+    bundledServer = join(tmp, "sandbox-server.mjs");
+    await build({
+      entryPoints: [join(ROOT, "src", "sandbox", "server.ts")],
+      outfile: bundledServer,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "error",
+      banner: {
+        js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+      },
+    });
+  }
+  const script = join(tmp, "serve.mjs");
+  writeFileSync(
+    script,
+    `import { startSandbox } from ${JSON.stringify(pathToFileURL(bundledServer).href)};
+const sb = await startSandbox({ port: 0, seed: "empty" });
+process.stdout.write(JSON.stringify({ baseUrl: sb.url, writeKey: sb.writeKey }) + "\\n");
+process.on("SIGTERM", async () => { await sb.close(); process.exit(0); });
+`,
+  );
+  return [script];
+}
+
+let sandboxMode = process.env.BENCH_SANDBOX === "bundle" ? "bundle" : "cli";
+
+async function startSandboxProcess() {
+  const args =
+    sandboxMode === "cli"
+      ? [BIN, "sandbox", "start", "--port", "0", "--seed", "empty", "--json"]
+      : await sandboxScript();
+  const child = spawn(NODE, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" },
+  });
+  let out = "";
+  let err = "";
+  child.stderr.on("data", (c) => {
+    err += c;
+  });
+  const info = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`sandbox did not start in 30 s: ${err}`)), 30_000);
+    child.stdout.on("data", (c) => {
+      out += c;
+      const nl = out.indexOf("\n");
+      if (nl >= 0) {
+        clearTimeout(timer);
+        try {
+          resolve(JSON.parse(out.slice(0, nl)));
+        } catch {
+          reject(new Error(`sandbox printed something else than JSON: ${out.slice(0, 200)}`));
+        }
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited ${code}: ${err.trim()}`));
+    });
+  });
+  child.removeAllListeners("exit");
+  return {
+    ...info,
+    async stop() {
+      const done = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await done;
+      clearTimeout(t);
+    },
+  };
+}
+
+async function freshSandbox() {
+  try {
+    return await startSandboxProcess();
+  } catch (e) {
+    if (sandboxMode !== "cli") throw e;
+    log(
+      `  (partner-cli sandbox start failed: ${e.message.split("\n")[0]}; using a bundle of src/sandbox/server.ts)`,
+    );
+    sandboxMode = "bundle";
+    return startSandboxProcess();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes measured for wall time and peak RSS.
+
+/** Runs node with args; wall ms from spawn to exit, peak RSS in MB (GNU time, else /proc VmHWM). */
+function measured(args, env) {
+  return new Promise((resolve, reject) => {
+    const cmd = TIME ? TIME : NODE;
+    const argv = TIME ? ["-v", NODE, ...args] : args;
+    const t0 = process.hrtime.bigint();
+    const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"], env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    let hwmKb = 0;
+    let poll;
+    if (!TIME) {
+      poll = setInterval(() => {
+        try {
+          const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+          if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
+        } catch {
+          // gone
+        }
+      }, 20);
+    }
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const ms = msSince(t0);
+      if (poll) clearInterval(poll);
+      let rssKb = hwmKb;
+      let cpuSec = null;
+      if (TIME) {
+        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+        rssKb = m ? Number(m[1]) : 0;
+        const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+        const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+        if (user && sys) cpuSec = round(Number(user[1]) + Number(sys[1]), 2);
+        stderr = stderr.replace(/\n?\tCommand being timed:[\s\S]*$/, "");
+      }
+      resolve({ code, ms, peakRssMb: round(rssKb / 1024), cpuSec, stdout, stderr });
+    });
+  });
+}
+
+function writeRoster(path, n) {
+  const lines = ["externalId,name,email,handle,active"];
+  for (let i = 0; i < n; i++) {
+    const id = `cr-${String(i).padStart(6, "0")}`;
+    lines.push(
+      `${id},Creator ${i} Müller,creator${i}@example.com,@creator${i},${i % 10 === 9 ? "false" : "true"}`,
+    );
+  }
+  writeFileSync(path, `${lines.join("\n")}\n`);
+}
+
+/** The raw loop: the same rows, read with a plain split, posted as batches with undici, nothing else. */
+function rawScript() {
+  const script = join(tmp, "raw.mjs");
+  writeFileSync(
+    script,
+    `import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+const { Agent } = createRequire(${JSON.stringify(join(ROOT, "package.json"))})("undici");
+const [file, baseUrl, key, batchSize] = process.argv.slice(2);
+const lines = readFileSync(file, "utf8").split("\\n").filter(Boolean).slice(1);
+const rows = lines.map((l) => {
+  const [externalId, name, email, handle, active] = l.split(",");
+  return { externalId, name, email, handle, active: active === "true" };
+});
+const origin = new URL(baseUrl).origin;
+const agent = new Agent({ keepAliveTimeout: 10_000 });
+const summary = { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 };
+for (let i = 0; i < rows.length; i += Number(batchSize)) {
+  const res = await agent.request({
+    origin,
+    path: "/api/partner/v1/creators/batch",
+    method: "POST",
+    headers: { authorization: "Bearer " + key, "content-type": "application/json" },
+    body: JSON.stringify({ creators: rows.slice(i, i + Number(batchSize)) }),
+  });
+  const body = await res.body.json();
+  if (res.statusCode !== 200) throw new Error("batch answered " + res.statusCode + ": " + JSON.stringify(body));
+  for (const k of Object.keys(summary)) summary[k] += body.summary[k];
+}
+await agent.close();
+process.stdout.write(JSON.stringify({ summary }) + "\\n");
+`,
+  );
+  return script;
+}
+
+async function importRun(kind, csv, raw) {
+  const sb = await freshSandbox();
+  try {
+    const env = {
+      ...process.env,
+      PARTNER_CLI_CONFIG_DIR: configDir,
+      PARTNER_BASE_URL: sb.baseUrl,
+      PARTNER_API_KEY: sb.writeKey,
+      NO_COLOR: "1",
+    };
+    const args =
+      kind === "cli"
+        ? [BIN, "roster", "import", csv, "--json"]
+        : [raw, csv, sb.baseUrl, sb.writeKey, String(BATCH)];
+    const r = await measured(args, env);
+    if (r.code !== 0) throw new Error(`${kind} import exited ${r.code}: ${r.stderr.slice(0, 500)}`);
+    let out;
+    try {
+      out = JSON.parse(r.stdout);
+    } catch {
+      throw new Error(`${kind} import printed no JSON: ${r.stdout.slice(0, 300)}`);
+    }
+    const added = out.summary?.added;
+    if (added !== ROWS)
+      throw new Error(`${kind} import added ${added} of ${ROWS} rows: ${r.stdout.slice(0, 300)}`);
+    return {
+      ms: r.ms,
+      rowsPerSec: Math.round(ROWS / (r.ms / 1000)),
+      peakRssMb: r.peakRssMb,
+      cpuSec: r.cpuSec,
+    };
+  } finally {
+    await sb.stop();
+  }
+}
+
+async function imports(started) {
+  if (ROUNDS <= 0) throw new Error("BENCH_ROUNDS=0");
+  const csv = join(tmp, "roster.csv");
+  writeRoster(csv, ROWS);
+  const raw = rawScript();
+  const runs = { cli: [], raw: [] };
+  let skipped = 0;
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i > 0 && (Date.now() - started) / 1000 > BUDGET_SEC) {
+      skipped = ROUNDS - i;
+      log(`  time budget of ${BUDGET_SEC} s spent: ${skipped} import round(s) skipped`);
+      break;
+    }
+    const order = i % 2 === 0 ? ["cli", "raw"] : ["raw", "cli"];
+    for (const kind of order) {
+      log(`  import round ${i + 1}/${ROUNDS}: ${kind}`);
+      runs[kind].push(await importRun(kind, csv, raw));
+    }
+  }
+  const sum = (kind) => ({
+    runs: runs[kind].length,
+    medianMs: round(median(runs[kind].map((r) => r.ms))),
+    rowsPerSec: Math.round(median(runs[kind].map((r) => r.rowsPerSec))),
+    peakRssMb: round(median(runs[kind].map((r) => r.peakRssMb))),
+    cpuSec: runs[kind][0].cpuSec === null ? null : round(median(runs[kind].map((r) => r.cpuSec)), 2),
+    samples: runs[kind].map((r) => ({ ...r, ms: round(r.ms) })),
+  });
+  const cli = sum("cli");
+  const rawLoop = sum("raw");
+  return {
+    rows: ROWS,
+    batchSize: BATCH,
+    roundsRun: ROUNDS - skipped,
+    sandbox:
+      sandboxMode === "cli"
+        ? "partner-cli sandbox start --seed empty (in memory)"
+        : "bundled src/sandbox/server.ts",
+    peakRssMethod: TIME
+      ? "GNU time -v (maximum resident set size)"
+      : "/proc/<pid>/status VmHWM sampled every 20 ms",
+    cli: { command: `partner-cli roster import <${ROWS} rows>.csv --json`, ...cli },
+    raw: { command: "undici Agent.request loop, same rows, 100 sequential batches of 1,000", ...rawLoop },
+    cliTimeRatioToRaw: round(cli.medianMs / rawLoop.medianMs, 2),
+    cliThroughputShareOfRaw: round(cli.rowsPerSec / rawLoop.rowsPerSec, 2),
+    cliCpuRatioToRaw: cli.cpuSec && rawLoop.cpuSec ? round(cli.cpuSec / rawLoop.cpuSec, 2) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function table(rows, headers) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, "dist", "main.js")))
+    throw new Error("dist/ is missing: run `npm run bench` (it builds first).");
+  const started = Date.now();
+  const load0 = loadavg();
+  log(
+    `partner-cli bench: ${STARTUP_RUNS} start-up rounds, ${ROUNDS} import rounds of ${ROWS} rows (temp dir ${tmp})`,
+  );
+  log("  start-up...");
+  const start = startup();
+  let imp;
+  let importError;
+  try {
+    imp = await imports(started);
+  } catch (e) {
+    importError = e.message;
+    log(`  import not measured: ${e.message}`);
+  }
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
+    memoryGb: round(totalmem() / 2 ** 30),
+    loadAverage: { before: load0.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
+    durationSec: round((Date.now() - started) / 1000),
+    startup: start,
+    import: imp ?? { error: importError },
+  };
+  writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+
+  const out = [];
+  out.push(`Start-up (${STARTUP_RUNS} interleaved runs each, wall clock from spawn to exit)`);
+  out.push(
+    table(
+      start.map((s) => [s.command, s.medianMs, s.minMs, `${s.ratioToBareNode}x`]),
+      ["command", "median ms", "min ms", "vs node -e 0"],
+    ),
+  );
+  out.push("");
+  if (imp) {
+    out.push(
+      `Roster import: ${ROWS.toLocaleString("en-US")} rows, batches of ${BATCH}, fresh sandbox per run (${imp.sandbox})`,
+    );
+    out.push(
+      table(
+        [
+          [
+            "partner-cli roster import",
+            imp.cli.medianMs,
+            imp.cli.rowsPerSec,
+            imp.cli.cpuSec ?? "-",
+            imp.cli.peakRssMb,
+          ],
+          ["raw undici loop", imp.raw.medianMs, imp.raw.rowsPerSec, imp.raw.cpuSec ?? "-", imp.raw.peakRssMb],
+        ],
+        ["process", "median ms", "rows/s", "client CPU s", "peak RSS MB"],
+      ),
+    );
+    out.push(
+      `CLI takes ${imp.cliTimeRatioToRaw}x the raw loop's wall time (${Math.round(imp.cliThroughputShareOfRaw * 100)}% of its throughput)` +
+        (imp.cliCpuRatioToRaw ? ` and ${imp.cliCpuRatioToRaw}x its client CPU time` : "") +
+        `; peak RSS by ${imp.peakRssMethod}.`,
+    );
+  } else {
+    out.push(`Roster import: not measured (${importError}).`);
+  }
+  out.push("");
+  out.push(
+    `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,
+  );
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+try {
+  await main();
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
