@@ -45,6 +45,12 @@ describe("clock", () => {
     expectError(await control("POST", "/advance", { duration: "-1h" }), 400, "validation_failed");
     expectError(await control("POST", "/advance", { duration: -5 }), 400, "validation_failed");
     expectError(await control("POST", "/advance", {}), 400, "validation_failed", ["duration"]);
+    expectError(await control("POST", "/advance", { duration: "99999999d" }), 400, "validation_failed", [
+      "duration",
+    ]);
+    expectError(await control("POST", "/advance", { duration: 1e300 }), 400, "validation_failed", [
+      "duration",
+    ]);
   });
   it("control routes need a valid key", async () => {
     expectError(await http(sb, "GET", "/clock", { control: true, key: null }), 401, "unauthenticated");

@@ -14,6 +14,8 @@ export function parseBody<T>(schema: z.ZodType<T>, req: SandboxRequest): T {
   return r.data;
 }
 
+const MAX_OFFSET_MS = 100 * 366 * 86_400_000;
+
 const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 export function durationMs(v: string | number): number {
   if (typeof v === "number") return v;
@@ -51,7 +53,14 @@ export const controlRoutes: Route[] = [
     path: "/advance",
     handler: (req) => {
       const body = parseBody(z.object({ duration: z.union([z.string(), z.number().int().min(0)]) }), req);
-      req.sb.clock.advance(durationMs(body.duration));
+      const ms = durationMs(body.duration);
+      // Keep sandbox time representable (and sensible): at most 100 years ahead of real time.
+      if (req.sb.clock.offsetMs + ms > MAX_OFFSET_MS) {
+        throw invalid("The sandbox clock can be at most 100 years ahead of real time.", {
+          duration: ["is too large"],
+        });
+      }
+      req.sb.clock.advance(ms);
       return ok({ now: req.sb.clock.iso(), offsetMs: req.sb.clock.offsetMs });
     },
   },
