@@ -128,6 +128,36 @@ describe("campaigns create: interactive setup", () => {
     expect(prompter.remaining()).toBe(0);
   });
 
+  it("--retailer-name alone on a terminal: the retailer is picked from the offer's list, not dropped", async () => {
+    const prompter = scriptedPrompter([
+      { match: /^Retailer$/, answer: "freshmart.example" },
+      { match: /Create this campaign\?/, answer: true },
+      { match: /Activate the campaign now\?/, answer: false },
+      { match: /roster a share link now\?/, answer: false },
+    ]);
+    const { ctx } = testContext(sb, { tty: true, prompter });
+    const r = await exitOf(() =>
+      campaignsCreateRun(
+        {
+          name: "Z",
+          offer: "0098765000021",
+          from: day(0),
+          through: day(5),
+          codeLimit: "5",
+          rate: "0.1",
+          unitPrice: "1",
+          retailerName: "Fresh Mart",
+          externalReference: "zero-2",
+        },
+        ctx,
+      ),
+    );
+    await ctx.close();
+    expect(r.code).toBe(0);
+    const c = (await http(sb, "GET", "/campaigns?externalReference=zero-2")).body.items[0];
+    expect(c.retailer).toEqual({ emailDomain: "freshmart.example", name: "Fresh Mart" });
+  });
+
   it("with every flag given on a terminal there are no prompts at all", async () => {
     const prompter = scriptedPrompter([]);
     const { ctx } = testContext(sb, { tty: true, prompter });

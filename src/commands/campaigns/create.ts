@@ -292,9 +292,10 @@ async function interactiveSetup(
     });
   }
 
-  if (v.retailerDomain === undefined && v.retailerName === undefined && offer.allowedRetailers.length > 0) {
+  if (v.retailerDomain === undefined && offer.allowedRetailers.length > 0) {
     const wanted =
       offer.retailerChoiceRequired ||
+      v.retailerName !== undefined ||
       (await p.confirm({ message: "Restrict the campaign to one retailer?", default: false }));
     if (wanted) {
       v.retailerDomain = await p.select({

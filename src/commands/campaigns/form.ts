@@ -174,6 +174,8 @@ export function offerProblems(f: CampaignFlags, offer: Offer): Problem[] {
       flag: FLAG.retailerDomain,
       message: `this offer requires a retailer: one of ${offer.allowedRetailers.join(", ") || "(none listed)"}, with --retailer-name`,
     });
+  } else if (!domain && f.retailerName?.trim()) {
+    out.push({ flag: FLAG.retailerDomain, message: "is needed with --retailer-name" });
   } else if (domain && !offer.allowedRetailers.map((d) => d.toLowerCase()).includes(domain)) {
     out.push({
       flag: FLAG.retailerDomain,
