@@ -285,4 +285,20 @@ describe("roster import", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/Imported .*1 row in 1 batch: 1 added/);
   });
+
+  it("on a terminal shows a progress bar on stderr and still ends with the summary", async () => {
+    sb.faults.set({ latencyMs: 150 });
+    const rows = Array.from({ length: 40 }, (_, i) => `t-${i},Name ${i}`);
+    const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+      tty: true,
+      // cli-progress asks the stream itself whether it is a terminal.
+      setup: async (ctx) => {
+        Object.assign(ctx.io.stderr, { isTTY: true, columns: 100 });
+      },
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Importing \[/);
+    expect(r.stderr).toMatch(/40 rows in 4 batches: 40 added/);
+  });
 });
