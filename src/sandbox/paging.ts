@@ -51,9 +51,12 @@ export function boolParam(q: URLSearchParams, name: string): boolean | undefined
 export function timestampParam(q: URLSearchParams, name: string): number | undefined {
   const raw = q.get(name);
   if (raw === null || raw === "") return undefined;
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
-    ? Date.parse(raw)
-    : Number.NaN;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.exec(raw);
+  // Date.parse rolls 2024-02-30 over into March: check the calendar day exists.
+  const dayExists =
+    m !== null &&
+    new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).getUTCDate() === Number(m[3]);
+  const ms = m && dayExists ? Date.parse(raw) : Number.NaN;
   if (Number.isNaN(ms))
     throw invalid(`${name} must be an ISO 8601 timestamp.`, { [name]: ["must be an ISO 8601 timestamp"] });
   return ms;

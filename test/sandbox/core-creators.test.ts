@@ -309,5 +309,12 @@ describe("GET /creators filters", () => {
       "validation_failed",
       ["updatedSince"],
     );
+    expectError(
+      await http(sb2, "GET", "/creators?updatedSince=2024-02-30T00:00:00Z"),
+      400,
+      "validation_failed",
+      ["updatedSince"],
+    );
+    expect((await http(sb2, "GET", "/creators?updatedSince=2024-02-29T00:00:00Z")).status).toBe(200);
   });
 });
