@@ -453,7 +453,8 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
     const n = pending.n;
     const order = sortByRecordedAt(pending);
     t.reserveRedemptions(n);
-    let last = t.lastRecordedAt;
+    // Never before the last recorded one (feed order), nor at or before an asOf already handed out.
+    let last = Math.max(t.lastRecordedAt, t.asOfFloor + 1);
     const first = t.redemptionCount;
     const counted = new Map<string, number>();
     for (let k = 0; k < n; k++) {

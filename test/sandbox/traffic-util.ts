@@ -28,6 +28,7 @@ export interface CampaignInit {
   rate?: number | string;
   price?: number | string;
   externalReference?: string;
+  retailer?: { emailDomain: string; name: string };
   creators?: string[];
   activate?: boolean;
   key?: string;
@@ -42,6 +43,7 @@ export async function makeCampaign(sb: RunningSandbox, o: CampaignInit = {}) {
     codeLimit: o.codeLimit ?? 100_000,
     commission: { rate: o.rate ?? 0.1, estimatedUnitSalePrice: o.price ?? 2.5 },
     ...(o.externalReference ? { externalReference: o.externalReference } : {}),
+    ...(o.retailer ? { retailer: o.retailer } : {}),
   };
   const key = o.key ?? sb.writeKey;
   const res = await http(sb, "POST", "/campaigns", { body, key });
@@ -119,4 +121,10 @@ export async function feedAll(sb: RunningSandbox, limit = 1000): Promise<any[]> 
     if (!res.body.nextCursor) return out;
     after = res.body.nextCursor;
   }
+}
+
+/** The UTC timestamp of a wall-clock time on a day in `tz` (e.g. "12:00:00"). */
+export function instantIn(tz: string, day: string, time: string): string {
+  const z = Temporal.PlainDateTime.from(`${day}T${time}`).toZonedDateTime(tz);
+  return `${z.toInstant().toString({ smallestUnit: "second" })}`;
 }

@@ -191,6 +191,11 @@ export class Traffic {
   private unredeemedCache: Map<number, { shopper: number[]; test: number[] }> | undefined;
   /** Bumped on every change; caches key on it. */
   version = 0;
+  /**
+   * The latest asOf handed out by a range read (epoch seconds). Redemptions recorded afterwards get a
+   * later recordedAt, so a pinned asOf keeps leaving them out.
+   */
+  asOfFloor = 0;
 
   constructor(init?: { redemptionSalt?: string; claimSalt?: string }) {
     this.redemptionSalt = init?.redemptionSalt ?? IdCodec.newSalt();
@@ -239,8 +244,10 @@ export class Traffic {
     this.codeCreator.data[i] = creator;
     this.codeIssuedAt.data[i] = issuedAt;
     this.codeRedemption.data[i] = -1;
-    const u = this.unredeemedCache?.get(campaign);
-    if (u) (creator === NO_CREATOR ? u.test : u.shopper).push(i);
+    if (this.unredeemedCache) {
+      const u = this.unredeemed(campaign);
+      (creator === NO_CREATOR ? u.test : u.shopper).push(i);
+    }
     return i;
   }
 
@@ -326,6 +333,7 @@ export class Traffic {
       origins: this.origins.values,
       reasons: this.reasons.values,
       supplyAlerts: [...this.supplyAlerts.entries()],
+      asOfFloor: this.asOfFloor,
       viewCount: this.viewCount,
       views: cols(this.viewCount, {
         campaign: this.viewCampaign,
@@ -389,6 +397,7 @@ export class Traffic {
       const c = Column.fromBase64(ctor, b64 ?? "", n);
       target.data = c.data;
     };
+    t.asOfFloor = (raw.asOfFloor as number | undefined) ?? 0;
     t.viewCount = j.viewCount;
     load(t.viewCampaign, Uint32Array, j.views.campaign, j.viewCount);
     load(t.viewCreator, Uint32Array, j.views.creator, j.viewCount);

@@ -109,6 +109,7 @@ function range(req: SandboxRequest, t: Traffic): SandboxResponse {
   const campaignId = q.get("campaignId") || undefined;
   const asOfMs = timestampParam(q, "asOf") ?? nowMs;
   const asOfS = Math.floor(asOfMs / 1000);
+  t.asOfFloor = Math.max(t.asOfFloor, Math.min(asOfS, Math.floor(nowMs / 1000)));
   const paging = pageParams(q);
   const bounds = dayBoundariesSec(r.from, r.through, tz);
   const startS = bounds[0]!;
