@@ -341,6 +341,13 @@ export function jobInProgress(state: OrgState, campaignId: string): JobRecord | 
   return undefined;
 }
 
+/** A finished job keeps only its counts and failure list (smaller snapshots). */
+function release(job: JobRecord): void {
+  job.pending = [];
+  job.unmatchedIds = [];
+  job.cursor = 0;
+}
+
 /** Pace of job processing in real time (the sandbox clock only stamps the times). */
 export const JOB_PACE = { tickMs: 100, chunk: 1000 };
 
@@ -367,6 +374,7 @@ export function stepJob(sb: Sandbox, state: OrgState, job: JobRecord): boolean {
     job.failedCount = job.totalCount - job.assignedCount;
     job.cursor = job.pending.length;
     job.status = "failed";
+    release(job);
     job.lastError = why;
     job.completedAt = now;
     return false;
@@ -398,6 +406,7 @@ export function stepJob(sb: Sandbox, state: OrgState, job: JobRecord): boolean {
     return stop("Simulated failure (POST /_sandbox/campaigns/{id}/fail-next-job): the job stopped part-way.");
   if (job.cursor < job.pending.length) return true;
   job.status = "completed";
+  release(job);
   job.completedAt = now;
   if (job.failedCount > 0)
     job.lastError = `${job.failedCount} creator${job.failedCount === 1 ? "" : "s"} could not be assigned; see unassignableExternalIds.`;
