@@ -1,3 +1,61 @@
+// reports summary | campaign | creators.
 import type { Command } from "commander";
+import { action, examples, parseIntArg } from "./define.js";
+import { addRangeOptions } from "./range.js";
 
-export function registerReports(_program: Command): void {}
+/** Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`). */
+export function declareCampaignReport(parent: Command, name: string): Command {
+  const cmd = addRangeOptions(
+    parent
+      .command(name)
+      .argument("<campaign>", "campaign id or externalReference")
+      .description("a campaign's totals, a daily chart and its creators ranked by verified redemptions"),
+  )
+    .option("--all-creators", "read every page of creators")
+    .option("--page <n>", "creators page, from 0", parseIntArg(0))
+    .option("--page-size <n>", "creators per page (1-200)", parseIntArg(1, 200));
+  action(cmd, async (ctx, [idOrRef], o) =>
+    (await import("../commands/reports/campaign.js")).campaignReportRun(idOrRef!, o, ctx),
+  );
+  return cmd;
+}
+
+export function registerReports(program: Command): void {
+  const noun = program
+    .command("reports")
+    .alias("report")
+    .description("program summary, campaign report and creator counts");
+
+  const summary = addRangeOptions(
+    noun.command("summary").description("totals and per-brand figures for a date range"),
+  ).option("--brand <id>", "only this brand (id)");
+  examples(summary, [
+    "partner-cli reports summary",
+    "partner-cli reports summary --preset this-month --json",
+  ]);
+  action(summary, async (ctx, _a, o) => (await import("../commands/reports/summary.js")).summaryRun(o, ctx));
+
+  const campaign = declareCampaignReport(noun, "campaign");
+  examples(campaign, [
+    "partner-cli reports campaign spring-launch --preset 7d",
+    "partner-cli reports campaign spring-launch --all-creators --json",
+  ]);
+
+  const creators = addRangeOptions(
+    noun
+      .command("creators")
+      .description(
+        "verified redemptions and commission per creator per campaign, as CSV across all pages (no 366-day cap)",
+      ),
+  )
+    .option("--brand <id>", "only this brand (id)")
+    .option("--campaign <id>", "only this campaign (id)")
+    .option("--out <file>", 'write to FILE (complete or not at all); "-" or absent: stdout');
+  examples(creators, [
+    "partner-cli reports creators --preset last-month --out payouts.csv",
+    "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
+  ]);
+  action(creators, async (ctx, _a, o) =>
+    (await import("../commands/reports/creators.js")).creatorsReportRun(o, ctx),
+  );
+}

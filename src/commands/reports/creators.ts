@@ -1,0 +1,83 @@
+import { creatorCounts } from "../../api/reports.js";
+import { allPages } from "../../api/paging.js";
+import { checkRange, type RangeFlags } from "../../cli/range.js";
+import type { Context } from "../../context.js";
+import { openCsvSink } from "../../csv/write.js";
+import type { CreatorCount } from "../../spec/reports.js";
+
+export interface CreatorsReportOptions extends RangeFlags {
+  brand?: string | undefined;
+  campaign?: string | undefined;
+  out?: string | undefined;
+}
+
+export const CREATOR_COUNT_COLUMNS = [
+  "creatorExternalId",
+  "creatorName",
+  "campaignId",
+  "campaignExternalReference",
+  "campaignName",
+  "brandId",
+  "brandName",
+  "verifiedRedemptions",
+  "estimatedCommission",
+  "commissionRate",
+  "estimatedUnitSalePrice",
+] as const;
+
+function row(c: CreatorCount) {
+  return [
+    c.creator.externalId,
+    c.creator.name,
+    c.campaign.id,
+    c.campaign.externalReference,
+    c.campaign.name,
+    c.brand.id,
+    c.brand.name,
+    c.verifiedRedemptions,
+    c.estimatedCommission,
+    c.commissionRate,
+    c.estimatedUnitSalePrice,
+  ];
+}
+
+/** Creator counts across every page, as CSV (no 366-day cap on this report). */
+export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
+  const range = checkRange(o, null);
+  const api = await ctx.api();
+  const toStdout = o.out === undefined || o.out === "-";
+  if (ctx.io.json && toStdout) {
+    const items: CreatorCount[] = [];
+    for await (const p of allPages((page) =>
+      creatorCounts(api, { ...range, brandId: o.brand, campaignId: o.campaign, page, pageSize: 200 }),
+    )) {
+      items.push(...p.items);
+    }
+    ctx.io.outJson(items);
+    return;
+  }
+  const sink = await openCsvSink(o.out, CREATOR_COUNT_COLUMNS, ctx.io.stdout);
+  let rows = 0;
+  let rangeText = "";
+  try {
+    for (let page = 0; ; page++) {
+      const p = await creatorCounts(api, {
+        ...range,
+        brandId: o.brand,
+        campaignId: o.campaign,
+        page,
+        pageSize: 200,
+      });
+      await sink.write(p.items.map(row));
+      rows += p.items.length;
+      rangeText = `${p.range.from} through ${p.range.through} (${p.range.timeZone})`;
+      if (p.items.length === 0 || (p.page + 1) * p.pageSize >= p.totalCount) break;
+    }
+    await sink.commit();
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+  ctx.io.err(`Wrote ${rows} creator-campaign rows for ${rangeText}${sink.path ? ` to ${sink.path}` : ""}.`);
+  if (ctx.io.json) ctx.io.outJson({ summary: { rows, out: sink.path } });
+}

@@ -1,0 +1,104 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { campaignReportRun } from "../../src/commands/reports/campaign.js";
+import { creatorsReportRun } from "../../src/commands/reports/creators.js";
+import { summaryRun } from "../../src/commands/reports/summary.js";
+import { exitCodeFor } from "../../src/main.js";
+import { activeCampaign, simulate } from "../export/arrange.js";
+import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+
+describe("reports commands", () => {
+  let sb: RunningSandbox;
+  let campaignId: string;
+  const ref = "report-test";
+  beforeAll(async () => {
+    sb = await sandbox();
+    campaignId = await activeCampaign(sb, ref);
+    await simulate(sb, { campaign: campaignId, views: 400, claims: 120, redemptions: 90, seed: 3 });
+  });
+  afterAll(async () => sb.close());
+
+  it("summary: totals and brands as TSV when piped, the API object with --json", async () => {
+    const a = testContext(sb);
+    await summaryRun({ preset: "7d" }, a.ctx);
+    await a.ctx.close();
+    expect(a.stdout()).toMatch(/^range\t/m);
+    expect(a.stdout()).toMatch(/^verifiedRedemptions\t90$/m);
+    expect(a.stdout()).toMatch(/^brand\tcampaigns/m);
+    const b = testContext(sb, { globals: { json: true } });
+    await summaryRun({ preset: "7d" }, b.ctx);
+    await b.ctx.close();
+    const s = JSON.parse(b.stdout());
+    expect(s.totals.verifiedRedemptions).toBe(90);
+    expect(s.range.preset).toBe("7d");
+  });
+
+  it("campaign report by externalReference: chart and ranked creators on a terminal, null ratios as '-'", async () => {
+    const a = testContext(sb, { tty: true });
+    await campaignReportRun(ref, { preset: "7d" }, a.ctx);
+    await a.ctx.close();
+    const out = a.stdout();
+    expect(out).toContain("Verified redemptions per day");
+    expect(out).toMatch(/█/);
+    expect(out).toContain("Creators");
+    expect(out).toMatch(/│\s*1\s*│/);
+    // A range without activity: ratios are null, shown as "-" on a terminal and null in JSON.
+    const quiet = testContext(sb, { tty: true });
+    await campaignReportRun(ref, { from: "2026-01-01", through: "2026-01-31" }, quiet.ctx);
+    await quiet.ctx.close();
+    expect(quiet.stdout()).toMatch(/redemptionRate\s+-$/m);
+    const quietJson = testContext(sb, { globals: { json: true } });
+    await campaignReportRun(ref, { from: "2026-01-01", through: "2026-01-31" }, quietJson.ctx);
+    await quietJson.ctx.close();
+    expect(JSON.parse(quietJson.stdout()).totals.redemptionRate).toBeNull();
+    const b = testContext(sb, { globals: { json: true } });
+    await campaignReportRun(
+      campaignId,
+      { from: "2026-01-01", through: "2026-12-31", allCreators: true },
+      b.ctx,
+    );
+    await b.ctx.close();
+    const r = JSON.parse(b.stdout());
+    expect(r.range.preset).toBe("custom");
+    expect(r.daily).toHaveLength(365);
+    const ranks = r.creators.items.map((c: { rank: number }) => c.rank);
+    expect(ranks).toEqual([...ranks].sort((x: number, y: number) => x - y));
+    expect(r.creators.items.length).toBe(r.creators.totalCount);
+  });
+
+  it("creator counts as CSV across pages, no 366-day cap", async () => {
+    const out = join(tempDir(), "counts.csv");
+    const a = testContext(sb);
+    await creatorsReportRun({ from: "2025-06-01", through: "2026-12-31", out }, a.ctx);
+    await a.ctx.close();
+    const rows = parse(readFileSync(out), { columns: true }) as Record<string, string>[];
+    const api = await http(
+      sb,
+      "GET",
+      "/reports/creator-counts?from=2025-06-01&through=2026-12-31&pageSize=1",
+    );
+    expect(rows.length).toBe(api.body.totalCount);
+    expect(rows.reduce((n, r) => n + Number(r.verifiedRedemptions), 0)).toBe(90);
+    expect(a.stderr()).toMatch(/Wrote \d+ creator-campaign rows/);
+  });
+
+  it("a bad range is a usage error before any request", async () => {
+    const a = testContext(sb);
+    await expect(
+      summaryRun({ preset: "7d", from: "2026-01-01", through: "2026-01-02" }, a.ctx),
+    ).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
+    await expect(summaryRun({ from: "2025-01-01", through: "2026-01-02" }, a.ctx)).rejects.toSatisfy(
+      (e) => exitCodeFor(e) === 2,
+    );
+    await expect(
+      campaignReportRun(ref, { from: "2026-02-30", through: "2026-03-01" }, a.ctx),
+    ).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
+  });
+
+  it("an unknown campaign is not found (exit 5)", async () => {
+    const a = testContext(sb);
+    await expect(campaignReportRun("no-such-ref", {}, a.ctx)).rejects.toSatisfy((e) => exitCodeFor(e) === 5);
+  });
+});
