@@ -44,7 +44,7 @@ describe("redemptions feed", () => {
     const p3 = await page(sb, `?limit=100&after=${p2.nextCursor}`);
     expect(p3.items).toHaveLength(50);
     expect(p3.nextCursor).toBeNull();
-    expect(p2.items[0].id).not.toBe(p1.items[0].id);
+    expect(p2.items[0]?.id).not.toBe(p1.items[0]?.id);
 
     // The next run starts from the last non-null cursor (the one that fetched the last page):
     // the last page repeats, followed by anything new.
