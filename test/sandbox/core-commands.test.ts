@@ -188,6 +188,79 @@ describe("sandbox simulate", () => {
       await new Promise((r) => server.close(r));
     }
   });
+  it("flags map to the body fields through the command line; a 404 exits 5 with the hint", async () => {
+    let body = "";
+    const server = createServer((req, res) => {
+      req.on("data", (c) => {
+        body += c;
+      });
+      req.on("end", () => {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify({ error: { code: "not_found", message: "No route for POST /_sandbox/simulate." } }),
+        );
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    let e = "";
+    const err = new PassThrough();
+    err.on("data", (c) => {
+      e += c;
+    });
+    const streams = {
+      stdout: new PassThrough(),
+      stderr: err,
+      stdin: new PassThrough(),
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      stdinIsTTY: false,
+    };
+    try {
+      const code = await run(
+        [
+          "sandbox",
+          "simulate",
+          "--campaign",
+          "ref 1",
+          "--views",
+          "5",
+          "--claims",
+          "4",
+          "--redemptions",
+          "3",
+          "--test-codes",
+          "2",
+          "--exclusions",
+          "1",
+          "--restorations",
+          "0",
+          "--seed",
+          "42",
+        ],
+        {
+          streams,
+          env: { PARTNER_BASE_URL: url, PARTNER_API_KEY: "k", PARTNER_CLI_CONFIG_DIR: "/nonexistent-y" },
+        },
+      );
+      expect(code).toBe(5);
+      expect(JSON.parse(body)).toEqual({
+        campaign: "ref 1",
+        views: 5,
+        claims: 4,
+        redemptions: 3,
+        testCodes: 2,
+        exclusions: 1,
+        restorations: 0,
+        seed: 42,
+      });
+      expect(e).toMatch(/not_found/);
+      expect(e).toMatch(/not a partner-cli sandbox/);
+      expect(await run(["sandbox", "simulate", "--views", "-1"], { streams, env: {} })).toBe(2);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
   it("prints the route's answer when the sandbox has one", async () => {
     const server = createServer((req, res) => {
       req.resume();
