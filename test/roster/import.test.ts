@@ -301,4 +301,40 @@ describe("roster import", () => {
     expect(r.stderr).toMatch(/Importing \[/);
     expect(r.stderr).toMatch(/40 rows in 4 batches: 40 added/);
   });
+
+  it("a read-only key is exit 4 and nothing is saved", async () => {
+    const file = writeTemp("externalId,name\nro-1,Ann\n");
+    const t = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+      setup: async (ctx) => {
+        Object.assign(ctx.env, { PARTNER_API_KEY: sb.readOnlyKey });
+      },
+    });
+    expect(t.code).toBe(4);
+    expect(t.stderr).toMatch(/Stopped at batch 1 \(lines 2-2\): no rows were sent/);
+    expect(await creator(sb, "ro-1")).toBeUndefined();
+  });
+
+  it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
+    const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+      json: true,
+      setup: async (ctx) => {
+        const api: ApiClient = await ctx.api();
+        const call = api.call.bind(api);
+        api.call = (async (spec: RequestSpec<unknown>) => {
+          const res = await call(spec);
+          sb.faults.set({ next: Array(20).fill("502") });
+          return res;
+        }) as ApiClient["call"];
+      },
+    });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(
+      /Stopped at batch 2 \(lines 12-21\): 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
+    );
+    expect(r.json).toMatchObject({ complete: false, summary: { rows: 20, added: 10 } });
+    sb.faults.set({ next: [] });
+    expect(await creatorCount(sb)).toBe(SEEDED + 10);
+  });
 });
