@@ -111,7 +111,7 @@ describe("campaigns create by flags", () => {
     expect(prompter.asked).toHaveLength(0);
   });
 
-  it("reports every format problem at once with the flag names, before any request", async () => {
+  it("reports every format problem at once with the flag names, before any write", async () => {
     const { ctx } = testContext(sb);
     const r = await exitOf(() =>
       campaignsCreateRun(
@@ -165,6 +165,18 @@ describe("campaigns create by flags", () => {
     expect(r3.error).toContain("--retailer-domain: must be one of the offer's retailers: freshmart.example");
     await ctx.close();
     expect(await total()).toBe(0);
+  });
+
+  it("format problems and the offer's rules are reported together", async () => {
+    const { ctx } = testContext(sb);
+    const r = await exitOf(() =>
+      campaignsCreateRun(flags({ offer: SODA, rate: "2", codeLimit: "2001" }), ctx),
+    );
+    await ctx.close();
+    expect(r.code).toBe(2);
+    expect(r.error).toMatch(/--rate: must be between 0 and 1/);
+    expect(r.error).toMatch(/--code-limit: must be at most 2,000/);
+    expect(r.error).toMatch(/--retailer-domain: this offer requires a retailer/);
   });
 
   it("an offer that cannot be distributed or does not exist is a usage error", async () => {

@@ -33,6 +33,23 @@ import {
   problemLines,
 } from "./form.js";
 
+/** Body fields (as the service names them in error details) → the flags that set them. */
+const FIELD_FLAG: Record<string, string> = {
+  name: FLAG.name,
+  baseGs1: FLAG.offer,
+  dates: `${FLAG.from}/${FLAG.through}`,
+  "dates.from": FLAG.from,
+  "dates.through": FLAG.through,
+  codeLimit: FLAG.codeLimit,
+  commission: `${FLAG.rate}/${FLAG.unitPrice}`,
+  "commission.rate": FLAG.rate,
+  "commission.estimatedUnitSalePrice": FLAG.unitPrice,
+  retailer: `${FLAG.retailerDomain}/${FLAG.retailerName}`,
+  "retailer.emailDomain": FLAG.retailerDomain,
+  "retailer.name": FLAG.retailerName,
+  externalReference: FLAG.externalReference,
+};
+
 export interface CampaignsCreateOptions extends CampaignFlags {
   activate?: boolean | undefined;
 }
@@ -53,21 +70,18 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
   const problems = formatProblems(flags);
   const missing = missingFlags(flags);
   const interactive = missing.length > 0 && ctx.canPrompt();
-  if (!interactive && (missing.length || problems.length)) {
-    const parts: string[] = [];
-    if (missing.length)
-      parts.push(`Missing required flag${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}.`);
+  if (!interactive && missing.length) {
+    const parts = [`Missing required flag${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}.`];
     if (problems.length) parts.push(`Invalid values:\n${problemLines(problems)}`);
     throw new UsageError(
       `Cannot create the campaign. ${parts.join("\n")}`,
-      missing.length
-        ? ctx.globals.input
-          ? "Give them as flags, or run the command on a terminal for the interactive setup."
-          : "Give them as flags (--no-input never prompts)."
-        : undefined,
+      ctx.globals.input
+        ? "Give them as flags, or run the command on a terminal for the interactive setup."
+        : "Give them as flags (--no-input never prompts).",
     );
   }
-  if (problems.length)
+  // On a terminal, a bad flag is reported before any prompt; by flags, together with the offer's rules.
+  if (problems.length && (interactive || problems.some((p) => p.flag === FLAG.offer)))
     throw new UsageError(`Cannot create the campaign. Invalid values:\n${problemLines(problems)}`);
 
   const api = await ctx.api();
@@ -79,11 +93,9 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
     offer = await fetchOffer(api, flags.offer!);
     values = flags;
   }
-  const offerIssues = offerProblems(values, offer);
-  if (offerIssues.length)
-    throw new UsageError(
-      `Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(offerIssues)}`,
-    );
+  const all = [...problems, ...offerProblems(values, offer)];
+  if (all.length)
+    throw new UsageError(`Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(all)}`);
 
   let reference = values.externalReference?.trim();
   if (!reference) {
@@ -140,6 +152,14 @@ async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof crea
   try {
     result = await createCampaign(api, body);
   } catch (err) {
+    if (err instanceof ApiError && err.status === 400 && err.details) {
+      const flags = [
+        ...new Set(Object.keys(err.details).map((f) => FIELD_FLAG[f] ?? FIELD_FLAG[f.split(".")[0]!])),
+      ]
+        .filter(Boolean)
+        .join(", ");
+      if (flags) throw err.withHint(`Nothing was created. Check ${flags}.`);
+    }
     if (err instanceof ApiError && err.status === 409) {
       // A reference already in use (rule 2): name the campaign that holds it and how to see it.
       const existing = await findCampaignByReference(api, body.externalReference).catch(() => null);
