@@ -95,7 +95,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (!saveTimer) {
         saveTimer = setTimeout(() => {
           saveTimer = undefined;
-          if (dirty) save();
+          if (!dirty) return;
+          try {
+            save();
+          } catch (err) {
+            // A failed background save must not crash the server; the next change (or close) retries.
+            dirty = true;
+            process.emitWarning(`sandbox state not saved to ${opts.dataDir}: ${(err as Error).message}`);
+          }
         }, 250);
         saveTimer.unref();
       }
