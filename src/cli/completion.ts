@@ -3,6 +3,18 @@
 import { Argument, type Command } from "commander";
 import { action, examples } from "./define.js";
 
+const profileArgs = new WeakSet<Command>();
+
+/** Marks a command whose positional argument is a stored profile name (completed from `profiles list`). */
+export function completesProfileNames(cmd: Command): Command {
+  profileArgs.add(cmd);
+  return cmd;
+}
+
+export function takesProfileName(cmd: Command): boolean {
+  return profileArgs.has(cmd);
+}
+
 export function registerCompletion(program: Command): void {
   const completion = program
     .command("completion")

@@ -1,5 +1,6 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "commander";
+import { completesProfileNames } from "./completion.js";
 import { action, examples } from "./define.js";
 
 export function registerProfiles(program: Command): void {
@@ -20,6 +21,7 @@ export function registerProfiles(program: Command): void {
     .command("use")
     .argument("<name>", "profile to make current")
     .description("make a stored profile the current one");
+  completesProfileNames(use);
   examples(use, ["partner-cli profiles use prod"]);
   action(use, async (ctx, args) =>
     (await import("../commands/profiles/use.js")).profilesUseRun(args[0]!, ctx),
@@ -29,6 +31,7 @@ export function registerProfiles(program: Command): void {
     .command("show")
     .argument("[name]", "profile to show (default: --profile, PARTNER_PROFILE, else the current one)")
     .description("show one profile; the key only as its last 4 characters");
+  completesProfileNames(show);
   examples(show, ["partner-cli profiles show", "partner-cli profiles show prod --json"]);
   action(show, async (ctx, args) =>
     (await import("../commands/profiles/show.js")).profilesShowRun(args[0], ctx),
@@ -39,6 +42,7 @@ export function registerProfiles(program: Command): void {
     .alias("rm")
     .argument("<name>", "profile to remove")
     .description("remove a stored profile and its key (asks first; --yes when not on a terminal)");
+  completesProfileNames(remove);
   examples(remove, ["partner-cli profiles remove staging", "partner-cli profiles remove staging --yes"]);
   action(remove, async (ctx, args) =>
     (await import("../commands/profiles/remove.js")).profilesRemoveRun(args[0]!, ctx),

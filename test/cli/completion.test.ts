@@ -1,9 +1,11 @@
 // `completion bash|zsh|fish` prints scripts generated from the command tree.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { BIN } from "../helpers/cli.js";
+import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { runIn } from "./run-helper.js";
 import { allCommands, program } from "./tree.js";
 
@@ -12,7 +14,13 @@ const scripts: Record<string, string> = {};
 const dir = mkdtempSync(join(tmpdir(), "pcli-completion-"));
 const has = (bin: string) => spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
 
+let sb: RunningSandbox;
+afterAll(async () => {
+  await sb?.close();
+});
+
 beforeAll(async () => {
+  sb = await sandbox();
   for (const shell of ["bash", "zsh", "fish"]) {
     const r = await runIn(["completion", shell]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -23,7 +31,7 @@ beforeAll(async () => {
 });
 
 /** Runs the bash completion function for a command line whose last word is being completed. */
-function bashComplete(words: string[]): string[] {
+function bashComplete(words: string[], env?: NodeJS.ProcessEnv): string[] {
   const script = `
 source ${JSON.stringify(join(dir, "partner-cli.bash"))}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")})
@@ -31,7 +39,7 @@ COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))
 _partner_cli
 printf '%s\\n' "\${COMPREPLY[@]}"
 `;
-  return execFileSync("bash", ["-c", script], { encoding: "utf8" }).split("\n").filter(Boolean);
+  return execFileSync("bash", ["-c", script], { encoding: "utf8", env }).split("\n").filter(Boolean);
 }
 
 describe("completion scripts", () => {
@@ -75,6 +83,31 @@ describe("completion scripts", () => {
     }
   });
 
+  test("bash: --profile and profiles use/show/remove complete the stored profile names", async () => {
+    // The script asks `partner-cli profiles list`; put the built bin on PATH under that name.
+    const bin = join(dir, "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "partner-cli"), `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`, {
+      mode: 0o755,
+    });
+    const cfg = tempDir("pcli-completion-cfg-");
+    await runIn(["login", "--profile", "prod", "--base-url", sb.url, "--api-key-stdin"], {
+      env: { PARTNER_CLI_CONFIG_DIR: cfg },
+      stdin: sb.writeKey,
+    });
+    await runIn(["login", "--profile", "staging", "--base-url", sb.url, "--api-key-stdin"], {
+      env: { PARTNER_CLI_CONFIG_DIR: cfg },
+      stdin: sb.writeKey,
+    });
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, PARTNER_CLI_CONFIG_DIR: cfg };
+    expect(bashComplete(["partner-cli", "--profile", ""], env)).toEqual(["prod", "staging"]);
+    expect(bashComplete(["partner-cli", "me", "--profile", "st"], env)).toEqual(["staging"]);
+    expect(bashComplete(["partner-cli", "profiles", "use", ""], env)).toEqual(["prod", "staging"]);
+    expect(bashComplete(["partner-cli", "profiles", "rm", "p"], env)).toEqual(["prod"]);
+    expect(scripts.zsh).toContain("_partner_cli_profiles");
+    expect(scripts.fish).toContain("-l profile -x -a '(__partner_cli_profiles)'");
+  }, 120_000);
+
   test("zsh and fish: every noun, verb and alias is in the script", () => {
     for (const shell of ["zsh", "fish"]) {
       const s = scripts[shell]!;
@@ -95,12 +128,47 @@ describe("completion scripts", () => {
     expect(scripts.fish).toContain("-a profiles -d ");
   });
 
-  test.runIf(has("zsh"))("zsh -n accepts the zsh script", () => {
+  test.runIf(has("zsh"))("zsh -n accepts the zsh script, and it walks the tree like the bash one", () => {
     expect(spawnSync("zsh", ["-n", join(dir, "partner-cli.zsh")]).status).toBe(0);
+    // Stand-ins for zsh's completion builtins that print the candidates they are given.
+    const harness = `
+compdef() { }
+_describe() { shift 3; local -a arr; arr=("\${(@P)1}"); local e; for e in $arr; do print -r -- "\${e%%:*}"; done }
+compadd() { [[ $1 == -- ]] && shift; if [[ $1 == -a ]]; then print -l -- "\${(@P)2}"; return; fi; print -l -- "$@" }
+_default() { print "<default>" }
+source ${JSON.stringify(join(dir, "partner-cli.zsh"))}
+words=("$@"); CURRENT=$#words
+_partner_cli
+`;
+    const zsh = (...words: string[]) =>
+      execFileSync("zsh", ["-c", harness, "zsh", ...words], { encoding: "utf8" })
+        .split("\n")
+        .filter(Boolean);
+    expect(zsh("partner-cli", "--profile", "x", "profile", "r")).toEqual([
+      "list",
+      "ls",
+      "use",
+      "show",
+      "remove",
+      "rm",
+    ]);
+    expect(zsh("partner-cli", "login", "--api")).toContain("--api-key-stdin");
+    expect(zsh("partner-cli", "completion", "")).toEqual(["<default>"]);
   });
 
-  test.runIf(has("fish"))("fish -n accepts the fish script", () => {
-    expect(spawnSync("fish", ["-n", join(dir, "partner-cli.fish")]).status).toBe(0);
+  test.runIf(has("fish"))("fish -n accepts the fish script, and fish completes from it", () => {
+    const file = join(dir, "partner-cli.fish");
+    expect(spawnSync("fish", ["-n", file]).status).toBe(0);
+    const fish = (line: string) =>
+      execFileSync("fish", ["-c", `source ${JSON.stringify(file)}; complete -C ${JSON.stringify(line)}`], {
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("\t")[0]);
+    expect(fish("partner-cli prof")).toEqual(["profile", "profiles"]);
+    expect(fish("partner-cli --profile x profile r")).toEqual(["remove", "rm"]);
+    expect(fish("partner-cli login --api")).toEqual(["--api-key-stdin"]);
   });
 
   test("an unknown shell is a usage error", async () => {

@@ -37,10 +37,22 @@ function transitions(root: CommandNode): Transition[] {
 }
 
 /** Flags whose next word is a value, per node ("*" for the program's global ones). */
-function valueFlags(root: CommandNode): { node: string; flag: string; choices: string[] | undefined }[] {
-  const out: { node: string; flag: string; choices: string[] | undefined }[] = [];
+interface ValueFlag {
+  node: string;
+  flag: string;
+  choices: string[] | undefined;
+  profile: boolean;
+}
+
+/** Stored profile names, from `partner-cli profiles list` (TSV when piped: name is column 2). */
+const LIST_PROFILES = `${BIN} profiles list 2>/dev/null | tail -n +2 | cut -f2`;
+
+function valueFlags(root: CommandNode): ValueFlag[] {
+  const out: ValueFlag[] = [];
   for (const g of globalsOf(root)) {
-    if (g.takesValue) for (const f of flagsOf(g)) out.push({ node: "*", flag: f, choices: g.choices });
+    if (g.takesValue)
+      for (const f of flagsOf(g))
+        out.push({ node: "*", flag: f, choices: g.choices, profile: g.profileValue });
   }
   const globalFlags = new Set(globalsOf(root).flatMap(flagsOf));
   for (const n of allNodes(root)) {
@@ -48,7 +60,8 @@ function valueFlags(root: CommandNode): { node: string; flag: string; choices: s
     for (const o of n.options) {
       if (!o.takesValue) continue;
       for (const f of flagsOf(o))
-        if (!globalFlags.has(f)) out.push({ node: n.id, flag: f, choices: o.choices });
+        if (!globalFlags.has(f))
+          out.push({ node: n.id, flag: f, choices: o.choices, profile: o.profileValue });
     }
   }
   return out;
@@ -68,6 +81,7 @@ export function bashScript(root: CommandNode): string {
   lines.push(`# bash completion for ${BIN}, generated from its command tree by "${BIN} completion bash".`);
   lines.push(`# Load it now:     source <(${BIN} completion bash)`);
   lines.push(`# Or install it:   ${BIN} completion bash > ~/.local/share/bash-completion/completions/${BIN}`);
+  lines.push(`_partner_cli_profiles() { ${LIST_PROFILES}; }`);
   lines.push("_partner_cli() {");
   lines.push('  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"');
   lines.push("  local node=root skip=0 i w");
@@ -88,9 +102,11 @@ export function bashScript(root: CommandNode): string {
   lines.push('  case "$node $prev" in');
   for (const v of vf) {
     lines.push(
-      v.choices?.length
-        ? `    ${pat(v.node, v.flag)}) COMPREPLY=($(compgen -W "${v.choices.join(" ")}" -- "$cur")); return ;;`
-        : `    ${pat(v.node, v.flag)}) return ;;`,
+      v.profile
+        ? `    ${pat(v.node, v.flag)}) COMPREPLY=($(compgen -W "$(_partner_cli_profiles)" -- "$cur")); return ;;`
+        : v.choices?.length
+          ? `    ${pat(v.node, v.flag)}) COMPREPLY=($(compgen -W "${v.choices.join(" ")}" -- "$cur")); return ;;`
+          : `    ${pat(v.node, v.flag)}) return ;;`,
     );
   }
   lines.push("  esac");
@@ -108,6 +124,8 @@ export function bashScript(root: CommandNode): string {
   for (const n of allNodes(root)) {
     if (n.children.length)
       lines.push(`    ${n.id}) COMPREPLY=($(compgen -W "${childWords(n).join(" ")}" -- "$cur")) ;;`);
+    else if (n.profileArg)
+      lines.push(`    ${n.id}) COMPREPLY=($(compgen -W "$(_partner_cli_profiles)" -- "$cur")) ;;`);
   }
   lines.push("  esac");
   lines.push("}");
@@ -135,6 +153,11 @@ export function zshScript(root: CommandNode): string {
   lines.push(`# zsh completion for ${BIN}, generated from its command tree by "${BIN} completion zsh".`);
   lines.push(`# Load it now:     source <(${BIN} completion zsh)`);
   lines.push(`# Or install it:   ${BIN} completion zsh > "\${fpath[1]}/_${BIN}"`);
+  lines.push("_partner_cli_profiles() {");
+  lines.push("  local -a profs");
+  lines.push(`  profs=(\${(f)"$(${LIST_PROFILES})"})`);
+  lines.push("  compadd -a profs");
+  lines.push("}");
   lines.push("_partner_cli() {");
   lines.push("  local node=root skip=0 i w");
   lines.push("  for ((i = 2; i < CURRENT; i++)); do");
@@ -154,9 +177,11 @@ export function zshScript(root: CommandNode): string {
   lines.push('  case "$node $prev" in');
   for (const v of vf) {
     lines.push(
-      v.choices?.length
-        ? `    (${pat(v.node, v.flag)}) compadd -- ${v.choices.join(" ")}; return ;;`
-        : `    (${pat(v.node, v.flag)}) _default; return ;;`,
+      v.profile
+        ? `    (${pat(v.node, v.flag)}) _partner_cli_profiles; return ;;`
+        : v.choices?.length
+          ? `    (${pat(v.node, v.flag)}) compadd -- ${v.choices.join(" ")}; return ;;`
+          : `    (${pat(v.node, v.flag)}) _default; return ;;`,
     );
   }
   lines.push("  esac");
@@ -179,6 +204,9 @@ export function zshScript(root: CommandNode): string {
       ...c.aliases.map((a) => describeEntry(a, `alias of ${c.name}`)),
     ]);
     lines.push(`    (${n.id}) cands=(${entries.join(" ")}) ;;`);
+  }
+  for (const n of allNodes(root)) {
+    if (!n.children.length && n.profileArg) lines.push(`    (${n.id}) _partner_cli_profiles; return ;;`);
   }
   lines.push("    (*) _default; return ;;");
   lines.push("  esac");
@@ -206,6 +234,10 @@ export function fishScript(root: CommandNode): string {
   lines.push(`# fish completion for ${BIN}, generated from its command tree by "${BIN} completion fish".`);
   lines.push(`# Load it now:     ${BIN} completion fish | source`);
   lines.push(`# Or install it:   ${BIN} completion fish > ~/.config/fish/completions/${BIN}.fish`);
+  lines.push("function __partner_cli_profiles");
+  lines.push(`    ${LIST_PROFILES}`);
+  lines.push("end");
+  lines.push("");
   lines.push("function __partner_cli_node");
   lines.push("    set -l tokens (commandline -opc)");
   lines.push("    set -e tokens[1]");
@@ -246,7 +278,10 @@ export function fishScript(root: CommandNode): string {
     if (cond) parts.push(cond);
     if (o.long) parts.push(`-l ${o.long.replace(/^--/, "")}`);
     if (o.short && /^-[A-Za-z0-9]$/.test(o.short)) parts.push(`-s ${o.short.slice(1)}`);
-    if (o.takesValue) parts.push(o.choices?.length ? `-x -a ${fq(o.choices.join(" "))}` : "-r");
+    if (o.takesValue) {
+      if (o.profileValue) parts.push("-x -a '(__partner_cli_profiles)'");
+      else parts.push(o.choices?.length ? `-x -a ${fq(o.choices.join(" "))}` : "-r");
+    }
     parts.push(`-d ${fq(o.description)}`);
     return parts.join(" ");
   };
@@ -264,6 +299,9 @@ export function fishScript(root: CommandNode): string {
       }
     }
     if (n === root) continue;
+    if (!n.children.length && n.profileArg) {
+      lines.push(`complete -c ${BIN} ${at(n.id)} -f -a '(__partner_cli_profiles)'`);
+    }
     for (const o of n.options) {
       if (flagsOf(o).some((f) => globalFlags.has(f))) continue;
       lines.push(optLine(o, at(n.id)));

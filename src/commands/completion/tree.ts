@@ -1,6 +1,7 @@
 // A plain model of the commander tree (visible commands, aliases, options), shared by the
 // completion generators, so each script is derived from the same walk and never drifts.
 import type { Command, Option } from "commander";
+import { takesProfileName } from "../../cli/completion.js";
 
 export interface OptionInfo {
   long: string | undefined;
@@ -8,6 +9,8 @@ export interface OptionInfo {
   /** Takes a required value (`--out <file>`): the next word is that value. */
   takesValue: boolean;
   choices: string[] | undefined;
+  /** The value is a stored profile name (`--profile`). */
+  profileValue: boolean;
   description: string;
 }
 
@@ -19,6 +22,8 @@ export interface CommandNode {
   aliases: string[];
   description: string;
   options: OptionInfo[];
+  /** The positional argument is a stored profile name. */
+  profileArg: boolean;
   children: CommandNode[];
 }
 
@@ -38,6 +43,7 @@ function optionInfo(o: Option): OptionInfo | undefined {
     short,
     takesValue: Boolean(o.required),
     choices: o.argChoices?.filter((c) => SAFE_WORD.test(c)),
+    profileValue: long === "--profile" && Boolean(o.required),
     description: oneLine(o.description),
   };
 }
@@ -51,6 +57,7 @@ const HELP: OptionInfo = {
   short: "-h",
   takesValue: false,
   choices: undefined,
+  profileValue: false,
   description: "show help",
 };
 
@@ -68,6 +75,7 @@ export function commandTree(program: Command): CommandNode {
         short: "-V",
         takesValue: false,
         choices: undefined,
+        profileValue: false,
         description: "print the version",
       });
     }
@@ -78,6 +86,7 @@ export function commandTree(program: Command): CommandNode {
       aliases: cmd.aliases().filter((a) => SAFE_WORD.test(a)),
       description: oneLine(cmd.description()),
       options,
+      profileArg: takesProfileName(cmd),
       children: cmd.commands
         .filter((c) => !isHidden(c) && SAFE_WORD.test(c.name()))
         .map((c) => walk(c, [...path, c.name()])),
