@@ -112,96 +112,98 @@ describe("campaigns (built bin)", () => {
 });
 
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+/** Shown in the test name: the real-terminal run needs tmux; the scripted-prompter tests run anyway. */
+const tmuxNote = hasTmux ? "" : " (SKIPPED: tmux is not installed; see test/campaigns/interactive.test.ts)";
 
 describe("campaigns create: interactive setup in a real terminal (tmux)", () => {
-  it.skipIf(!hasTmux)("walks the prompts and creates the campaign", { timeout: 120_000 }, async () => {
-    const socket = `pcli-h6-${process.pid}`;
-    const session = "setup";
-    const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-    const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
-    const waitFor = async (re: RegExp, what: string) => {
-      const until = Date.now() + 30_000;
-      for (;;) {
-        const s = screen();
-        if (re.test(s)) return s;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
-    const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
-    const command = [
-      "env",
-      `PARTNER_BASE_URL=${q(env.PARTNER_BASE_URL!)}`,
-      `PARTNER_API_KEY=${q(env.PARTNER_API_KEY!)}`,
-      `PARTNER_CLI_CONFIG_DIR=${q(env.PARTNER_CLI_CONFIG_DIR!)}`,
-      "NO_COLOR=1",
-      "node",
-      q(BIN),
-      "campaigns",
-      "create",
-      "; echo EXIT=$?; sleep 60",
-    ].join(" ");
-    tmux("new-session", "-d", "-s", session, "-x", "220", "-y", "50", command);
-    try {
-      const type = (text: string) => tmux("send-keys", "-t", session, "-l", text);
-      const enter = () => tmux("send-keys", "-t", session, "Enter");
-      await waitFor(/Brand/, "the brand prompt");
-      enter(); // first brand: Crunchy Oats Co.
-      await waitFor(/Offer\b/, "the offer prompt");
-      enter(); // its first distributable offer
-      await waitFor(/Campaign name/, "the name prompt");
-      type("Tmux campaign");
-      enter();
-      await waitFor(/First day/, "the first-day prompt");
-      enter(); // default
-      await waitFor(/Last day/, "the last-day prompt");
-      type(day(20));
-      enter();
-      await waitFor(/Code limit/, "the code-limit prompt");
-      type("250");
-      enter();
-      await waitFor(/Commission rate/, "the rate prompt");
-      type("0.1");
-      enter();
-      await waitFor(/unit sale price/, "the price prompt");
-      type("2.5");
-      enter();
-      await waitFor(/Estimated commission per redemption: \$0\.25/, "the commission estimate");
-      await waitFor(/External reference/, "the reference prompt");
-      type("tmux-ref");
-      enter();
-      await waitFor(/Create this campaign\?/, "the confirmation");
-      const summary = screen();
-      expect(summary).toMatch(/Tmux campaign/);
-      expect(summary).toMatch(/Code limit\s+250/);
-      enter(); // yes (default)
-      await waitFor(/Activate the campaign now\?/, "the activation question");
-      enter(); // yes (default)
-      await waitFor(/roster a share link now\?/, "the links question");
-      type("n");
-      enter();
-      const end = await waitFor(/EXIT=\d+/, "the end of the command");
-      expect(end).toMatch(/EXIT=0/);
-      expect(end).toMatch(/Created campaign/);
-    } finally {
+  it.skipIf(!hasTmux)(
+    `walks the prompts and creates the campaign${tmuxNote}`,
+    { timeout: 120_000 },
+    async () => {
+      const socket = `pcli-h6-${process.pid}`;
+      const session = "setup";
+      const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+      const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
+      const waitFor = async (re: RegExp, what: string) => {
+        const until = Date.now() + 30_000;
+        for (;;) {
+          const s = screen();
+          if (re.test(s)) return s;
+          if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+      const command = [
+        "env",
+        `PARTNER_BASE_URL=${q(env.PARTNER_BASE_URL!)}`,
+        `PARTNER_API_KEY=${q(env.PARTNER_API_KEY!)}`,
+        `PARTNER_CLI_CONFIG_DIR=${q(env.PARTNER_CLI_CONFIG_DIR!)}`,
+        "NO_COLOR=1",
+        "node",
+        q(BIN),
+        "campaigns",
+        "create",
+        "; echo EXIT=$?; sleep 60",
+      ].join(" ");
+      tmux("new-session", "-d", "-s", session, "-x", "220", "-y", "50", command);
       try {
-        tmux("kill-server");
-      } catch {
-        // already gone
+        const type = (text: string) => tmux("send-keys", "-t", session, "-l", text);
+        const enter = () => tmux("send-keys", "-t", session, "Enter");
+        await waitFor(/Brand/, "the brand prompt");
+        enter(); // first brand: Crunchy Oats Co.
+        await waitFor(/Offer\b/, "the offer prompt");
+        enter(); // its first distributable offer
+        await waitFor(/Campaign name/, "the name prompt");
+        type("Tmux campaign");
+        enter();
+        await waitFor(/First day/, "the first-day prompt");
+        enter(); // default
+        await waitFor(/Last day/, "the last-day prompt");
+        type(day(20));
+        enter();
+        await waitFor(/Code limit/, "the code-limit prompt");
+        type("250");
+        enter();
+        await waitFor(/Commission rate/, "the rate prompt");
+        type("0.1");
+        enter();
+        await waitFor(/unit sale price/, "the price prompt");
+        type("2.5");
+        enter();
+        await waitFor(/Estimated commission per redemption: \$0\.25/, "the commission estimate");
+        await waitFor(/External reference/, "the reference prompt");
+        type("tmux-ref");
+        enter();
+        await waitFor(/Create this campaign\?/, "the confirmation");
+        const summary = screen();
+        expect(summary).toMatch(/Tmux campaign/);
+        expect(summary).toMatch(/Code limit\s+250/);
+        enter(); // yes (default)
+        await waitFor(/Activate the campaign now\?/, "the activation question");
+        enter(); // yes (default)
+        await waitFor(/roster a share link now\?/, "the links question");
+        type("n");
+        enter();
+        const end = await waitFor(/EXIT=\d+/, "the end of the command");
+        expect(end).toMatch(/EXIT=0/);
+        expect(end).toMatch(/Created campaign/);
+      } finally {
+        try {
+          tmux("kill-server");
+        } catch {
+          // already gone
+        }
       }
-    }
-    const c = (await http(sb, "GET", "/campaigns?externalReference=tmux-ref")).body.items[0];
-    expect(c).toMatchObject({
-      name: "Tmux campaign",
-      status: "active",
-      codes: { limit: 250 },
-      dates: { from: day(0), through: day(20) },
-      commission: { rate: 0.1, estimatedUnitSalePrice: 2.5 },
-    });
-    expect(c.offer.brand.name).toBe("Crunchy Oats Co.");
-  });
-
-  it.runIf(!hasTmux)("skipped: tmux is not installed, so the real-terminal setup test cannot run", () => {
-    console.warn("tmux not found: the interactive setup was tested only with a scripted prompter");
-  });
+      const c = (await http(sb, "GET", "/campaigns?externalReference=tmux-ref")).body.items[0];
+      expect(c).toMatchObject({
+        name: "Tmux campaign",
+        status: "active",
+        codes: { limit: 250 },
+        dates: { from: day(0), through: day(20) },
+        commission: { rate: 0.1, estimatedUnitSalePrice: 2.5 },
+      });
+      expect(c.offer.brand.name).toBe("Crunchy Oats Co.");
+    },
+  );
 });
