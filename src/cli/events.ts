@@ -1,3 +1,55 @@
+// events types | get | list | tail | sync.
 import type { Command } from "commander";
+import { action, examples, parseDuration, parseIntArg } from "./define.js";
 
-export function registerEvents(_program: Command): void {}
+export function registerEvents(program: Command): void {
+  const noun = program
+    .command("events")
+    .alias("event")
+    .description("read the event log (30 days), follow it, or copy it to a local NDJSON store");
+
+  const types = noun.command("types").description("the eight event types and when each is emitted");
+  examples(types, ["partner-cli events types"]);
+  action(types, async (ctx) => (await import("../commands/events/read.js")).typesRun(ctx));
+
+  const get = noun.command("get").argument("<id>", "event id").description("one event envelope from the log");
+  examples(get, ["partner-cli events get 0190a1b2-0000-7000-8000-000000000000 --json"]);
+  action(get, async (ctx, [id]) => (await import("../commands/events/read.js")).getRun(id!, ctx));
+
+  const list = noun
+    .command("list")
+    .description("one page of the log, oldest first; --json prints {items, nextCursor}")
+    .option("--type <type>", "only this event type")
+    .option("--after <cursor>", "start after this cursor (a nextCursor; not an event id)")
+    .option("--limit <n>", "events per page (1-1000)", parseIntArg(1, 1000));
+  examples(list, [
+    "partner-cli events list --type redemption.recorded --limit 50",
+    'partner-cli events list --after "$CURSOR" --json',
+  ]);
+  action(list, async (ctx, _a, o) => (await import("../commands/events/read.js")).listRun(o, ctx));
+
+  const tail = noun
+    .command("tail")
+    .description("follow new events from now until Ctrl-C (exit 0); NDJSON when piped or with --json")
+    .option("--type <type>", "only this event type")
+    .option("--interval <duration>", "base poll interval (grows while quiet)", parseDuration, 2_000);
+  examples(tail, ["partner-cli events tail", "partner-cli events tail --type code.issued --json | jq .data"]);
+  action(tail, async (ctx, _a, o) => (await import("../commands/events/tail.js")).tailRun(o, ctx));
+
+  const sync = noun
+    .command("sync")
+    .description(
+      "copy new events since the saved cursor into an NDJSON store (the format webhooks listen writes), each event once (for cron)",
+    )
+    .option("--type <type>", "only this event type (its own cursor)")
+    .option("--out <file>", "NDJSON event store", "events.ndjson")
+    .option("--from-start", "ignore the saved cursor and read the whole log (30 days); no duplicates")
+    .option("--limit <n>", "events per request (1-1000)", parseIntArg(1, 1000), 1000);
+  examples(sync, [
+    "partner-cli events sync --out /data/events.ndjson",
+    "PARTNER_PROFILE=prod partner-cli events sync --out /data/events.ndjson --json",
+  ]);
+  action(sync, async (ctx, _a, o) => {
+    await (await import("../commands/events/sync.js")).syncRun(o, ctx);
+  });
+}

@@ -1,3 +1,122 @@
+// webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
 import type { Command } from "commander";
+import { action, examples, parseDuration, parseIntArg } from "./define.js";
 
-export function registerWebhooks(_program: Command): void {}
+export function registerWebhooks(program: Command): void {
+  const noun = program
+    .command("webhooks")
+    .alias("webhook")
+    .description("register webhook endpoints, verify signatures and run a local receiver");
+
+  const list = noun.command("list").description("the organization's webhook endpoints (at most 5)");
+  examples(list, ["partner-cli webhooks list", "partner-cli webhooks list --json"]);
+  action(list, async (ctx) => (await import("../commands/webhooks/manage.js")).listRun(ctx));
+
+  const get = noun
+    .command("get")
+    .argument("<id>", "webhook id")
+    .description("one endpoint and its recent deliveries (newest first)");
+  examples(get, ["partner-cli webhooks get 6f1c2d8e-0000-4000-8000-000000000000"]);
+  action(get, async (ctx, [id]) => (await import("../commands/webhooks/manage.js")).getRun(id!, ctx));
+
+  const create = noun
+    .command("create")
+    .description(
+      "register an endpoint; its signing secret is shown once (into --secret-file, mode 0600, or on stdout)",
+    )
+    .option("--url <url>", "HTTPS URL of the receiver (a publicly reachable host)")
+    .option("--events <types>", "event types, comma-separated (see: events types)")
+    .option("--secret-file <file>", "write the signing secret to FILE (created 0600; never printed)")
+    .option(
+      "--force",
+      "overwrite an existing --secret-file; register even if the URL already has an endpoint",
+    );
+  examples(create, [
+    "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded,code.issued --secret-file ~/.partner-webhook.secret",
+    "partner-cli webhooks create --url https://hooks.example.com/partner --events campaign.status_changed --json",
+  ]);
+  action(create, async (ctx, _a, o) => (await import("../commands/webhooks/manage.js")).createRun(o, ctx));
+
+  const update = noun
+    .command("update")
+    .argument("<id>", "webhook id")
+    .description("change an endpoint's URL or event types, or pause/resume it")
+    .option("--url <url>", "new URL (pending deliveries go there)")
+    .option("--events <types>", "new event types, comma-separated (queued deliveries are still sent)")
+    .option("--enable", "resume: deliveries queued while paused are sent")
+    .option("--disable", "pause: new events stay in the log only");
+  examples(update, [
+    "partner-cli webhooks update 6f1c2d8e-0000-4000-8000-000000000000 --disable",
+    "partner-cli webhooks update 6f1c2d8e-0000-4000-8000-000000000000 --events redemption.recorded,redemption.excluded",
+  ]);
+  action(update, async (ctx, [id], o) =>
+    (await import("../commands/webhooks/manage.js")).updateRun(id!, o, ctx),
+  );
+
+  const del = noun
+    .command("delete")
+    .argument("<id>", "webhook id")
+    .description("delete an endpoint and its queued deliveries (asks on a terminal; --yes otherwise)");
+  examples(del, ["partner-cli webhooks delete 6f1c2d8e-0000-4000-8000-000000000000 --yes"]);
+  action(del, async (ctx, [id]) => (await import("../commands/webhooks/manage.js")).deleteRun(id!, ctx));
+
+  const rotate = noun
+    .command("rotate-secret")
+    .argument("<id>", "webhook id")
+    .description("replace the signing secret; the previous one keeps signing for 24 hours")
+    .option("--secret-file <file>", "write the new secret to FILE (created 0600)")
+    .option("--force", "overwrite an existing --secret-file");
+  examples(rotate, [
+    "partner-cli webhooks rotate-secret 6f1c2d8e-0000-4000-8000-000000000000 --secret-file new.secret",
+  ]);
+  action(rotate, async (ctx, [id], o) =>
+    (await import("../commands/webhooks/manage.js")).rotateRun(id!, o, ctx),
+  );
+
+  const test = noun
+    .command("test")
+    .argument("<id>", "webhook id")
+    .description("send a sample event (sample: true) to one endpoint; --wait follows its delivery")
+    .option("--type <type>", "event type of the sample")
+    .option("--wait", "wait until the sample is delivered (exit 0) or fails (exit 3)")
+    .option("--timeout <duration>", "with --wait: give up after this long (exit 8)", parseDuration, 60_000);
+  examples(test, [
+    "partner-cli webhooks test 6f1c2d8e-0000-4000-8000-000000000000 --type code.issued --wait",
+  ]);
+  action(test, async (ctx, [id], o) => {
+    await (await import("../commands/webhooks/test.js")).testRun(id!, o, ctx);
+  });
+
+  const verify = noun
+    .command("verify")
+    .description(
+      "check a Service-Signature header against the raw body: exit 0 valid, 3 invalid (with the reason)",
+    )
+    .option("--secret-file <file>", "the signing secret (two lines during a rotation)")
+    .option("--header <value>", "the Service-Signature header value")
+    .option("--body <file>", "the raw body bytes (default: stdin)")
+    .option("--tolerance <seconds>", "largest clock difference accepted", parseIntArg(0, 86_400), 300);
+  examples(verify, [
+    'partner-cli webhooks verify --secret-file webhook.secret --header "$SIG" --body body.json',
+    "cat body.json | partner-cli webhooks verify --secret-file webhook.secret --header 't=1763776800,v1=...'",
+  ]);
+  action(verify, async (ctx, _a, o) => (await import("../commands/webhooks/verify.js")).verifyRun(o, ctx));
+
+  const listen = noun
+    .command("listen")
+    .description(
+      "run a local receiver: verify each delivery, append it durably to an NDJSON file before answering 2xx, once per event id",
+    )
+    .option("--secret-file <file>", "the signing secret (two lines during a rotation)")
+    .option("--port <n>", "port to listen on (0: any free port)", parseIntArg(0, 65_535), 0)
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option("--out <file>", "NDJSON event store (shared with events sync)", "events.ndjson")
+    .option("--forward-to <url>", "after saving, also POST each delivery (raw body and headers) here")
+    .option("--max-body <bytes>", "largest body accepted (413 above)", parseIntArg(1), 1_048_576)
+    .option("--tolerance <seconds>", "largest clock difference accepted", parseIntArg(0, 86_400), 300);
+  examples(listen, [
+    "partner-cli webhooks listen --secret-file webhook.secret --port 8787",
+    "partner-cli webhooks listen --secret-file webhook.secret --out /data/events.ndjson --forward-to http://127.0.0.1:3000/hooks",
+  ]);
+  action(listen, async (ctx, _a, o) => (await import("../commands/webhooks/listen.js")).listenRun(o, ctx));
+}

@@ -1,0 +1,67 @@
+// events tail: follow the event log from now. The first reads walk to the end of the log without
+// printing (only the position is kept), then new events print one per line: text on a terminal,
+// NDJSON envelopes when piped or with --json. The poll interval grows while nothing happens and
+// drops back when events arrive. Runs until Ctrl-C, then exits 0 (it is interactive by nature).
+import { listEvents } from "../../api/events.js";
+import type { Context } from "../../context.js";
+import type { FeedPosition } from "../../export/checkpoint.js";
+import type { EventEnvelope } from "../../spec/events.js";
+import { checkTypeArg } from "../webhooks/shared.js";
+import { tailLine } from "./format.js";
+
+export interface TailOptions {
+  type?: string | undefined;
+  /** Base poll interval, milliseconds. */
+  interval?: number | undefined;
+  /** Stop after this many polls (tests). */
+  maxPolls?: number | undefined;
+  /** Called after each poll (tests). */
+  onPoll?: ((n: number) => void) | undefined;
+}
+
+/** Reads every page after `pos`; returns the new events and the position after them. */
+async function readNew(
+  ctx: Context,
+  pos: FeedPosition,
+  type: string | undefined,
+): Promise<{ events: EventEnvelope[]; pos: FeedPosition }> {
+  const api = await ctx.api();
+  const events: EventEnvelope[] = [];
+  for (;;) {
+    const page = await listEvents(api, { after: pos.cursor ?? undefined, type, limit: 1000 });
+    const skip = new Set(pos.skipIds);
+    const fresh = page.items.filter((e) => !skip.has(e.id));
+    events.push(...fresh);
+    pos =
+      page.nextCursor === null
+        ? { cursor: pos.cursor, skipIds: [...pos.skipIds, ...fresh.map((e) => e.id)] }
+        : { cursor: page.nextCursor, skipIds: [] };
+    if (page.nextCursor === null || ctx.signal.aborted) return { events, pos };
+  }
+}
+
+export async function tailRun(o: TailOptions, ctx: Context): Promise<void> {
+  const type = o.type ? checkTypeArg(o.type) : undefined;
+  const base = o.interval ?? 2_000;
+  const max = Math.max(base, Math.min(base * 8, 30_000));
+  const asText = ctx.io.stdoutIsTTY && !ctx.io.json;
+  let pos: FeedPosition = { cursor: null, skipIds: [] };
+  const start = await readNew(ctx, pos, type);
+  pos = start.pos;
+  ctx.io.err(
+    `Following the event log${type ? ` (${type})` : ""} from now (${start.events.length} earlier events skipped); Ctrl-C to stop.`,
+  );
+  let interval = base;
+  for (let polls = 0; !ctx.signal.aborted; ) {
+    await ctx.clock.sleep(interval, ctx.signal);
+    if (ctx.signal.aborted) break;
+    const r = await readNew(ctx, pos, type);
+    pos = r.pos;
+    for (const e of r.events) ctx.io.out(asText ? `${tailLine(e)}\n` : `${JSON.stringify(e)}\n`);
+    interval = r.events.length ? base : Math.min(Math.round(interval * 1.5), max);
+    polls++;
+    o.onPoll?.(polls);
+    if (o.maxPolls !== undefined && polls >= o.maxPolls) break;
+  }
+  ctx.io.err("Stopped following the event log.");
+}

@@ -1,0 +1,82 @@
+// webhooks listen: the local receiver (src/webhooks/receiver.ts) until Ctrl-C / SIGTERM.
+import { resolve } from "node:path";
+import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
+import { DEFAULT_MAX_BODY, type Receipt, startReceiver } from "../../webhooks/receiver.js";
+import { readSecrets } from "./shared.js";
+
+export interface ListenOptions {
+  secretFile?: string | undefined;
+  port?: number | undefined;
+  host?: string | undefined;
+  out?: string | undefined;
+  forwardTo?: string | undefined;
+  maxBody?: number | undefined;
+  tolerance?: number | undefined;
+}
+
+function line(r: Receipt): string {
+  const time = r.at.toISOString();
+  const what =
+    r.kind === "rejected"
+      ? `rejected ${r.status}${r.id ? ` ${r.type ?? "?"} ${r.id}` : ""}: ${r.reason ?? ""}`
+      : `${r.type ?? "?"} ${r.id}${r.kind === "stored" ? "" : ` ${r.kind}`}`;
+  return `${time}  ${what}`;
+}
+
+export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
+  if (!o.secretFile)
+    throw new UsageError(
+      "webhooks listen needs --secret-file FILE (the endpoint's signing secret; two lines during a rotation).",
+    );
+  const secrets = await readSecrets(o.secretFile);
+  if (o.forwardTo) {
+    let u: URL | undefined;
+    try {
+      u = new URL(o.forwardTo);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:"))
+      throw new UsageError(`--forward-to must be an http or https URL, not "${o.forwardTo}".`);
+  }
+  const out = resolve(o.out ?? "events.ndjson");
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  try {
+    rx = await startReceiver({
+      secrets,
+      out,
+      port: o.port ?? 0,
+      host: o.host ?? "127.0.0.1",
+      maxBody: o.maxBody ?? DEFAULT_MAX_BODY,
+      toleranceSeconds: o.tolerance,
+      forwardTo: o.forwardTo,
+      onReceipt: (r) => ctx.io.err(line(r)),
+      onForwardError: (id, msg) =>
+        ctx.io.err(`forward of ${id} failed (the delivery was acknowledged): ${msg}`),
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "EADDRINUSE" || e.code === "EACCES" || e.code === "EADDRNOTAVAIL")
+      throw new UsageError(`Cannot listen on ${o.host ?? "127.0.0.1"}:${o.port ?? 0}: ${e.code}.`);
+    if (e.code === "EISDIR" || e.code === "ENOENT" || e.code === "EACCES")
+      throw new UsageError(`Cannot open ${out}: ${e.code}.`);
+    throw err;
+  }
+  if (ctx.io.json) ctx.io.out(`${JSON.stringify({ url: rx.url, out })}\n`);
+  ctx.io.err(
+    `Listening on ${rx.url} (${rx.store.count} events already in ${out}${rx.store.repairedBytes ? `; cut ${rx.store.repairedBytes} bytes of an unfinished line` : ""}). Register it with "partner-cli webhooks create --url ${rx.url} --events ...". Ctrl-C to stop.`,
+  );
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGTERM", stop);
+      ctx.signal.removeEventListener("abort", stop);
+      done();
+    };
+    if (ctx.signal.aborted) return stop();
+    ctx.signal.addEventListener("abort", stop, { once: true });
+    process.on("SIGTERM", stop);
+  });
+  await rx.close();
+  ctx.io.err(`Stopped; ${rx.store.count} events in ${out}.`);
+}

@@ -1,0 +1,170 @@
+// webhooks list | get | create | update | delete | rotate-secret.
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  rotateSecret,
+  updateWebhook,
+  type WebhookWithSecret,
+} from "../../api/webhooks.js";
+import type { Context } from "../../context.js";
+import { DeclinedError, UsageError } from "../../errors.js";
+import { printList, printRecord, renderTable, renderTsv } from "../../io/render.js";
+import type { Webhook } from "../../spec/webhooks.js";
+import {
+  checkSecretFileWritable,
+  checkUrlArg,
+  DELIVERY_COLUMNS,
+  parseEventTypesArg,
+  WEBHOOK_COLUMNS,
+  webhookFields,
+  writeSecretFile,
+} from "./shared.js";
+
+export async function listRun(ctx: Context): Promise<void> {
+  const list = await listWebhooks(await ctx.api());
+  if (!list.configured && !ctx.io.json)
+    ctx.io.err(
+      "Signing is not set up for this organization yet (configured: false); deliveries wait until it is.",
+    );
+  printList(ctx.io, list.items, WEBHOOK_COLUMNS, `No webhook endpoints (at most ${list.limit}).`);
+}
+
+export async function getRun(id: string, ctx: Context): Promise<void> {
+  const detail = await getWebhook(await ctx.api(), id);
+  if (ctx.io.json) {
+    ctx.io.outJson(detail);
+    return;
+  }
+  printRecord(ctx.io, detail.webhook, webhookFields(detail.webhook));
+  const rows = detail.recentDeliveries;
+  if (rows.length === 0) {
+    ctx.io.err("No deliveries yet.");
+    return;
+  }
+  if (ctx.io.stdoutIsTTY) {
+    ctx.io.out(`\nRecent deliveries (newest first):\n${renderTable(rows, DELIVERY_COLUMNS, ctx.io.color)}`);
+  } else {
+    ctx.io.out(`\n${renderTsv(rows, DELIVERY_COLUMNS)}`);
+  }
+}
+
+interface SecretOpts {
+  secretFile?: string | undefined;
+  force?: boolean | undefined;
+}
+
+/** Shows the secret exactly once: into --secret-file, else on stdout (JSON with --json), with a warning. */
+async function deliverSecret(ctx: Context, r: WebhookWithSecret, o: SecretOpts, verb: string): Promise<void> {
+  if (o.secretFile) {
+    let path: string;
+    try {
+      path = await writeSecretFile(o.secretFile, r.secret, Boolean(o.force));
+    } catch (err) {
+      // The file was checked before the request; if it still fails, do not lose the only copy.
+      ctx.io.err(
+        `${(err as Error).message} Printing the secret on stdout instead (it cannot be read again).`,
+      );
+      ctx.io.out(`${r.secret}\n`);
+      throw err;
+    }
+    ctx.io.err(`${verb} webhook ${r.webhook.id}; its signing secret is in ${path} (mode 0600).`);
+    if (ctx.io.json) ctx.io.outJson({ webhook: r.webhook, secretFile: path });
+    else printRecord(ctx.io, r.webhook, webhookFields(r.webhook));
+    return;
+  }
+  ctx.io.err(
+    `${verb} webhook ${r.webhook.id}. Its signing secret is printed below on stdout ONCE: it cannot be read again. Store it now (use --secret-file FILE next time).`,
+  );
+  if (ctx.io.json) ctx.io.outJson({ webhook: r.webhook, secret: r.secret });
+  else ctx.io.out(`${r.secret}\n`);
+}
+
+export interface CreateOptions extends SecretOpts {
+  url?: string | undefined;
+  events?: string | string[] | undefined;
+}
+
+export async function createRun(o: CreateOptions, ctx: Context): Promise<void> {
+  const missing = [!o.url && "--url URL", !o.events && "--events T[,T...]"].filter(Boolean);
+  if (missing.length) throw new UsageError(`webhooks create needs ${missing.join(" and ")}.`);
+  const url = checkUrlArg(o.url!);
+  const eventTypes = parseEventTypesArg(o.events!);
+  if (o.secretFile) await checkSecretFileWritable(o.secretFile, Boolean(o.force));
+  const api = await ctx.api();
+  const existing = await listWebhooks(api);
+  const same = existing.items.find((w) => w.url === url);
+  if (same && !o.force) {
+    throw new UsageError(
+      `Webhook ${same.id} already sends to ${url} (${same.eventTypes.join(",")}).`,
+      `Change it with "partner-cli webhooks update ${same.id} --events ...", or add --force to register a second endpoint for the same URL.`,
+    );
+  }
+  if (existing.items.length >= existing.limit)
+    ctx.io.err(
+      `This organization already has ${existing.items.length} of ${existing.limit} endpoints; the service will likely refuse.`,
+    );
+  const r = await createWebhook(
+    api,
+    { url, eventTypes },
+    { knownIds: existing.items.map((w) => w.id), nowMs: () => ctx.clock.now().getTime() },
+  );
+  await deliverSecret(ctx, r, o, "Registered");
+}
+
+export interface UpdateOptions {
+  url?: string | undefined;
+  events?: string | string[] | undefined;
+  enable?: boolean | undefined;
+  disable?: boolean | undefined;
+}
+
+export async function updateRun(id: string, o: UpdateOptions, ctx: Context): Promise<void> {
+  if (o.enable && o.disable) throw new UsageError("Choose one of --enable and --disable.");
+  const body: { url?: string; eventTypes?: string[]; active?: boolean } = {};
+  if (o.url !== undefined) body.url = checkUrlArg(o.url);
+  if (o.events !== undefined) body.eventTypes = parseEventTypesArg(o.events);
+  if (o.enable) body.active = true;
+  if (o.disable) body.active = false;
+  if (Object.keys(body).length === 0)
+    throw new UsageError("Nothing to change.", "Give at least one of --url, --events, --enable, --disable.");
+  const w: Webhook = await updateWebhook(await ctx.api(), id, body);
+  ctx.io.err(
+    body.active === false
+      ? `Paused webhook ${w.id}: new events stay in the log only; queued deliveries wait until --enable.`
+      : body.active === true
+        ? `Enabled webhook ${w.id}; deliveries queued while it was paused are sent now.`
+        : `Updated webhook ${w.id}.`,
+  );
+  printRecord(ctx.io, w, webhookFields(w));
+}
+
+export async function deleteRun(id: string, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const { webhook: w } = await getWebhook(api, id);
+  if (!ctx.globals.yes) {
+    if (!ctx.canPrompt())
+      throw new DeclinedError(
+        `Deleting webhook ${w.id} (${w.url}) needs confirmation.`,
+        "Run again with --yes to delete it without a prompt.",
+      );
+    const ok = await ctx.prompter().confirm({
+      message: `Delete webhook ${w.id} (${w.url})? Its queued deliveries are dropped.`,
+      default: false,
+    });
+    if (!ok) throw new DeclinedError(`Kept webhook ${w.id}.`);
+  }
+  await deleteWebhook(api, w.id);
+  ctx.io.err(`Deleted webhook ${w.id}; its events stay in the log (events sync) until retention ends.`);
+  if (ctx.io.json) ctx.io.outJson({ deleted: w.id });
+}
+
+export async function rotateRun(id: string, o: SecretOpts, ctx: Context): Promise<void> {
+  if (o.secretFile) await checkSecretFileWritable(o.secretFile, Boolean(o.force));
+  const r = await rotateSecret(await ctx.api(), id);
+  await deliverSecret(ctx, r, o, "Rotated the secret of");
+  ctx.io.err(
+    `The previous secret keeps signing until ${r.webhook.previousSecretExpiresAt ?? "the overlap ends"}: give receivers both (one per line in the secret file, new first) until then.`,
+  );
+}
