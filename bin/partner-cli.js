@@ -7,5 +7,12 @@ if (major < 20 || (major === 20 && minor < 19)) {
 }
 const { enableCompileCache } = await import("node:module");
 enableCompileCache?.();
+// A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
 const { run } = await import("../dist/main.js");
 process.exitCode = await run(process.argv.slice(2));

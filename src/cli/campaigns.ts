@@ -2,6 +2,7 @@
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
 import { type Command, Option } from "commander";
 import { action, examples } from "./define.js";
+import { declareCampaignReport } from "./reports.js";
 
 export function registerCampaigns(program: Command): void {
   const campaigns = program
@@ -119,4 +120,10 @@ export function registerCampaigns(program: Command): void {
       ),
     );
   }
+
+  const report = declareCampaignReport(campaigns, "report");
+  examples(report, [
+    "partner-cli campaigns report spring-oats --preset 30d",
+    "partner-cli campaigns report spring-oats --all-creators --json",
+  ]);
 }
