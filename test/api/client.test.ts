@@ -3,9 +3,11 @@
 import { PassThrough } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
+import { createCampaign, listCampaigns, setCampaignStatus } from "../../src/api/campaigns.js";
 import { getCreator, listCreators, putCreator } from "../../src/api/creators.js";
+import { listEvents } from "../../src/api/events.js";
 import { getOffer, listOffers } from "../../src/api/offers.js";
-import { allItems, allPages } from "../../src/api/paging.js";
+import { allItems, allPages, feedPages } from "../../src/api/paging.js";
 import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../../src/errors.js";
 import { exitCodeFor, run } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
@@ -621,5 +623,70 @@ describe("Ctrl-C", () => {
     setTimeout(() => ac.abort(), 200);
     expect(await p).toBeInstanceOf(CancelledError);
     expect(Date.now() - t0).toBeLessThan(2000);
+  });
+});
+
+describe("real create-class and feed endpoints", () => {
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const campaign = (ref: string) => ({
+    name: `Bench ${ref}`,
+    baseGs1: "0012345000011",
+    dates: { from: day(1), through: day(10) },
+    codeLimit: 100,
+    commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
+    externalReference: ref,
+  });
+
+  it("a 500 after POST /campaigns committed: found by its reference, not created twice", async () => {
+    await faults({ next: ["500"], method: "POST", pathPrefix: "/campaigns" });
+    const { c } = mk();
+    const { campaign: made, recovered } = await createCampaign(c, campaign("create-500"));
+    expect(recovered).toBe(true);
+    expect(made.externalReference).toBe("create-500");
+    expect(proxy.count("POST", `${P}/campaigns`)).toBe(1);
+    const page = await listCampaigns(c, { externalReference: "create-500" });
+    expect(page.totalCount).toBe(1);
+  });
+
+  it("a 502 before POST /campaigns was applied is simply repeated (still one campaign)", async () => {
+    await faults({ next: ["502"], method: "POST", pathPrefix: "/campaigns" });
+    const { c } = mk();
+    const { recovered } = await createCampaign(c, campaign("create-502"));
+    expect(recovered).toBe(false);
+    expect(proxy.count("POST", `${P}/campaigns`)).toBe(2);
+    expect((await listCampaigns(c, { externalReference: "create-502" })).totalCount).toBe(1);
+  });
+
+  it("feedPages walks GET /events page by page, each event once, in order", async () => {
+    const { c } = mk();
+    const { campaign: made } = await createCampaign(c, campaign("feed-events"));
+    for (let i = 0; i < 6; i++) {
+      await setCampaignStatus(c, made.id, "active");
+      await setCampaignStatus(c, made.id, "paused");
+    }
+    proxy.reset();
+    const pages: { after: string | undefined; n: number; next: string | null }[] = [];
+    const ids: string[] = [];
+    for await (const p of feedPages((after) =>
+      listEvents(c, { after, limit: 5, type: "campaign.status_changed" }),
+    )) {
+      pages.push({ after: p.after, n: p.items.length, next: p.nextCursor });
+      ids.push(...p.items.map((e) => e.id));
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(12);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(pages.length).toBe(Math.ceil(ids.length / 5));
+    expect(pages[0]!.after).toBeUndefined();
+    for (let i = 1; i < pages.length; i++) expect(pages[i]!.after).toBe(pages[i - 1]!.next);
+    expect(pages.at(-1)!.next).toBeNull();
+    expect(proxy.count("GET", `${P}/events?`)).toBe(pages.length);
+    // Resuming from a saved cursor gives exactly the rest.
+    const rest: string[] = [];
+    for await (const p of feedPages(
+      (after) => listEvents(c, { after, limit: 5, type: "campaign.status_changed" }),
+      pages[0]!.next!,
+    ))
+      rest.push(...p.items.map((e) => e.id));
+    expect(rest).toEqual(ids.slice(5));
   });
 });
