@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ApiClient } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
+import { checkApiKey } from "./config/profiles.js";
 import type { Profile } from "./config/store.js";
 import { UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
@@ -113,7 +114,8 @@ export class Context {
   }
 
   private async resolveTarget(): Promise<Target> {
-    const envKey = this.env.PARTNER_API_KEY || undefined;
+    const rawKey = this.env.PARTNER_API_KEY;
+    const envKey = rawKey ? checkApiKey(rawKey, "PARTNER_API_KEY") : undefined;
     const explicitProfile = this.globals.profile || this.env.PARTNER_PROFILE || undefined;
     const data = await (await this.config()).read();
     const name = explicitProfile ?? data.currentProfile;

@@ -1,5 +1,5 @@
 export { configDir, ensurePrivateDir } from "./paths.js";
-export { checkProfileName, maskKey, normalizeBaseUrl } from "./profiles.js";
+export { checkApiKey, checkProfileName, maskKey, normalizeBaseUrl } from "./profiles.js";
 export type {
   ConfigData,
   ConfigStore,

@@ -99,3 +99,23 @@ export function unknownProfile(name: string, known: string[]): UsageError {
       : 'No profiles are stored; run "partner-cli login" first.',
   );
 }
+
+/**
+ * An API key goes into an HTTP header: visible ASCII only (no spaces, no line breaks). The error
+ * never repeats the key.
+ */
+export function checkApiKey(key: string, from: string): string {
+  if (/\s/.test(key)) {
+    throw new UsageError(
+      `${from}: the API key must be one word (it holds spaces or several lines).`,
+      "Give only the key, on one line.",
+    );
+  }
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new UsageError(
+      `${from}: the API key holds characters an API key cannot have (only visible ASCII is allowed).`,
+      "Copy the key again from the service's settings.",
+    );
+  }
+  return key;
+}

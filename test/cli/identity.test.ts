@@ -82,6 +82,17 @@ describe("login", () => {
     expect(r.stderr).not.toContain(sb.writeKey);
   });
 
+  test("a key with characters no API key has is a usage error that does not repeat it", async () => {
+    const { env } = fresh();
+    const r = await runIn(["login", "--base-url", sb.url, "--api-key-stdin"], {
+      env,
+      stdin: "sk_caf\u00e9_secret\n",
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("visible ASCII");
+    expect(r.stderr).not.toContain("secret");
+  });
+
   test("without a terminal and without --api-key-stdin it is a usage error naming --api-key-stdin", async () => {
     const { env } = fresh();
     const r = await runIn(["login", "--base-url", sb.url], { env });

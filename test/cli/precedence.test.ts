@@ -89,6 +89,13 @@ describe("target precedence", () => {
     expect(r.stderr).not.toContain(a.readOnlyKey);
   });
 
+  test("a PARTNER_API_KEY that cannot be a key is a usage error, not a network error", async () => {
+    const r = await me([], { PARTNER_API_KEY: "sk_with space_secret" });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("PARTNER_API_KEY");
+    expect(r.stderr).not.toContain("secret");
+  });
+
   test("PARTNER_BASE_URL beats the profile's base URL", async () => {
     // Profile a's key sent to sandbox B: B does not know it (401, exit 4), which shows B was asked.
     let r = await me([], { PARTNER_BASE_URL: b.url });

@@ -1,6 +1,7 @@
 import { ApiClient } from "../../api/client.js";
 import { getMe } from "../../api/me.js";
 import {
+  checkApiKey,
   checkProfileName,
   DEFAULT_PROFILE,
   maskKey,
@@ -50,13 +51,7 @@ async function readKey(opts: LoginOptions, ctx: Context): Promise<string> {
       opts.apiKeyStdin ? "Pipe the key on stdin (one line)." : "Paste the key at the prompt.",
     );
   }
-  if (/\s/.test(key)) {
-    throw new UsageError(
-      "The API key must be one word (it holds spaces or several lines).",
-      "Give only the key, on one line.",
-    );
-  }
-  return key;
+  return checkApiKey(key, opts.apiKeyStdin ? "stdin" : "The prompt");
 }
 
 export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> {
