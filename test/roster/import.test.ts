@@ -337,4 +337,31 @@ describe("roster import", () => {
     sb.faults.set({ next: [] });
     expect(await creatorCount(sb)).toBe(SEEDED + 10);
   });
+
+  it("Ctrl-C while a batch is in flight says that batch's outcome is unknown (exit 130)", async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `w-${i},Name ${i}`);
+    const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
+    const ac = new AbortController();
+    let calls = 0;
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+      json: true,
+      setup: async (ctx) => {
+        Object.defineProperty(ctx, "signal", { value: ac.signal });
+        const api: ApiClient = await ctx.api();
+        const call = api.call.bind(api);
+        api.call = (async (spec: RequestSpec<unknown>) => {
+          if (++calls === 2) {
+            sb.faults.set({ latencyMs: 400 });
+            setTimeout(() => ac.abort(), 100);
+          }
+          return call(spec);
+        }) as ApiClient["call"];
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(errorText(r)).toMatch(
+      /Interrupted while batch 2 \(lines 12-21\) was being sent; that batch may or may not have been saved\. Before it, 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
+    );
+    expect(r.json).toMatchObject({ complete: false, interrupted: true });
+  });
 });

@@ -22,16 +22,16 @@ export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promis
   const api = await ctx.api();
   const sink = await openCsvSink(opts.out, ROSTER_HEADER, ctx.io.stdout);
   let count = 0;
+  const interrupted = () =>
+    new CancelledError(
+      `Interrupted after ${count} creators; ${toFile ? `${opts.out} was not written (nothing was changed)` : "the output above is incomplete"}.`,
+    );
   let progress: Awaited<ReturnType<typeof startProgress>> | undefined;
   try {
     for await (const page of allPages((p) =>
       listCreators(api, { active, updatedSince, page: p, pageSize: LIMITS.pageSizeMax }),
     )) {
-      if (ctx.signal.aborted) {
-        throw new CancelledError(
-          `Interrupted after ${count} creators; ${toFile ? `${opts.out} was not written` : "the output is incomplete"}.`,
-        );
-      }
+      if (ctx.signal.aborted) throw interrupted();
       progress ??= await startProgress(ctx.io, "Exporting", page.totalCount);
       await sink.write(page.items.map((c) => [c.externalId, c.name, c.email, c.handle, c.active]));
       count += page.items.length;
@@ -42,6 +42,7 @@ export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promis
   } catch (err) {
     progress?.stop();
     await sink.abort();
+    if (err instanceof CancelledError) throw interrupted();
     throw err;
   }
   const summary = { rows: count, out: toFile ? opts.out : null };

@@ -208,6 +208,13 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
       );
     } catch (err) {
       progress.stop();
+      if (err instanceof CancelledError) {
+        // Ctrl-C while the request was in flight: its outcome is unknown.
+        throw new CancelledError(
+          `Interrupted while batch ${batches.length + 1} (lines ${report.firstLine}-${report.lastLine}) was being sent; that batch may or may not have been saved. Before it, ${sentSoFar()}.`,
+          'Run the same import again to finish: rows already saved come back "unchanged".',
+        );
+      }
       io.err(
         `Stopped at batch ${batches.length + 1} (lines ${report.firstLine}-${report.lastLine}): ${sentSoFar()}. ` +
           "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged).",
@@ -313,7 +320,10 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
       await sink?.abort();
       throw err;
     }
-    await finishOutputs({ complete: false, error: message });
+    await finishOutputs({
+      complete: false,
+      ...(err instanceof CancelledError ? { interrupted: true } : { error: message }),
+    });
     throw err;
   }
 
