@@ -539,9 +539,10 @@ export class RedemptionRenderer {
 
   /** JSON text of an array of redemptions. */
   jsonArray(indexes: ArrayLike<number>): string {
-    const parts: string[] = new Array(indexes.length);
-    for (let k = 0; k < indexes.length; k++) parts[k] = this.json(indexes[k]!);
-    return `[${parts.join(",")}]`;
+    let out = "[";
+    for (let k = 0; k < indexes.length; k++)
+      out += k === 0 ? this.json(indexes[k]!) : `,${this.json(indexes[k]!)}`;
+    return `${out}]`;
   }
 
   /** One redemption as an object. */

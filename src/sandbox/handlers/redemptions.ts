@@ -54,12 +54,13 @@ function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
   }
   const end = Math.min(t.redemptionCount, start + size);
   const r = new RedemptionRenderer(req.state, t);
-  const parts: string[] = new Array(end - start);
-  for (let i = start; i < end; i++) parts[i - start] = r.json(i);
+  // One growing string (cheaper than an array join for 1,000 rows).
+  let items = "";
+  for (let i = start; i < end; i++) items += i === start ? r.json(i) : `,${r.json(i)}`;
   // More items after this page: point at the next one. Otherwise this is the last page currently
   // available: null. A client keeps the cursor that fetched it, so the next run repeats this page.
   const next = end < t.redemptionCount ? `"${encodeCursor(end)}"` : "null";
-  return json(`{"items":[${parts.join(",")}],"nextCursor":${next}}`);
+  return json(`{"items":[${items}],"nextCursor":${next}}`);
 }
 
 /** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), cached per count. */
