@@ -156,10 +156,12 @@ function csvError(path: string, err: Error & { code?: string }, line: number): C
         line,
         "A quoted field probably lacks its closing quote on or after that line.",
       );
+    case "INVALID_OPENING_QUOTE":
     case "CSV_INVALID_OPENING_QUOTE":
     case "CSV_INVALID_CLOSING_QUOTE":
+    case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
       return new CsvFileError(
-        `${path}: the record starting on line ${line} has a misplaced quote (${err.code === "CSV_INVALID_OPENING_QUOTE" ? "a quote inside a field that is not quoted" : "text right after a closing quote"}).`,
+        `${path}: the record starting on line ${line} has a misplaced quote (${err.code?.endsWith("INVALID_OPENING_QUOTE") ? "a quote inside a field that is not quoted" : "text right after a closing quote"}).`,
         line,
         'Quote the whole field and write each quote inside it twice, e.g. "Maria ""Mia"" Lopez".',
       );
@@ -193,6 +195,9 @@ export async function* readCsvRecords(path: string): AsyncGenerator<CsvRecord> {
     bom: true,
     raw: true,
     relax_column_count: true, // a row with a wrong field count is reported per row by the caller
+    // Spaces around a field are not part of it (`a, "b, c" ,d` is a, "b, c", d); spaces inside quotes are.
+    ltrim: true,
+    rtrim: true,
     max_record_size: MAX_RECORD_BYTES,
     record_delimiter: ["\r\n", "\n", "\r"],
     skip_empty_lines: false, // counted below to keep line numbers right

@@ -37,6 +37,20 @@ describe("readCsvRecords", () => {
     ]);
   });
 
+  it("ignores spaces around fields, quoted or not, and keeps spaces inside quotes", async () => {
+    const recs = await readAll('a,b,c\nx-1, "Evans, Priya" ,  @p  \nx-2,"  kept  ",z\n');
+    expect(recs.map((r) => r.cells)).toEqual([
+      ["a", "b", "c"],
+      ["x-1", "Evans, Priya", "@p"],
+      ["x-2", "  kept  ", "z"],
+    ]);
+  });
+
+  it("text after a closing quote is a syntax error naming the line", async () => {
+    const err = await readError('a,b\n1,ok\n2,"ab" c\n');
+    expect(err.message).toMatch(/line 3 has a misplaced quote \(text right after a closing quote\)/);
+  });
+
   it("keeps line numbers right across chunk boundaries (multi-byte characters split)", async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => `id-${i},Zoë ${"é".repeat(i % 17)} 张伟`);
     const recs = await readAll(`externalId,name\n${rows.join("\n")}\n`);
