@@ -4,7 +4,7 @@
 // place on commit, so an interrupted run never leaves a half-written file under the real name.
 import { randomBytes } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { rename, unlink } from "node:fs/promises";
+import { rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
@@ -115,6 +115,8 @@ export async function openCsvSink(
     };
   }
   const finalPath = target;
+  const existing = await stat(finalPath).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`Cannot write ${finalPath}: it is a folder.`);
   const tmp = join(
     dirname(finalPath),
     `.${basename(finalPath)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,

@@ -69,6 +69,11 @@ describe("openCsvSink", () => {
     expect(text).toBe("a\n'=x\n");
   });
 
+  it("a folder as the target is a usage error before anything is written", async () => {
+    const dir = tempDir();
+    await expect(openCsvSink(dir, ["a"], new PassThrough())).rejects.toThrow(/it is a folder/);
+  });
+
   it("a folder that does not exist is a usage error", async () => {
     await expect(openCsvSink(join(tempDir(), "nope", "x.csv"), ["a"], new PassThrough())).rejects.toThrow(
       /Cannot write .*folder does not exist/,
