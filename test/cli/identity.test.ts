@@ -202,6 +202,15 @@ describe("login", () => {
     expect(stored(dir).profiles.default.apiKey).toBe(sb.readOnlyKey);
   });
 
+  test("logging in again with another organization's key says the profile changed organization", async () => {
+    const { dir, env } = fresh();
+    await runIn(["login", "--base-url", sb.url, "--api-key-stdin"], { env, stdin: sb.writeKey });
+    const r = await runIn(["login", "--api-key-stdin"], { env, stdin: sb.testKeys.otherOrgKey });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('profile "default" was for Northwind Creators; it is now for Globex Partners');
+    expect(stored(dir).profiles.default.organization.name).toBe("Globex Partners");
+  });
+
   test("a pasted API address loses its /api/partner/v1 suffix; a bad URL is a usage error", async () => {
     const { dir, env } = fresh();
     let r = await runIn(["login", "--base-url", `${sb.url}/api/partner/v1/`, "--api-key-stdin"], {

@@ -128,6 +128,11 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   ctx.io.err(
     `${existing ? "Updated" : "Stored"} profile "${name}" for ${baseUrl}${made.current ? " (current profile)" : ""}.`,
   );
+  if (existing?.organization && existing.organization.id !== me.organization.id) {
+    ctx.io.err(
+      `Note: profile "${name}" was for ${existing.organization.name}; it is now for ${me.organization.name}.`,
+    );
+  }
   if (!made.current) {
     ctx.io.err(
       `The current profile is still "${made.currentName}". Use this one with --profile ${name}, or run "partner-cli profiles use ${name}".`,
