@@ -1,0 +1,59 @@
+// The compact traffic store: ids computed from positions and parsed back, snapshot round trip.
+import { describe, expect, it } from "vitest";
+import { IdCodec, isoOfSec, NO_CREATOR, Traffic } from "../../src/sandbox/domain/traffic.js";
+
+describe("traffic store", () => {
+  it("maps positions to distinct UUID-shaped ids and back", () => {
+    const codec = new IdCodec(IdCodec.newSalt());
+    const other = new IdCodec(IdCodec.newSalt());
+    const seen = new Set<string>();
+    for (const i of [0, 1, 2, 999, 65_535, 1_000_000, 16_777_216, 2 ** 40 + 5]) {
+      const id = codec.idOf(i);
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(codec.indexOf(id)).toBe(i);
+      expect(codec.indexOf(id.toUpperCase())).toBe(i);
+      expect(other.indexOf(id)).toBeUndefined();
+      seen.add(id);
+    }
+    expect(seen.size).toBe(8);
+    expect(codec.indexOf("not-an-id")).toBeUndefined();
+    expect(codec.idOf(1).slice(0, 8)).not.toBe(codec.idOf(2).slice(0, 8));
+  });
+
+  it("formats whole-second timestamps", () => {
+    expect(isoOfSec(Date.parse("2026-03-08T06:59:59Z") / 1000)).toBe("2026-03-08T06:59:59Z");
+    expect(isoOfSec(Date.parse("2024-02-29T00:00:00Z") / 1000)).toBe("2024-02-29T00:00:00Z");
+  });
+
+  it("survives a JSON snapshot", () => {
+    const t = new Traffic();
+    const c = t.campaigns.intern("camp-1");
+    const cr = t.creators.intern("cr/1 é");
+    t.addView(c, cr, t.origins.intern("203.0.113.1"), 1_800_000_000);
+    for (let i = 0; i < 100; i++) t.addCode(c, i % 2 ? cr : NO_CREATOR, 1_800_000_000 + i);
+    for (let i = 0; i < 50; i++) t.addRedemption(i, 1_800_000_100 + i, 1_800_000_200 + i);
+    t.redFlags.data[3]! |= 2;
+    t.redReason.data[3] = t.reasons.intern("dup");
+    t.redExcludedAt.data[3] = 1_800_001_000;
+    t.supplyAlerts.set("camp-1", { low: true, exhausted: false });
+    const back = Traffic.fromJSON(JSON.parse(JSON.stringify(t)));
+    expect(back.redemptionIds.idOf(7)).toBe(t.redemptionIds.idOf(7));
+    expect(back.redemptionCount).toBe(50);
+    expect(back.codeCount).toBe(100);
+    expect(back.viewCount).toBe(1);
+    expect(back.countingState(3)).toBe("excluded");
+    expect(back.countingState(0)).toBe("test_code");
+    expect(back.countingState(1)).toBe("counted");
+    expect(back.reasonOf(3)).toBe("dup");
+    expect(back.reasonOf(4)).toBeNull();
+    expect(back.creators.get(back.redCreator.data[1]!)).toBe("cr/1 é");
+    expect(back.codeRedemption.data[60]).toBe(-1);
+    expect(back.codeRedemption.data[10]).toBe(10);
+    expect(back.supplyAlerts.get("camp-1")).toEqual({ low: true, exhausted: false });
+    // It keeps growing after a reload.
+    const code = back.addCode(c, cr, 1_800_002_000);
+    back.addRedemption(code, 1_800_002_001, 1_800_002_002);
+    expect(back.redemptionCount).toBe(51);
+    expect(back.unredeemed(c).shopper).not.toContain(code);
+  });
+});
