@@ -626,6 +626,26 @@ describe("Ctrl-C", () => {
   });
 });
 
+describe("keep-alive", () => {
+  // undici's pool may open a second connection when the next request starts in the same tick the
+  // first answer completes; after that the connections are reused.
+  it("one client reuses its connections for sequential requests", async () => {
+    const { c } = mk();
+    for (let i = 0; i < 20; i++) await c.call({ method: "GET", path: "/me", retry: "read" });
+    expect(proxy.seen).toHaveLength(20);
+    expect(proxy.sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it("after a reset the client reconnects once and keeps going", async () => {
+    await faults({ next: ["reset"], pathPrefix: "/me" });
+    const { c } = mk();
+    for (let i = 0; i < 10; i++) await c.call({ method: "GET", path: "/me", retry: "read" });
+    // 11 requests reached the proxy (the reset one included) over a few connections, not 11.
+    expect(proxy.seen).toHaveLength(11);
+    expect(proxy.sockets.size).toBeLessThanOrEqual(3);
+  });
+});
+
 describe("real create-class and feed endpoints", () => {
   const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const campaign = (ref: string) => ({

@@ -20,6 +20,8 @@ export interface CountingProxy {
   url: string;
   /** Requests seen, as "METHOD /path?query" in arrival order. */
   seen: string[];
+  /** Client connections (remote ports) the requests came in on. */
+  sockets: Set<number>;
   count(method: string, pathPrefix: string): number;
   inject(i: Injection): void;
   reset(): void;
@@ -29,6 +31,7 @@ export interface CountingProxy {
 export async function countingProxy(target: string): Promise<CountingProxy> {
   const upstream = new URL(target);
   const seen: string[] = [];
+  const sockets = new Set<number>();
   let injections: (Injection & { left: number })[] = [];
 
   const forward = (
@@ -63,6 +66,7 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
       const body = Buffer.concat(chunks);
       const line = `${req.method} ${req.url}`;
       seen.push(line);
+      sockets.add(req.socket.remotePort ?? 0);
       const path = req.url ?? "/";
       const inj = injections.find(
         (i) =>
@@ -104,12 +108,14 @@ export async function countingProxy(target: string): Promise<CountingProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    sockets,
     count: (method, pathPrefix) => seen.filter((l) => l.startsWith(`${method} ${pathPrefix}`)).length,
     inject: (i) => {
       injections.push({ ...i, left: i.times ?? 1 });
     },
     reset: () => {
       seen.length = 0;
+      sockets.clear();
       injections = [];
     },
     close: async () => {
