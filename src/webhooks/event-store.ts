@@ -3,8 +3,7 @@
 // at the same time on one file: every append takes a short lock on the file, first reads whatever
 // another process appended since (so its ids are known), writes only the new envelopes, and fsyncs
 // before returning. A caller acknowledges a delivery, or saves a cursor, only after append() resolved.
-import { type FileHandle, open, stat, truncate } from "node:fs/promises";
-import lockfile from "proper-lockfile";
+import { type FileHandle, open, readFile, stat, truncate, unlink } from "node:fs/promises";
 
 export interface StoredEnvelope {
   /** The envelope id (de-duplication key). */
@@ -48,12 +47,53 @@ export function toLine(rawBody: string): string {
   return /[\r\n]/.test(rawBody) ? JSON.stringify(JSON.parse(rawBody)) : rawBody;
 }
 
-const LOCK_OPTIONS = {
-  realpath: false,
-  stale: 5_000,
-  update: 2_000,
-  retries: { retries: 400, minTimeout: 2, maxTimeout: 25, factor: 1.3 },
-} as const;
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The append lock: `<store>.lock` created exclusively, holding the owner's pid. It is held for the
+ * few milliseconds of one append; a lock whose owner died (SIGKILL) is taken over at once.
+ */
+export async function lockStore(path: string, timeoutMs = 30_000): Promise<() => Promise<void>> {
+  const lockPath = `${path}.lock`;
+  const deadline = Date.now() + timeoutMs;
+  for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
+    try {
+      const fh = await open(lockPath, "wx", 0o644);
+      try {
+        await fh.writeFile(String(process.pid));
+      } finally {
+        await fh.close();
+      }
+      return () => unlink(lockPath).catch(() => {});
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const owner = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
+    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && !alive(owner)) {
+      // Left by a killed process: remove it if it still names the same owner, then try again.
+      const again = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
+      if (again === owner) await unlink(lockPath).catch(() => {});
+      continue;
+    }
+    if (!(owner > 0)) {
+      // Created but no pid written yet: a live owner writes it at once; an old empty lock is debris.
+      const st = await stat(lockPath).catch(() => undefined);
+      if (st && Date.now() - st.mtimeMs > 5_000) await unlink(lockPath).catch(() => {});
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `the event store ${path} stayed locked by pid ${owner || "?"} for ${timeoutMs / 1000} s`,
+      );
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
 
 export async function openEventStore(path: string): Promise<EventStore> {
   const fh: FileHandle = await open(path, "a+", 0o644);
@@ -84,11 +124,11 @@ export async function openEventStore(path: string): Promise<EventStore> {
   };
 
   const withLock = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const release = await lockfile.lock(path, LOCK_OPTIONS);
+    const release = await lockStore(path);
     try {
       return await fn();
     } finally {
-      await release().catch(() => {});
+      await release();
     }
   };
 

@@ -49,6 +49,11 @@ export interface ReceiverOptions {
    * Used to make the sender retry.
    */
   intercept?: ((id: string, attempt: number) => number | undefined) | undefined;
+  /**
+   * Test hook: after a delivery was stored (durably), answer this status instead of 200, as if the
+   * acknowledgement were lost. The sender retries and the retry is a duplicate.
+   */
+  loseAck?: ((id: string) => number | undefined) | undefined;
 }
 
 export interface RunningReceiver {
@@ -222,6 +227,11 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     } catch (err) {
       // Not stored: answer 500 so the service retries.
       answer(res, 500, { kind: "rejected", reason: `could not save: ${(err as Error).message}`, ...info });
+      return;
+    }
+    const lost = duplicate ? undefined : o.loseAck?.(id);
+    if (lost !== undefined) {
+      answer(res, lost, { kind: "stored", reason: "test hook: acknowledgement withheld", ...info });
       return;
     }
     answer(res, 200, { kind: duplicate ? "duplicate" : "stored", ...info }, duplicate ? { duplicate } : {});

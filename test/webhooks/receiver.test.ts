@@ -1,0 +1,362 @@
+// The local receiver (src/webhooks/receiver.ts) and the event store, in-process, fed by a sandbox on
+// port 0 and by hand-made requests (signed with openssl, independent of src/webhooks/signature.ts).
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { type Receipt, type RunningReceiver, startReceiver } from "../../src/webhooks/receiver.js";
+import { openEventStore } from "../../src/webhooks/event-store.js";
+import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
+import type { OrgState } from "../../src/sandbox/store.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
+
+const SECRET = "whsec_receivertest000000000000000000000";
+
+function lines(path: string): any[] {
+  let text = "";
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
+}
+
+function idsIn(path: string): string[] {
+  return lines(path).map((e) => e.id);
+}
+
+function envelope(id: string, extra: object = {}): string {
+  return JSON.stringify({
+    id,
+    type: "code.issued",
+    occurredAt: "2026-11-22T01:00:00.000Z",
+    organizationId: "0b7e6a7c-1111-4222-8333-944445555666",
+    sample: false,
+    data: { claimId: "x" },
+    ...extra,
+  });
+}
+
+async function post(
+  url: string,
+  body: string | Buffer,
+  o: { secret?: string; t?: number; header?: string; method?: string } = {},
+) {
+  const raw = Buffer.isBuffer(body) ? body : Buffer.from(body);
+  const t = o.t ?? Math.floor(Date.now() / 1000);
+  const sig = o.header ?? `t=${t},v1=${opensslHmac(o.secret ?? SECRET, t, raw)}`;
+  const res = await fetch(url, {
+    method: o.method ?? "POST",
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "service-signature": sig,
+      "service-event-id": "x",
+    },
+    body: o.method === "GET" ? undefined : raw,
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+describe("receiver rules", () => {
+  let dir: string;
+  let out: string;
+  let rx: RunningReceiver;
+  const receipts: Receipt[] = [];
+  beforeEach(async () => {
+    dir = tempDir("pcli-rx-");
+    out = join(dir, "events.ndjson");
+  });
+
+  test("stores a valid delivery before 200, once per id; refuses bad signatures, other methods, big bodies", async () => {
+    rx = await startReceiver({ secrets: [SECRET], out, maxBody: 2000, onReceipt: (r) => receipts.push(r) });
+    try {
+      const a = envelope("00000000-0000-7000-8000-00000000000a");
+      const r1 = await post(rx.url, a);
+      expect(r1.status).toBe(200);
+      // Durable before the answer: the line is in the file when the 200 arrives.
+      expect(readFileSync(out, "utf8")).toBe(`${a}\n`);
+      const r2 = await post(rx.url, a);
+      expect(r2.status).toBe(200);
+      expect(JSON.parse(r2.body).duplicate).toBe(true);
+      expect(idsIn(out)).toEqual(["00000000-0000-7000-8000-00000000000a"]);
+
+      const b = envelope("00000000-0000-7000-8000-00000000000b");
+      expect((await post(rx.url, b, { secret: "whsec_wrong" })).status).toBe(400);
+      expect((await post(rx.url, b, { t: Math.floor(Date.now() / 1000) - 301 })).status).toBe(400);
+      expect((await post(rx.url, b, { t: Math.floor(Date.now() / 1000) + 301 })).status).toBe(400);
+      expect((await post(rx.url, b, { header: "t=1" })).status).toBe(400);
+      expect((await post(rx.url, b, { header: "" })).status).toBe(400);
+      // One byte changed after signing.
+      const t = Math.floor(Date.now() / 1000);
+      const sig = `t=${t},v1=${opensslHmac(SECRET, t, Buffer.from(b))}`;
+      expect((await post(rx.url, b.replace("code.issued", "code.issueD"), { header: sig })).status).toBe(400);
+      expect((await post(rx.url, b, { method: "GET" })).status).toBe(405);
+      expect(
+        (
+          await post(
+            rx.url,
+            envelope("00000000-0000-7000-8000-00000000000c", { data: { pad: "x".repeat(3000) } }),
+          )
+        ).status,
+      ).toBe(413);
+      // A signed body that is not an envelope.
+      expect((await post(rx.url, "[1,2]")).status).toBe(400);
+      expect(idsIn(out)).toEqual(["00000000-0000-7000-8000-00000000000a"]);
+
+      // Samples are acknowledged, not stored.
+      const s = await post(rx.url, envelope("00000000-0000-7000-8000-00000000000d", { sample: true }));
+      expect(s.status).toBe(200);
+      expect(idsIn(out)).toHaveLength(1);
+      expect(receipts.map((r) => r.kind)).toEqual([
+        "stored",
+        "duplicate",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "rejected",
+        "sample",
+      ]);
+      expect(receipts.find((r) => r.status === 400)!.reason).toContain("no v1 signature matches");
+      expect(JSON.stringify(receipts)).not.toContain(SECRET);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test("de-duplicates across restarts (ids loaded from the file); cuts an unfinished last line", async () => {
+    rx = await startReceiver({ secrets: [SECRET], out });
+    const a = envelope("00000000-0000-7000-8000-0000000000a1");
+    await post(rx.url, a);
+    await rx.close();
+    // A process killed mid-write leaves a line without its newline (never acknowledged).
+    appendFileSync(out, '{"id":"00000000-0000-7000-8000-0000000000a2","ty');
+    rx = await startReceiver({ secrets: [SECRET], out });
+    try {
+      expect(rx.store.repairedBytes).toBeGreaterThan(0);
+      expect((await post(rx.url, a)).body).toContain("duplicate");
+      const b = envelope("00000000-0000-7000-8000-0000000000a2");
+      expect((await post(rx.url, b)).status).toBe(200);
+      expect(idsIn(out)).toEqual([
+        "00000000-0000-7000-8000-0000000000a1",
+        "00000000-0000-7000-8000-0000000000a2",
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test("either of two secrets (rotation); a pretty-printed body is stored as one line", async () => {
+    const OLD = "whsec_old00000000000000000000000000000";
+    rx = await startReceiver({ secrets: [SECRET, OLD], out });
+    try {
+      expect(
+        (await post(rx.url, envelope("00000000-0000-7000-8000-0000000000b1"), { secret: OLD })).status,
+      ).toBe(200);
+      const pretty = JSON.stringify(JSON.parse(envelope("00000000-0000-7000-8000-0000000000b2")), null, 2);
+      expect((await post(rx.url, pretty)).status).toBe(200);
+      expect(idsIn(out)).toEqual([
+        "00000000-0000-7000-8000-0000000000b1",
+        "00000000-0000-7000-8000-0000000000b2",
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test("--forward-to gets the raw body and headers after the save; a failing forward does not change the answer", async () => {
+    const got: { body: string; headers: Record<string, unknown> }[] = [];
+    let status = 200;
+    const fwd = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        got.push({ body: Buffer.concat(chunks).toString("utf8"), headers: req.headers });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((r) => fwd.listen(0, "127.0.0.1", () => r()));
+    const errors: string[] = [];
+    rx = await startReceiver({
+      secrets: [SECRET],
+      out,
+      forwardTo: `http://127.0.0.1:${(fwd.address() as AddressInfo).port}/app`,
+      onForwardError: (_id, m) => errors.push(m),
+    });
+    try {
+      const a = envelope("00000000-0000-7000-8000-0000000000c1");
+      expect((await post(rx.url, a)).status).toBe(200);
+      await until(() => got.length === 1);
+      expect(got[0]!.body).toBe(a);
+      expect(String(got[0]!.headers["service-signature"])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+      status = 500;
+      expect((await post(rx.url, envelope("00000000-0000-7000-8000-0000000000c2"))).status).toBe(200);
+      await until(() => errors.length === 1);
+      expect(errors[0]).toContain("answered 500");
+      await new Promise<void>((r) => fwd.close(() => r()));
+      fwd.closeAllConnections();
+      expect((await post(rx.url, envelope("00000000-0000-7000-8000-0000000000c3"))).status).toBe(200);
+      await until(() => errors.length === 2);
+      expect(idsIn(out)).toHaveLength(3);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test("two processes' appends to one store never duplicate an id", async () => {
+    const s1 = await openEventStore(out);
+    const s2 = await openEventStore(out);
+    try {
+      const item = (n: number) => ({ id: `id-${n}`, line: JSON.stringify({ id: `id-${n}` }) });
+      await s1.append([item(1), item(2)]);
+      // s2 opened before s1 wrote; it catches up under the lock.
+      const r = await s2.append([item(2), item(3), item(3)]);
+      expect(r).toEqual({ appended: ["id-3"], duplicates: ["id-2", "id-3"] });
+      expect(idsIn(out)).toEqual(["id-1", "id-2", "id-3"]);
+      expect(statSync(out).size).toBeGreaterThan(0);
+    } finally {
+      await s1.close();
+      await s2.close();
+    }
+  });
+
+  test("an unwritable store is a clear error at start", async () => {
+    writeFileSync(join(dir, "x"), "");
+    await expect(startReceiver({ secrets: [SECRET], out: join(dir, "x", "events.ndjson") })).rejects.toThrow(
+      /ENOTDIR/,
+    );
+  });
+});
+
+// ---- fed by the sandbox ------------------------------------------------------------------------
+
+let sb: RunningSandbox;
+let org: OrgState;
+beforeAll(async () => {
+  sb = await sandbox({ seed: "empty" });
+  const me = await http(sb, "GET", "/me");
+  org = sb.sandbox.org(me.body.organization.id)!;
+});
+afterAll(() => sb?.close());
+
+const data = () => ({
+  claimId: "6f1c2d8e-1111-4222-8333-944445555666",
+  campaign: { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "S" },
+  creator: { externalId: "c1", name: "C" },
+  issuedAt: sb.sandbox.clock.iso(),
+});
+
+async function register(url: string, types = ["code.issued"]): Promise<{ id: string; secret: string }> {
+  const r = await http(sb, "POST", "/webhooks", { body: { url, eventTypes: types } });
+  expect(r.status).toBe(201);
+  return { id: r.body.webhook.id, secret: r.body.secret };
+}
+
+async function clearEndpoints() {
+  const list = await http(sb, "GET", "/webhooks");
+  for (const w of list.body.items) await http(sb, "DELETE", `/webhooks/${w.id}`);
+}
+
+const advance = (duration: string) => http(sb, "POST", "/advance", { control: true, body: { duration } });
+
+function pendingCount(): number {
+  const a = existingWebhooksArea(org);
+  return a ? [...a.deliveries.values()].filter((d) => d.nextAttemptAtMs !== null).length : 0;
+}
+
+describe("deliveries from the sandbox", () => {
+  beforeEach(clearEndpoints);
+
+  test("1,000 events with lost acknowledgements and refused first attempts: each id once in the file", async () => {
+    const dir = tempDir("pcli-rx1k-");
+    const out = join(dir, "events.ndjson");
+    const probe = await startReceiver({ secrets: ["whsec_placeholder"], out: join(dir, "probe") });
+    const { url, port } = probe;
+    await probe.close();
+    const ep = await register(url);
+    const counts = { stored: 0, duplicate: 0, refused: 0, lost: 0 };
+    const tail = (id: string) => Number.parseInt(id.slice(-2), 16);
+    const rx = await startReceiver({
+      secrets: [ep.secret],
+      out,
+      port,
+      onReceipt: (r) => {
+        if (r.kind === "stored" && r.status === 200) counts.stored++;
+        if (r.kind === "duplicate") counts.duplicate++;
+      },
+      // Every 9th event: the first attempt is refused before anything is stored (a retry, out of order).
+      intercept: (id, attempt) => (attempt === 1 && tail(id) % 9 === 0 ? (counts.refused++, 503) : undefined),
+      // Every 7th other event: stored, but the answer says 500 (a lost acknowledgement: a duplicate follows).
+      loseAck: (id) => (tail(id) % 7 === 0 && tail(id) % 9 !== 0 ? (counts.lost++, 500) : undefined),
+    });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 1000; i++) ids.push(sb.sandbox.emit(org, "code.issued", data()).id);
+      // Every first attempt happens; refused and unacknowledged ones wait for their retry (1 min).
+      await until(() => counts.stored + counts.lost + counts.refused >= 1000, 60_000);
+      expect(counts.refused).toBeGreaterThan(50);
+      expect(counts.lost).toBeGreaterThan(50);
+      await advance("2m");
+      await until(() => pendingCount() === 0, 30_000);
+      const inFile = idsIn(out);
+      expect(inFile).toHaveLength(1000);
+      expect(new Set(inFile)).toEqual(new Set(ids));
+      expect(counts.duplicate).toBe(counts.lost);
+      // Retries arrived after newer events: the file order differs from the emit order.
+      expect(inFile).not.toEqual(ids);
+      // Every line is the envelope exactly as logged.
+      const first = lines(out).find((e) => e.id === ids[0]);
+      expect(first).toEqual(JSON.parse(JSON.stringify(org.events.find((e) => e.id === ids[0]))));
+    } finally {
+      await rx.close();
+    }
+  }, 120_000);
+
+  test("receiver closed and restarted mid-stream: every delivery the sandbox marks delivered is in the file, once", async () => {
+    const dir = tempDir("pcli-rxkill-");
+    const out = join(dir, "events.ndjson");
+    let rx = await startReceiver({ secrets: ["whsec_placeholder"], out: join(dir, "probe") });
+    const port = rx.port;
+    const url = rx.url;
+    await rx.close();
+    const ep = await register(url);
+    rx = await startReceiver({ secrets: [ep.secret], out, port });
+    const ids: string[] = [];
+    for (let i = 0; i < 150; i++) ids.push(sb.sandbox.emit(org, "code.issued", data()).id);
+    await until(() => idsIn(out).length >= 40, 20_000);
+    await rx.close();
+    const deliveredNow = () =>
+      [...existingWebhooksArea(org)!.deliveries.values()]
+        .filter((d) => d.endpointId === ep.id && d.deliveredAt)
+        .map((d) => d.eventId);
+    // Whatever the sandbox counts as delivered is in the file.
+    const afterKill = new Set(idsIn(out));
+    for (const id of deliveredNow()) expect(afterKill.has(id)).toBe(true);
+    expect(pendingCount()).toBeGreaterThan(0);
+
+    rx = await startReceiver({ secrets: [ep.secret], out, port });
+    try {
+      for (let i = 0; i < 10 && pendingCount() > 0; i++) {
+        await advance("1h");
+        await until(() => pendingCount() === 0 || undefined, 3_000).catch(() => {});
+      }
+      expect(pendingCount()).toBe(0);
+      const stored = idsIn(out);
+      expect(stored).toHaveLength(150);
+      expect(new Set(stored)).toEqual(new Set(ids));
+      for (const id of deliveredNow()) expect(stored).toContain(id);
+    } finally {
+      await rx.close();
+    }
+  }, 60_000);
+});
