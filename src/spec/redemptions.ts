@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { CalendarDay, type Kit, kit, Timestamp } from "./kit.js";
 import { LIMITS } from "./limits.js";
-import { RANGE_PRESETS } from "./reports.js";
+import { RANGE_PRESETS } from "./ranges.js";
 
 export const COUNTING_STATES = ["counted", "excluded", "test_code"] as const;
 export type CountingState = (typeof COUNTING_STATES)[number];
