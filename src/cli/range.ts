@@ -1,7 +1,7 @@
 // Range flags shared by reports and range-mode redemptions: --preset, or --from and --through.
 import { type Command, Option } from "commander";
 import { UsageError } from "../errors.js";
-import { RANGE_PRESETS, rangeProblems } from "../spec/reports.js";
+import { RANGE_PRESETS, rangeProblems } from "../spec/ranges.js";
 
 export function addRangeOptions(cmd: Command): Command {
   return cmd
