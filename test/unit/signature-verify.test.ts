@@ -21,7 +21,7 @@ function header(t: number, ...secrets: string[]) {
 }
 
 describe("sign", () => {
-  it("is HMAC-SHA256 hex over t + \".\" + raw body, keyed with the whole secret as UTF-8 (checked with openssl)", () => {
+  it('is HMAC-SHA256 hex over t + "." + raw body, keyed with the whole secret as UTF-8 (checked with openssl)', () => {
     const input = Buffer.concat([Buffer.from(`${NOW}.`), BODY]);
     const out = execFileSync("openssl", ["dgst", "-sha256", "-hmac", SECRET], { input }).toString();
     const expected = /([0-9a-f]{64})\s*$/.exec(out.trim())![1];

@@ -73,12 +73,10 @@ export async function resetRun(name: string, ctx: Context): Promise<void> {
         "Add --yes to confirm.",
       );
     }
-    const okay = await ctx
-      .prompter()
-      .confirm({
-        message: `Reset cursor "${name}"? The next export starts from the beginning.`,
-        default: false,
-      });
+    const okay = await ctx.prompter().confirm({
+      message: `Reset cursor "${name}"? The next export starts from the beginning.`,
+      default: false,
+    });
     if (!okay) throw new DeclinedError("Not reset.");
   }
   await (await ctx.config()).update((d) => {
