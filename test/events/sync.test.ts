@@ -1,0 +1,166 @@
+// events sync: the replay loop into the NDJSON store that `webhooks listen` writes; checkpoints per
+// profile, organization, store and type; run lock (exit 9); a store fed by both has each event once.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { lockPathFor, profileLabel } from "../../src/export/checkpoint.js";
+import { takeRunLock } from "../../src/export/run-lock.js";
+import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
+import type { OrgState } from "../../src/sandbox/store.js";
+import { startReceiver } from "../../src/webhooks/receiver.js";
+import { runIn } from "../cli/run-helper.js";
+import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { until } from "../sandbox/webhooks-receiver.js";
+
+let sb: RunningSandbox;
+let org: OrgState;
+beforeAll(async () => {
+  sb = await sandbox({ seed: "empty" });
+  const me = await http(sb, "GET", "/me");
+  org = sb.sandbox.org(me.body.organization.id)!;
+});
+afterAll(() => sb?.close());
+
+const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
+function emit(type: "code.issued" | "campaign.status_changed" = "code.issued"): string {
+  return (
+    type === "code.issued"
+      ? sb.sandbox.emit(org, type, {
+          claimId: "6f1c2d8e-1111-4222-8333-944445555666",
+          campaign,
+          creator: { externalId: "c1", name: "C" },
+          issuedAt: sb.sandbox.clock.iso(),
+        })
+      : sb.sandbox.emit(org, type, { campaign, from: "active", to: "paused" })
+  ).id;
+}
+const idsIn = (path: string): string[] =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).id);
+
+function setup() {
+  const config = tempDir("pcli-sync-");
+  const out = join(tempDir("pcli-store-"), "events.ndjson");
+  const env = { PARTNER_CLI_CONFIG_DIR: config, PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const run = (args: string[]) => runIn(["events", "sync", "--out", out, ...args], { env });
+  return { config, out, env, run };
+}
+
+describe("events sync", () => {
+  test("copies the log once across runs, pages of --limit, skips nothing, saves the cursor", async () => {
+    const { out, run } = setup();
+    const before = org.events.map((e) => e.id);
+    const mine = Array.from({ length: 7 }, () => emit());
+    const first = await run(["--limit", "3", "--json"]);
+    expect(first.exitCode).toBe(0);
+    const s1 = JSON.parse(first.stdout).summary;
+    expect(s1.appended).toBe(before.length + 7);
+    expect(s1.pages).toBeGreaterThanOrEqual(3);
+    expect(first.stderr).toMatch(/^Synced \d+ new events into /m);
+    expect(idsIn(out)).toEqual([...before, ...mine]);
+
+    const again = await run(["--limit", "3", "--json"]);
+    expect(JSON.parse(again.stdout).summary.appended).toBe(0);
+    const more = [emit(), emit()];
+    const third = await run(["--limit", "3", "--json"]);
+    const s3 = JSON.parse(third.stdout).summary;
+    expect(s3.appended).toBe(2);
+    // The saved cursor is used: only the last page or so is re-read.
+    expect(s3.pages).toBeLessThanOrEqual(2);
+    expect(idsIn(out)).toEqual([...before, ...mine, ...more]);
+
+    // --from-start reads everything again and adds nothing.
+    const all = await run(["--from-start", "--json"]);
+    expect(JSON.parse(all.stdout).summary).toMatchObject({ appended: 0 });
+    expect(new Set(idsIn(out)).size).toBe(idsIn(out).length);
+  });
+
+  test("--type keeps its own cursor; the envelopes are stored as the log returns them", async () => {
+    const { out, run } = setup();
+    const status = [emit("campaign.status_changed"), emit("campaign.status_changed")];
+    emit();
+    const r = await run(["--type", "campaign.status_changed", "--json"]);
+    expect(r.exitCode).toBe(0);
+    const stored = idsIn(out);
+    expect(
+      stored.every((id) => org.events.find((e) => e.id === id)!.type === "campaign.status_changed"),
+    ).toBe(true);
+    expect(stored).toEqual(expect.arrayContaining(status));
+    const line = readFileSync(out, "utf8").split("\n")[0]!;
+    const logged = (await http(sb, "GET", `/events/${JSON.parse(line).id}`)).body;
+    expect(JSON.parse(line)).toEqual(logged);
+    // Without --type: a different checkpoint, so the other types are added now, none twice.
+    const all = await run(["--json"]);
+    expect(JSON.parse(all.stdout).summary.duplicates).toBeGreaterThanOrEqual(status.length);
+    expect(new Set(idsIn(out)).size).toBe(org.events.length);
+    expect((await run(["--type", "nope"])).exitCode).toBe(2);
+  });
+
+  test("a second sync of the same store exits 9 while the first holds the lock", async () => {
+    const { env, out, run } = setup();
+    const { ctx } = testContext(sb, { configDir: env.PARTNER_CLI_CONFIG_DIR });
+    const release = await takeRunLock(
+      lockPathFor(ctx, profileLabel(await ctx.target()), out, "events"),
+      "test holder",
+    );
+    try {
+      const r = await run([]);
+      expect(r.exitCode).toBe(9);
+      expect(r.stderr).toContain("in use by another partner-cli run");
+    } finally {
+      await release();
+      await ctx.close();
+    }
+    expect((await run([])).exitCode).toBe(0);
+  });
+
+  test("after the receiver was down, sync fills the gap; late retries are duplicates: each event once", async () => {
+    const { out, run } = setup();
+    await run([]); // the store starts with the log so far
+    const probe = await startReceiver({ secrets: ["whsec_x"], out: join(tempDir(), "probe") });
+    const { url, port } = probe;
+    await probe.close();
+    const reg = await http(sb, "POST", "/webhooks", { body: { url, eventTypes: ["code.issued"] } });
+    const secret = reg.body.secret as string;
+    const epId = reg.body.webhook.id as string;
+    const pending = () =>
+      [...existingWebhooksArea(org)!.deliveries.values()].filter(
+        (d) => d.endpointId === epId && d.nextAttemptAtMs !== null,
+      ).length;
+    let rx = await startReceiver({ secrets: [secret], out, port });
+    const live = Array.from({ length: 20 }, () => emit());
+    await until(() => pending() === 0, 10_000);
+    await rx.close();
+    // Down: these fail (unreachable) and wait for retries.
+    const gap = Array.from({ length: 30 }, () => emit());
+    await until(() => pending() === 30, 10_000);
+    const synced = await run(["--json"]);
+    const s = JSON.parse(synced.stdout).summary;
+    expect(s.appended).toBe(30);
+    expect(s.duplicates).toBeGreaterThanOrEqual(0);
+    // Back up: the retries arrive and are answered 200 as duplicates.
+    let duplicates = 0;
+    rx = await startReceiver({
+      secrets: [secret],
+      out,
+      port,
+      onReceipt: (r) => {
+        if (r.kind === "duplicate") duplicates++;
+      },
+    });
+    try {
+      await http(sb, "POST", "/advance", { control: true, body: { duration: "2m" } });
+      await until(() => pending() === 0, 15_000);
+      expect(duplicates).toBe(30);
+      const stored = idsIn(out);
+      expect(new Set(stored).size).toBe(stored.length);
+      expect(stored).toEqual(expect.arrayContaining([...live, ...gap]));
+      expect(new Set(stored)).toEqual(new Set(org.events.map((e) => e.id)));
+    } finally {
+      await rx.close();
+      await http(sb, "DELETE", `/webhooks/${epId}`);
+    }
+  });
+});
