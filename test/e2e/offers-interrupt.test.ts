@@ -1,0 +1,49 @@
+// Ctrl-C through the built bin: SIGINT during a long Retry-After wait ends the command at once
+// (the client's waits listen to the run's abort signal), with status 130 as a shell sees it.
+import { execa } from "execa";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { BIN } from "../helpers/cli.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+
+let sb: RunningSandbox;
+beforeAll(async () => {
+  sb = await sandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+it("SIGINT during a 30 s Retry-After wait ends the command promptly (status 130)", async () => {
+  await http(sb, "POST", "/faults", {
+    control: true,
+    body: { next: ["429"], retryAfterSeconds: 30, pathPrefix: "/offers" },
+  });
+  const child = execa("node", [BIN, "offers", "list"], {
+    reject: false,
+    stdin: "ignore",
+    env: {
+      NO_COLOR: "1",
+      PARTNER_CLI_CONFIG_DIR: tempDir(),
+      PARTNER_BASE_URL: sb.url,
+      PARTNER_API_KEY: sb.writeKey,
+    },
+  });
+  // Wait until the 429 has been served (the queued fault is consumed), then interrupt.
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const f = await http(sb, "GET", "/faults", { control: true });
+    if (f.body.next.length === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = Date.now();
+  child.kill("SIGINT");
+  const r = await child;
+  // The client's wait ended through the run's abort signal (CancelledError → "Interrupted.").
+  expect(String(r.stderr)).toMatch(/^Interrupted\.$/m);
+  // A shell sees 130 either way. Today the process ends by the re-raised SIGINT rather than with exit
+  // code 130: conf's when-exit and proper-lockfile's signal-exit re-send the signal to the process.
+  expect(r.exitCode === 130 || r.signal === "SIGINT").toBe(true);
+  expect(Date.now() - t0).toBeLessThan(10_000);
+  expect(String(r.stdout)).toBe("");
+}, 40_000);
