@@ -4,6 +4,7 @@
 // drops back when events arrive. Runs until Ctrl-C, then exits 0 (it is interactive by nature).
 import { listEvents } from "../../api/events.js";
 import type { Context } from "../../context.js";
+import { CancelledError } from "../../errors.js";
 import type { FeedPosition } from "../../export/checkpoint.js";
 import type { EventEnvelope } from "../../spec/events.js";
 import { checkTypeArg } from "../webhooks/shared.js";
@@ -55,7 +56,14 @@ export async function tailRun(o: TailOptions, ctx: Context): Promise<void> {
   for (let polls = 0; !ctx.signal.aborted; ) {
     await ctx.clock.sleep(interval, ctx.signal);
     if (ctx.signal.aborted) break;
-    const r = await readNew(ctx, pos, type);
+    let r: Awaited<ReturnType<typeof readNew>>;
+    try {
+      r = await readNew(ctx, pos, type);
+    } catch (err) {
+      // Ctrl-C during a request ends the tail like Ctrl-C between polls: exit 0.
+      if (err instanceof CancelledError && ctx.signal.aborted) break;
+      throw err;
+    }
     pos = r.pos;
     for (const e of r.events) ctx.io.out(asText ? `${tailLine(e)}\n` : `${JSON.stringify(e)}\n`);
     interval = r.events.length ? base : Math.min(Math.round(interval * 1.5), max);
