@@ -15,6 +15,7 @@ import {
   campaignsOf,
   codesRemaining,
   findCampaign,
+  isViewOnly,
   linksOf,
   recordCodesIssued,
   recordRedeemed,
@@ -357,17 +358,19 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
       const why =
         rec.status !== "active"
           ? `the campaign is ${rec.status}`
-          : offer?.state !== "available"
-            ? "its offer is not available"
-            : !inDates
-              ? "the time is outside the campaign dates"
-              : links.length === 0
-                ? "it has no active links"
-                : codesRemaining(rec) <= 0
-                  ? "no codes remain under its limit"
-                  : supply() <= 0
-                    ? "its offer has no codes left"
-                    : undefined;
+          : isViewOnly(state, rec)
+            ? "the organization lost access to its brand"
+            : offer?.state !== "available"
+              ? "its offer is not available"
+              : !inDates
+                ? "the time is outside the campaign dates"
+                : links.length === 0
+                  ? "it has no active links"
+                  : codesRemaining(rec) <= 0
+                    ? "no codes remain under its limit"
+                    : supply() <= 0
+                      ? "its offer has no codes left"
+                      : undefined;
       const possible = why ? 0 : Math.min(nClaims, codesRemaining(rec), supply());
       if (possible < nClaims)
         notes.push(`${label}: ${possible} of ${nClaims} claims (${why ?? "codes ran out"}).`);
@@ -395,11 +398,15 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
     }
     let nTest = share(want.testCodes, k, T);
     if (nTest > 0) {
-      const possible = rec.status === "ended" ? 0 : Math.min(nTest, codesRemaining(rec), supply());
+      const blocked =
+        rec.status === "ended"
+          ? "the campaign has ended"
+          : isViewOnly(state, rec)
+            ? "the organization lost access to its brand"
+            : undefined;
+      const possible = blocked ? 0 : Math.min(nTest, codesRemaining(rec), supply());
       if (possible < nTest)
-        notes.push(
-          `${label}: ${possible} of ${nTest} test codes (${rec.status === "ended" ? "the campaign has ended" : "codes ran out"}).`,
-        );
+        notes.push(`${label}: ${possible} of ${nTest} test codes (${blocked ?? "codes ran out"}).`);
       nTest = possible;
       if (nTest > 0) {
         t.reserveCodes(nTest);

@@ -135,6 +135,23 @@ describe("simulate: codes, redemptions and their events", () => {
     await http(sb, "POST", `/campaigns/${c.id}/status`, { body: { status: "active" } });
   });
 
+  it("hands out no codes on a view-only campaign; its codes still redeem", async () => {
+    const v = await makeCampaign(sb, {
+      baseGs1: "0098765000014",
+      retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
+      codeLimit: 10,
+      creators: ["cr-0006"],
+    });
+    await simulate(sb, { campaign: v.id, claims: 2 });
+    const brandId = (await getCampaign(sb, v.id)).offer.brand.id;
+    await http(sb, "POST", `/brands/${brandId}/access`, { control: true, body: { access: false } });
+    const r = await simulate(sb, { campaign: v.id, claims: 2, testCodes: 1, redemptions: 1 });
+    expect(r).toMatchObject({ claims: 0, testCodes: 0, redemptions: 1 });
+    expect(r.notes.join(" ")).toMatch(/lost access/);
+    await http(sb, "POST", `/brands/${brandId}/access`, { control: true, body: { access: true } });
+    await http(sb, "POST", `/campaigns/${v.id}/status`, { body: { status: "ended" } });
+  });
+
   it("by default covers every active campaign and splits the counts", async () => {
     const d = await makeCampaign(sb, { creators: ["cr-0004"] });
     await makeCampaign(sb, { activate: false, creators: ["cr-0005"] });
