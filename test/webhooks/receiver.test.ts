@@ -1,5 +1,6 @@
 // The local receiver (src/webhooks/receiver.ts) and the event store, in-process, fed by a sandbox on
 // port 0 and by hand-made requests (signed with openssl, independent of src/webhooks/signature.ts).
+import { createHmac } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -227,6 +228,50 @@ describe("receiver rules", () => {
     } finally {
       await s1.close();
       await s2.close();
+    }
+  });
+
+  test("under load: 300 concurrent deliveries are all answered 200 within seconds, each stored once", async () => {
+    rx = await startReceiver({ secrets: [SECRET], out });
+    try {
+      const started = Date.now();
+      const bodies = Array.from({ length: 300 }, (_, i) =>
+        envelope(`00000000-0000-7000-8000-${String(i).padStart(12, "0")}`),
+      );
+      // Every body twice, all at once.
+      // Signed with node:crypto here (openssl per request would dominate the time).
+      const t = Math.floor(Date.now() / 1000);
+      const headerOf = (b: string) =>
+        `t=${t},v1=${createHmac("sha256", SECRET).update(`${t}.${b}`).digest("hex")}`;
+      const answers = await Promise.all(
+        [...bodies, ...bodies].map((b) => post(rx.url, b, { header: headerOf(b) })),
+      );
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      expect(answers.filter((a) => a.body.includes("duplicate"))).toHaveLength(300);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const stored = idsIn(out);
+      expect(stored).toHaveLength(300);
+      expect(new Set(stored).size).toBe(300);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  test("a store lock left by a killed process is taken over at once", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const dead = spawnSync(process.execPath, [
+      "-e",
+      "process.stdout.write(String(process.pid))",
+    ]).stdout.toString();
+    writeFileSync(`${out}.lock`, dead);
+    const store = await openEventStore(out);
+    try {
+      const started = Date.now();
+      await store.append([{ id: "a", line: '{"id":"a"}' }]);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(idsIn(out)).toEqual(["a"]);
+    } finally {
+      await store.close();
     }
   });
 
