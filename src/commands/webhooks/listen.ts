@@ -13,6 +13,8 @@ export interface ListenOptions {
   forwardTo?: string | undefined;
   maxBody?: number | undefined;
   tolerance?: number | undefined;
+  /** After this long without a delivery, check for paused endpoints (ms; default 60 s). */
+  quietCheckMs?: number | undefined;
 }
 
 function line(r: Receipt): string {
@@ -41,6 +43,7 @@ export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
       throw new UsageError(`--forward-to must be an http or https URL, not "${o.forwardTo}".`);
   }
   const out = resolve(o.out ?? "events.ndjson");
+  let received = false;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
   try {
     rx = await startReceiver({
@@ -51,7 +54,10 @@ export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
       maxBody: o.maxBody ?? DEFAULT_MAX_BODY,
       toleranceSeconds: o.tolerance,
       forwardTo: o.forwardTo,
-      onReceipt: (r) => ctx.io.err(line(r)),
+      onReceipt: (r) => {
+        received = true;
+        ctx.io.err(line(r));
+      },
       onForwardError: (id, msg) =>
         ctx.io.err(`forward of ${id} failed (the delivery was acknowledged): ${msg}`),
     });
@@ -67,6 +73,10 @@ export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
   ctx.io.err(
     `Listening on ${rx.url} (${rx.store.count} events already in ${out}${rx.store.repairedBytes ? `; cut ${rx.store.repairedBytes} bytes of an unfinished line` : ""}). Register it with "partner-cli webhooks create --url ${rx.url} --events ...". Ctrl-C to stop.`,
   );
+  const quiet = setTimeout(() => {
+    if (!received) void warnIfPaused(ctx);
+  }, o.quietCheckMs ?? 60_000);
+  quiet.unref();
   await new Promise<void>((done) => {
     const stop = () => {
       process.off("SIGTERM", stop);
@@ -77,6 +87,30 @@ export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
     ctx.signal.addEventListener("abort", stop, { once: true });
     process.on("SIGTERM", stop);
   });
+  clearTimeout(quiet);
   await rx.close();
   ctx.io.err(`Stopped; ${rx.store.count} events in ${out}.`);
+}
+
+/**
+ * Nothing arrived for a while: if an API key is configured (not the embedded sandbox), say which
+ * endpoints are paused, since a paused endpoint only queues. Best effort: a failed read is ignored.
+ */
+async function warnIfPaused(ctx: Context): Promise<void> {
+  try {
+    const data = await (await ctx.config()).read();
+    const hasTarget =
+      Boolean(ctx.env.PARTNER_API_KEY) ||
+      Boolean(ctx.globals.profile || ctx.env.PARTNER_PROFILE || data.currentProfile);
+    if (!hasTarget) return;
+    const { listWebhooks } = await import("../../api/webhooks.js");
+    const list = await listWebhooks(await ctx.api());
+    const paused = list.items.filter((w) => !w.active);
+    if (paused.length === 0) return;
+    ctx.io.err(
+      `No delivery has arrived yet, and ${paused.length === 1 ? "an endpoint is" : `${paused.length} endpoints are`} paused: ${paused.map((w) => `${w.id} (${w.url})`).join(", ")}. Resume with "partner-cli webhooks update ID --enable".`,
+    );
+  } catch {
+    // best effort
+  }
 }
