@@ -57,3 +57,43 @@ describe("traffic store", () => {
     expect(back.unredeemed(c).shopper).not.toContain(code);
   });
 });
+
+describe("feed page bytes", () => {
+  it("writes exactly the JSON of the renderer, for every kind of row", async () => {
+    const { FeedPageWriter, RedemptionRenderer } = await import("../../src/sandbox/domain/traffic.js");
+    const t = new Traffic();
+    const state = {
+      org: { id: "o", name: "o", reportingTimeZone: "UTC", active: true, alertRecipients: [] },
+      brands: new Map(),
+      creators: new Map([['cr "1" é', { name: 'Zoë "Q" 名前' }]]),
+      offers: new Map(),
+      events: [],
+      areas: {},
+    } as never;
+    const c = t.campaigns.intern("missing-campaign");
+    const cr = t.creators.intern('cr "1" é');
+    for (let i = 0; i < 30; i++) t.addCode(c, i % 3 === 0 ? NO_CREATOR : cr, 1_800_000_000 + i * 977);
+    for (let i = 0; i < 30; i++) t.addRedemption(i, 1_800_000_500 + i * 86_399, 1_800_000_600 + i * 86_399);
+    t.redFlags.data[4]! |= 2;
+    t.redReason.data[4] = t.reasons.intern('a "quoted" reason');
+    t.redExcludedAt.data[4] = 1_800_100_000;
+    t.redFlags.data[6]! |= 2;
+    t.redExcludedAt.data[6] = 1_800_100_001;
+    const r = new RedemptionRenderer(state, t);
+    const w = new FeedPageWriter(r, t, 16);
+    const expected: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      if (i > 0) w.raw(Buffer.from(","));
+      w.row(i);
+      expected.push(r.json(i));
+    }
+    const text = w.bytes().toString("utf8");
+    expect(text).toBe(expected.join(","));
+    const parsed = JSON.parse(`[${text}]`);
+    expect(parsed[4].exclusion).toEqual({ excludedAt: isoOfSec(1_800_100_000), reason: 'a "quoted" reason' });
+    expect(parsed[6].exclusion.reason).toBeNull();
+    expect(parsed[0].countingState).toBe("test_code");
+    expect(parsed[1].creator).toEqual({ externalId: 'cr "1" é', name: 'Zoë "Q" 名前' });
+    expect(t.redemptionIds.indexOf(parsed[17].id)).toBe(17);
+  });
+});
