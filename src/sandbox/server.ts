@@ -282,7 +282,8 @@ function send(res: ServerResponse, out: SandboxResponse) {
     res.end();
     return;
   }
-  const text = typeof out.body === "string" ? out.body : JSON.stringify(out.body);
+  const text =
+    typeof out.body === "string" || Buffer.isBuffer(out.body) ? out.body : JSON.stringify(out.body);
   headers["content-type"] ??= "application/json; charset=utf-8";
   headers["content-length"] = String(Buffer.byteLength(text));
   res.writeHead(out.status, headers);
