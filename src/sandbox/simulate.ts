@@ -37,6 +37,8 @@ import type { OrgState } from "./store.js";
 
 /** Up to this many generated items (claims, redemptions, corrections) a call emits events by default. */
 export const EVENTS_AUTO_MAX = 10_000;
+/** At most this many items per call with `events: true`. */
+export const EVENTS_MAX = 200_000;
 const MAX_ITEMS = 10_000_000;
 
 const Count = z.number().int().min(0).max(MAX_ITEMS);
@@ -277,6 +279,11 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
     want.restorations +
     excludeIdx.length +
     restoreIdx.length;
+  if (body.events === true && itemCount > EVENTS_MAX)
+    throw invalid(
+      `events: true is limited to ${EVENTS_MAX.toLocaleString("en-US")} items per call (the event log and its snapshot would grow too large); split the call or leave events out.`,
+      { events: [`must not be true for more than ${EVENTS_MAX} items`] },
+    );
   const itemEvents = body.events ?? itemCount <= EVENTS_AUTO_MAX;
   const result: SimulateResult = {
     campaigns: targets.map(campaignReference),

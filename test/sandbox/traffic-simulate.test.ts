@@ -186,6 +186,12 @@ describe("simulate: codes, redemptions and their events", () => {
       ["at"],
     );
     expectError(
+      await http(sb, "POST", "/simulate", { control: true, body: { claims: 300_000, events: true } }),
+      400,
+      "validation_failed",
+      ["events"],
+    );
+    expectError(
       await http(sb, "POST", "/simulate", { control: true, body: { campaign: "nope" } }),
       404,
       "not_found",
