@@ -109,8 +109,8 @@ export async function deleteWebhook(c: ApiClient, id: string): Promise<void> {
 
 /**
  * POST rotate-secret. Never repeated blindly: a second rotation would end the overlap of the secret
- * receivers still use. After an uncertain outcome the endpoint is read; if it rotated, the new secret
- * is lost and the user is told to rotate again once receivers accept... (see the hint).
+ * receivers still use. After an uncertain outcome the endpoint is read: unchanged means nothing
+ * happened (repeat); rotated means the new secret is lost, and the error says what that implies.
  */
 export async function rotateSecret(c: ApiClient, id: string): Promise<WebhookWithSecret> {
   const before = (await getWebhook(c, id)).webhook;

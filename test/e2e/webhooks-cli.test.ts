@@ -117,11 +117,7 @@ describe("webhooks through the built bin", () => {
     // Restarted: the pending retries are answered 200 as duplicates; nothing is appended twice.
     l = listen(["--secret-file", secretFile, "--port", String(port), "--out", out]);
     await l.first;
-    for (
-      let i = 0;
-      i < 10 && deliveries().some((d) => d.nextAttemptAtMs !== null);
-      i++
-    ) {
+    for (let i = 0; i < 10 && deliveries().some((d) => d.nextAttemptAtMs !== null); i++) {
       await http(sb, "POST", "/advance", { control: true, body: { duration: "1h" } });
       await until(() => deliveries().every((d) => d.nextAttemptAtMs === null) || undefined, 3_000).catch(
         () => {},

@@ -128,8 +128,8 @@ describe("events tail", () => {
   test("stops at Ctrl-C with exit 0", async () => {
     const ac = new AbortController();
     const { ctx, stderr } = testContext(sb);
-    // biome-ignore lint/suspicious/noExplicitAny: reaching the signal for the test
-    (ctx as any).signal = ac.signal;
+    // The run's Ctrl-C signal, for the test.
+    (ctx as unknown as { signal: AbortSignal }).signal = ac.signal;
     setTimeout(() => ac.abort(), 100);
     await tailRun({ interval: 20 }, ctx);
     expect(stderr()).toContain("Stopped following");

@@ -19,8 +19,8 @@ test("prints the URL, a line per request, warns about a paused endpoint, stops c
   const secretFile = join(dir, "secret");
   const { ctx, stdout, stderr } = testContext(sb, { globals: { json: true } });
   const ac = new AbortController();
-  // biome-ignore lint/suspicious/noExplicitAny: the run's Ctrl-C signal, for the test
-  (ctx as any).signal = ac.signal;
+  // The run's Ctrl-C signal, for the test.
+  (ctx as unknown as { signal: AbortSignal }).signal = ac.signal;
   // Register first (the secret file must exist before listen starts), then point the endpoint at it.
   const reg = await http(sb, "POST", "/webhooks", {
     body: { url: "http://127.0.0.1:9/", eventTypes: ["code.issued"] },

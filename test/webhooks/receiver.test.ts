@@ -340,9 +340,17 @@ describe("deliveries from the sandbox", () => {
         if (r.kind === "duplicate") counts.duplicate++;
       },
       // Every 9th event: the first attempt is refused before anything is stored (a retry, out of order).
-      intercept: (id, attempt) => (attempt === 1 && tail(id) % 9 === 0 ? (counts.refused++, 503) : undefined),
+      intercept: (id, attempt) => {
+        if (attempt !== 1 || tail(id) % 9 !== 0) return undefined;
+        counts.refused++;
+        return 503;
+      },
       // Every 7th other event: stored, but the answer says 500 (a lost acknowledgement: a duplicate follows).
-      loseAck: (id) => (tail(id) % 7 === 0 && tail(id) % 9 !== 0 ? (counts.lost++, 500) : undefined),
+      loseAck: (id) => {
+        if (tail(id) % 7 !== 0 || tail(id) % 9 === 0) return undefined;
+        counts.lost++;
+        return 500;
+      },
     });
     try {
       const ids: string[] = [];

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { listEvents } from "../../api/events.js";
 import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
-import { CancelledError } from "../../errors.js";
+import { CancelledError, UsageError } from "../../errors.js";
 import {
   type Checkpoint,
   checkpointKey,
@@ -45,6 +45,8 @@ export interface SyncSummary {
 
 export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary> {
   const type = o.type ? checkTypeArg(o.type) : null;
+  if (o.out === "-" || o.out === "")
+    throw new UsageError("events sync needs a file for --out (the event store), not stdout.");
   const out = resolve(o.out ?? "events.ndjson");
   const target = await ctx.target();
   const profile = profileLabel(target);
