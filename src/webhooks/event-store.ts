@@ -105,20 +105,30 @@ export async function openEventStore(path: string): Promise<EventStore> {
   /** Reads bytes [known, size) that another process (or an earlier run) appended; learns their ids. */
   const catchUp = async (allowRepair: boolean): Promise<void> => {
     const size = (await fh.stat()).size;
-    if (size <= known) return;
-    const buf = Buffer.alloc(size - known);
-    await fh.read(buf, 0, buf.length, known);
-    const lastNl = buf.lastIndexOf(0x0a);
-    const complete = lastNl + 1;
-    for (const line of buf.subarray(0, complete).toString("utf8").split("\n")) {
-      const id = idOfLine(line);
-      if (id) ids.add(id);
+    // Read in chunks (a store can hold millions of events); a line may span two chunks.
+    const CHUNK = 4 << 20;
+    let carry = Buffer.alloc(0);
+    let pos = known;
+    while (pos < size) {
+      const buf = Buffer.alloc(Math.min(CHUNK, size - pos));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const data = carry.length
+        ? Buffer.concat([carry, buf.subarray(0, bytesRead)])
+        : buf.subarray(0, bytesRead);
+      const complete = data.lastIndexOf(0x0a) + 1;
+      for (const line of data.subarray(0, complete).toString("utf8").split("\n")) {
+        const id = idOfLine(line);
+        if (id) ids.add(id);
+      }
+      known += complete;
+      carry = Buffer.from(data.subarray(complete));
     }
-    known += complete;
-    if (complete < buf.length && allowRepair) {
+    if (carry.length && allowRepair) {
       // A line without its newline was never fsynced as a whole, so never acknowledged or covered by
       // a saved cursor: cut it, or the next append would glue an envelope to it.
-      repairedBytes += buf.length - complete;
+      repairedBytes += carry.length;
       await truncate(path, known);
     }
   };

@@ -275,6 +275,22 @@ describe("receiver rules", () => {
     }
   });
 
+  test("a store larger than one read chunk loads every id", async () => {
+    const text = Array.from(
+      { length: 60_000 },
+      (_, i) => `{"id":"big-${i}","pad":"${"x".repeat(60)}"}\n`,
+    ).join("");
+    writeFileSync(out, text);
+    const store = await openEventStore(out);
+    try {
+      expect(store.count).toBe(60_000);
+      expect(store.repairedBytes).toBe(0);
+      expect((await store.append([{ id: "big-59999", line: "{}" }])).duplicates).toEqual(["big-59999"]);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("an unwritable store is a clear error at start", async () => {
     writeFileSync(join(dir, "x"), "");
     await expect(startReceiver({ secrets: [SECRET], out: join(dir, "x", "events.ndjson") })).rejects.toThrow(
