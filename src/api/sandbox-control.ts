@@ -33,8 +33,12 @@ export interface SimulateRequest {
   claims?: number | undefined;
   redemptions?: number | undefined;
   testCodes?: number | undefined;
+  testRedemptions?: number | undefined;
   exclusions?: number | undefined;
   restorations?: number | undefined;
+  reason?: string | undefined;
+  days?: number | undefined;
+  events?: boolean | undefined;
   seed?: number | undefined;
 }
 

@@ -105,9 +105,17 @@ export function registerSandbox(program: Command): void {
     .addOption(count("views", "share-link views"))
     .addOption(count("claims", "coupon claims"))
     .addOption(count("redemptions", "redemptions"))
-    .addOption(count("test-codes", "redemptions marked as test codes"))
+    .addOption(count("test-codes", "staff test codes issued (never redeemed, no events)"))
+    .addOption(count("test-redemptions", "redemptions of staff test codes (countingState test_code)"))
     .addOption(count("exclusions", "redemptions later excluded (corrections)"))
     .addOption(count("restorations", "excluded redemptions restored"))
+    .option("--reason <text>", "reason recorded with the exclusions and restorations")
+    .option(
+      "--days <n>",
+      "spread the traffic over today and the N-1 days before (default 1)",
+      parseIntArg(1, 1000),
+    )
+    .option("--events", "emit one event per item even for large runs (default: only up to 10,000 items)")
     .option("--seed <n>", "random seed, for repeatable traffic", parseIntArg(0));
   examples(simulate, [
     "partner-cli sandbox simulate --views 200 --claims 40 --redemptions 12",

@@ -7,7 +7,8 @@ import { dirname } from "node:path";
 import lockfile from "proper-lockfile";
 import { LockedError } from "../errors.js";
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -45,7 +46,7 @@ export async function takeRunLock(path: string, what: string): Promise<() => Pro
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
       const owner = ownerOf(ownerFile);
-      if (attempt === 0 && owner !== undefined && owner !== process.pid && !alive(owner)) {
+      if (attempt === 0 && owner !== undefined && owner !== process.pid && !processAlive(owner)) {
         // Left by a killed run: remove it only if it still names the same dead owner.
         // proper-lockfile only unlocks its own locks, so the lock directory is removed here.
         if (ownerOf(ownerFile) === owner) rmSync(`${path}.lock`, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // (spec: Event envelope, Events, Data by type). Shared by the client (loose) and the sandbox (strict).
 import { z } from "zod";
 import { type Kit, kit, Timestamp } from "./kit.js";
+import { redemptionSchemas } from "./redemptions.js";
 
 export const EVENT_TYPES = [
   "redemption.recorded",
@@ -34,78 +35,24 @@ export function isEventType(v: unknown): v is EventType {
   return typeof v === "string" && (EVENT_TYPES as readonly string[]).includes(v);
 }
 
-/** Shared reference objects (spec: Shared reference objects), as events carry them. */
-export function referenceSchemas(k: Kit) {
-  const CampaignReference = k.obj({
-    id: z.string(),
-    externalReference: z.string().nullable(),
-    name: z.string(),
-  });
-  const CreatorReference = k.obj({ externalId: z.string(), name: z.string() });
-  const OfferReference = k.obj({ baseGs1: z.string(), title: z.string().nullable() });
-  const BrandReference = k.obj({ id: z.string(), name: z.string() });
-  const RetailerReference = k.obj({ emailDomain: z.string(), name: z.string().nullable() });
-  const Exclusion = k.obj({ excludedAt: Timestamp, reason: z.string().nullable() });
-  const SupplyCodes = k.obj({
-    limit: z.number().int(),
-    issued: z.number().int(),
-    remaining: z.number().int(),
-  });
-  return {
-    CampaignReference,
-    CreatorReference,
-    OfferReference,
-    BrandReference,
-    RetailerReference,
-    Exclusion,
-    SupplyCodes,
-  };
-}
-
 export function eventSchemas(k: Kit, strict: boolean) {
-  const r = referenceSchemas(k);
+  // The reference objects and the traffic events' data are the ones of src/spec/redemptions.ts.
+  const r = redemptionSchemas(k);
   const Data = {
-    "redemption.recorded": k.obj({
-      id: z.string(),
-      serializedGs1: z.string(),
-      redeemedAt: Timestamp,
-      recordedAt: Timestamp,
-      campaign: r.CampaignReference,
-      offer: r.OfferReference,
-      brand: r.BrandReference,
-      creator: r.CreatorReference.nullable(),
-      retailer: r.RetailerReference.nullable(),
-      // Captured at event creation: always counted, never excluded.
-      countingState: strict ? z.literal("counted") : z.string(),
-      exclusion: strict ? z.null() : r.Exclusion.nullable(),
-    }),
-    "redemption.excluded": k.obj({
-      redemptionId: z.string(),
-      campaign: r.CampaignReference,
-      creator: r.CreatorReference.nullable(),
-      excludedAt: Timestamp,
-      reason: z.string(),
-    }),
-    "redemption.restored": k.obj({
-      redemptionId: z.string(),
-      campaign: r.CampaignReference,
-      creator: r.CreatorReference.nullable(),
-      restoredAt: Timestamp,
-      reason: z.string(),
-    }),
-    "code.issued": k.obj({
-      claimId: z.string(),
-      campaign: r.CampaignReference,
-      creator: r.CreatorReference,
-      issuedAt: Timestamp,
-    }),
+    // Captured at event creation: always counted, never excluded.
+    "redemption.recorded": strict
+      ? r.Redemption.extend({ countingState: z.literal("counted"), exclusion: z.null() })
+      : r.RedemptionRecordedData,
+    "redemption.excluded": r.RedemptionExcludedData,
+    "redemption.restored": r.RedemptionRestoredData,
+    "code.issued": r.CodeIssuedData,
     "campaign.status_changed": k.obj({
       campaign: r.CampaignReference,
       from: k.en(["draft", "active", "paused"] as const),
       to: k.en(["active", "paused", "ended"] as const),
     }),
-    "campaign.supply_low": k.obj({ campaign: r.CampaignReference, codes: r.SupplyCodes }),
-    "campaign.supply_exhausted": k.obj({ campaign: r.CampaignReference, codes: r.SupplyCodes }),
+    "campaign.supply_low": r.SupplyData,
+    "campaign.supply_exhausted": r.SupplyData,
     "assignment.completed": k.obj({
       jobId: z.string(),
       campaign: r.CampaignReference,

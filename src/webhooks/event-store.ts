@@ -4,6 +4,7 @@
 // another process appended since (so its ids are known), writes only the new envelopes, and fsyncs
 // before returning. A caller acknowledges a delivery, or saves a cursor, only after append() resolved.
 import { type FileHandle, open, readFile, stat, truncate, unlink } from "node:fs/promises";
+import { processAlive } from "../export/run-lock.js";
 
 export interface StoredEnvelope {
   /** The envelope id (de-duplication key). */
@@ -47,15 +48,6 @@ export function toLine(rawBody: string): string {
   return /[\r\n]/.test(rawBody) ? JSON.stringify(JSON.parse(rawBody)) : rawBody;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * The append lock: `<store>.lock` created exclusively, holding the owner's pid. It is held for the
  * few milliseconds of one append; a lock whose owner died (SIGKILL) is taken over at once.
@@ -76,7 +68,7 @@ export async function lockStore(path: string, timeoutMs = 30_000): Promise<() =>
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
     const owner = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && !alive(owner)) {
+    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && !processAlive(owner)) {
       // Left by a killed process: remove it if it still names the same owner, then try again.
       const again = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
       if (again === owner) await unlink(lockPath).catch(() => {});

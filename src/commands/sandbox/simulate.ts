@@ -3,28 +3,9 @@ import { type SimulateRequest, simulateTraffic } from "../../api/sandbox-control
 import type { Context } from "../../context.js";
 import { printRecord } from "../../io/render.js";
 
-export interface SandboxSimulateOptions {
-  campaign?: string | undefined;
-  views?: number | undefined;
-  claims?: number | undefined;
-  redemptions?: number | undefined;
-  testCodes?: number | undefined;
-  exclusions?: number | undefined;
-  restorations?: number | undefined;
-  seed?: number | undefined;
-}
+export type SandboxSimulateOptions = SimulateRequest;
 
 export async function sandboxSimulateRun(opts: SandboxSimulateOptions, ctx: Context): Promise<void> {
-  const req: SimulateRequest = {
-    campaign: opts.campaign,
-    views: opts.views,
-    claims: opts.claims,
-    redemptions: opts.redemptions,
-    testCodes: opts.testCodes,
-    exclusions: opts.exclusions,
-    restorations: opts.restorations,
-    seed: opts.seed,
-  };
-  const result = await simulateTraffic(await ctx.api(), req);
+  const result = await simulateTraffic(await ctx.api(), { ...opts });
   printRecord(ctx.io, result, Object.entries(result));
 }
