@@ -103,8 +103,15 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   let ctx: Context | undefined;
   const abort = new AbortController();
   const ownSignals = options.signal === undefined;
+  // First Ctrl-C: commands stop at a safe point and exit 130. A second one, pressed by a person
+  // (not within a second: libraries such as when-exit re-send the first signal at once), quits now.
+  let firstSigintAt = 0;
   const onSigint = () => {
-    if (abort.signal.aborted) process.exit(EXIT.interrupted);
+    if (abort.signal.aborted) {
+      if (Date.now() - firstSigintAt > 1000) process.exit(EXIT.interrupted);
+      return;
+    }
+    firstSigintAt = Date.now();
     abort.abort();
   };
   if (ownSignals) process.on("SIGINT", onSigint);
@@ -129,7 +136,9 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     for (const line of formatError(err, verbose)) streams.stderr.write(`${line}\n`);
     return exitCodeFor(err);
   } finally {
-    if (ownSignals) process.off("SIGINT", onSigint);
+    // After a Ctrl-C the listener stays: the echo some libraries send would otherwise end the
+    // process by signal instead of with exit code 130 (a signal listener does not keep it alive).
+    if (ownSignals && !abort.signal.aborted) process.off("SIGINT", onSigint);
     await ctx?.close();
   }
 }

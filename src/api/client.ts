@@ -88,7 +88,7 @@ export class ApiClient {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
     this.apiKey = opts.apiKey;
     this.settings = { ...DEFAULT_RETRY, ...opts.retry };
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
   }
 
   /** One keep-alive pool per client, created on the first request. */
@@ -375,4 +375,17 @@ class NetworkFailure extends Error {
 
 function describe(o: Outcome): string {
   return o.kind === "status" ? `HTTP ${o.status}${o.code ? ` ${o.code}` : ""}` : "a network failure";
+}
+
+/** setTimeout as a promise whose timer is cleared on abort, so an interrupted wait keeps nothing alive. */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
