@@ -7,6 +7,10 @@ export function registerEvents(program: Command): void {
     .command("events")
     .alias("event")
     .description("read the event log (30 days), follow it, or copy it to a local NDJSON store");
+  examples(noun, [
+    "partner-cli events sync --out events.ndjson",
+    "partner-cli events tail --type redemption.recorded",
+  ]);
 
   const types = noun.command("types").description("the eight event types and when each is emitted");
   examples(types, ["partner-cli events types"]);

@@ -5,6 +5,10 @@ import { addRangeOptions } from "./range.js";
 
 export function registerRedemptions(program: Command): void {
   const noun = program.command("redemptions").alias("redemption").description("export and read redemptions");
+  examples(noun, [
+    "partner-cli redemptions export --out redemptions.csv",
+    "partner-cli redemptions list --preset 7d",
+  ]);
 
   const exp = noun
     .command("export")

@@ -25,6 +25,10 @@ export function registerReports(program: Command): void {
     .command("reports")
     .alias("report")
     .description("program summary, campaign report and creator counts");
+  examples(noun, [
+    "partner-cli reports summary --preset 30d",
+    "partner-cli reports creators --preset last-month --out payouts.csv",
+  ]);
 
   const summary = addRangeOptions(
     noun.command("summary").description("totals and per-brand figures for a date range"),

@@ -6,6 +6,7 @@ export function registerRoster(program: Command): void {
   const roster = program
     .command("roster")
     .description("the organization's creators, keyed by your own creator ID (externalId)");
+  examples(roster, ["partner-cli roster import roster.csv", "partner-cli roster export --out roster.csv"]);
 
   const imp = roster
     .command("import")

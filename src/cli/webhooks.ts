@@ -7,6 +7,10 @@ export function registerWebhooks(program: Command): void {
     .command("webhooks")
     .alias("webhook")
     .description("register webhook endpoints, verify signatures and run a local receiver");
+  examples(noun, [
+    "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded --secret-file whsec.txt",
+    "partner-cli webhooks listen --secret-file whsec.txt --port 8787",
+  ]);
 
   const list = noun.command("list").description("the organization's webhook endpoints (at most 5)");
   examples(list, ["partner-cli webhooks list", "partner-cli webhooks list --json"]);
