@@ -24,6 +24,8 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
   const table = new Table({
     head: columns.map((c) => c.header),
     style: { head: color ? ["bold"] : [], border: color ? ["grey"] : [] },
+    // No rule between body rows: compact, like gh's tables.
+    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
   });
   for (const row of rows) table.push(columns.map((c) => cellText(c.value(row), true)));
   return `${table.toString()}\n`;

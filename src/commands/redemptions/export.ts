@@ -206,9 +206,10 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     }
 
     const where = outPath ?? "stdout";
-    const moved = summary.cursorBefore === summary.cursorAfter ? "cursor unchanged" : "cursor moved";
+    const written = summary.rows + summary.corrections > 0;
+    const moved = written ? "saved" : "unchanged";
     ctx.io.err(
-      `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${o.corrections ? ` and ${summary.corrections} correction${summary.corrections === 1 ? "" : "s"}` : ""} to ${where} (${moved}; cursor "${name}").`,
+      `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${o.corrections ? ` and ${summary.corrections} correction${summary.corrections === 1 ? "" : "s"}` : ""} to ${where}; cursor "${name}" ${moved}.`,
     );
     if (ctx.io.json) ctx.io.outJson({ summary });
     return summary;
