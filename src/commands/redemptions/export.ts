@@ -140,12 +140,21 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     };
     const limit = o.limit ?? 1000;
     const showProgress = ctx.io.stderrIsTTY && !toStdout;
+    // The next page is read while the current one is written and fsynced (a read has no side
+    // effects, so reading ahead never changes what is saved or when).
+    const read = (cursor: string | null) => {
+      const p = redemptionFeed(api, { after: cursor ?? undefined, limit });
+      p.catch(() => {}); // handled where it is awaited
+      return p;
+    };
+    let pending = read(feedPos.cursor);
     for (;;) {
       if (ctx.signal.aborted)
         throw new CancelledError(
           `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
         );
-      const page = await redemptionFeed(api, { after: feedPos.cursor ?? undefined, limit });
+      const page = await pending;
+      if (page.nextCursor !== null) pending = read(page.nextCursor);
       summary.pages++;
       const skip = new Set(feedPos.skipIds);
       const fresh = page.items.filter((r) => !skip.has(r.id));
