@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
+import { untilStopped } from "../../io/until-stopped.js";
 
 export interface SandboxStartOptions {
   port?: number | undefined;
@@ -109,17 +110,7 @@ export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): 
   }
   ctx.io.err("Serving; press Ctrl-C (or send SIGTERM) to stop.");
 
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off("SIGTERM", stop);
-      ctx.signal.removeEventListener("abort", stop);
-      done();
-    };
-    if (ctx.signal.aborted) return stop();
-    ctx.signal.addEventListener("abort", stop, { once: true });
-    process.on("SIGTERM", stop);
-    opts.onListening?.(info, stop);
-  });
+  await untilStopped(ctx.signal, (stop) => opts.onListening?.(info, stop));
   await sb.close();
   await release?.();
   release = undefined;

@@ -4,6 +4,7 @@ import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { DEFAULT_MAX_BODY, type Receipt, startReceiver } from "../../webhooks/receiver.js";
 import { readSecrets } from "./shared.js";
+import { untilStopped } from "../../io/until-stopped.js";
 
 export interface ListenOptions {
   secretFile?: string | undefined;
@@ -77,16 +78,7 @@ export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
     if (!received) void warnIfPaused(ctx);
   }, o.quietCheckMs ?? 60_000);
   quiet.unref();
-  await new Promise<void>((done) => {
-    const stop = () => {
-      process.off("SIGTERM", stop);
-      ctx.signal.removeEventListener("abort", stop);
-      done();
-    };
-    if (ctx.signal.aborted) return stop();
-    ctx.signal.addEventListener("abort", stop, { once: true });
-    process.on("SIGTERM", stop);
-  });
+  await untilStopped(ctx.signal);
   clearTimeout(quiet);
   await rx.close();
   ctx.io.err(`Stopped; ${rx.store.count} events in ${out}.`);
