@@ -10,6 +10,7 @@ import { Decimal } from "decimal.js";
 import { z } from "zod";
 import { CalendarDay, type Kit, kit, pageOf, Timestamp } from "./kit.js";
 import { LIMITS } from "./limits.js";
+import { isCalendarDay } from "./ranges.js";
 
 export const CAMPAIGN_STATUSES = ["draft", "active", "paused", "ended"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
@@ -152,13 +153,8 @@ export function decimalRule(b: DecimalBounds) {
 export const RateRule = decimalRule(COMMISSION_RATE);
 export const UnitSalePriceRule = decimalRule(UNIT_SALE_PRICE);
 
-/** True for a real calendar day `YYYY-MM-DD` (2025-02-30 is refused). */
-export function isCalendarDay(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === s;
-}
+// isCalendarDay lives in the zod-free ranges module; re-exported for the campaign rules' users.
+export { isCalendarDay };
 export const DayRule = z
   .string({ error: req("a calendar day YYYY-MM-DD") })
   .refine(isCalendarDay, "must be a calendar day YYYY-MM-DD");
