@@ -1,6 +1,6 @@
 // The API client over real HTTP against a sandbox on port 0, with faults injected through
 // POST /_sandbox/faults and, for answers the sandbox never gives, a counting proxy in front of it.
-import { PassThrough } from "node:stream";
+import { runIn } from "../helpers/run.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
 import { createCampaign, listCampaigns, setCampaignStatus } from "../../src/api/campaigns.js";
@@ -9,7 +9,7 @@ import { listEvents } from "../../src/api/events.js";
 import { getOffer, listOffers } from "../../src/api/offers.js";
 import { allItems, allPages, feedPages } from "../../src/api/paging.js";
 import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../../src/errors.js";
-import { exitCodeFor, run } from "../../src/main.js";
+import { exitCodeFor } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
@@ -66,36 +66,16 @@ function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
 }
 
 async function runCli(args: string[], env: Record<string, string> = {}) {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (c) => {
-    stdout += c;
-  });
-  err.on("data", (c) => {
-    stderr += c;
-  });
   const t0 = Date.now();
-  const code = await run(args, {
-    streams: {
-      stdout: out,
-      stderr: err,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      stdinIsTTY: false,
-    },
+  const r = await runIn(args, {
     env: {
       PARTNER_CLI_CONFIG_DIR: tempDir(),
       PARTNER_BASE_URL: sb.url,
       PARTNER_API_KEY: sb.writeKey,
-      PARTNER_RETRY_BASE_MS: "20",
       ...env,
     },
-    signal: new AbortController().signal,
   });
-  return { code, stdout, stderr, ms: Date.now() - t0 };
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
 }
 
 describe("429 rate_limited", () => {

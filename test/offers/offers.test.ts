@@ -1,11 +1,10 @@
 // offers list | get: run functions against a sandbox on port 0, and run() for flags and exit codes.
-import { PassThrough } from "node:stream";
+import { runIn } from "../helpers/run.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { offersGetRun } from "../../src/commands/offers/get.js";
 import { offersListRun } from "../../src/commands/offers/list.js";
 import { retailerRule } from "../../src/commands/offers/format.js";
 import { ApiError, UsageError } from "../../src/errors.js";
-import { run } from "../../src/main.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
 
@@ -29,34 +28,10 @@ async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typ
 
 /** run(argv) in-process against the sandbox: exit code and captured output. */
 async function runCli(args: string[]) {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (c) => {
-    stdout += c;
+  const r = await runIn(args, {
+    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey },
   });
-  err.on("data", (c) => {
-    stderr += c;
-  });
-  const code = await run(args, {
-    streams: {
-      stdout: out,
-      stderr: err,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      stdinIsTTY: false,
-    },
-    env: {
-      PARTNER_CLI_CONFIG_DIR: tempDir(),
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
-      PARTNER_RETRY_BASE_MS: "20",
-    },
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
+  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 function tsv(text: string): string[][] {

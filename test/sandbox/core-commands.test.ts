@@ -1,4 +1,5 @@
 // The sandbox noun's run functions against a sandbox on port 0: start, reset, advance, simulate.
+import { runIn } from "../helpers/run.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
@@ -57,34 +58,18 @@ describe("sandbox advance", () => {
     expect(stdout()).toMatch(/^now\t\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\noffsetMs\t\d+\n$/);
   });
   it("through the command line: durations are parsed, bad ones are usage errors", async () => {
-    const out = new PassThrough();
-    const err = new PassThrough();
-    let o = "";
-    let e = "";
-    out.on("data", (c) => {
-      o += c;
-    });
-    err.on("data", (c) => {
-      e += c;
-    });
-    const streams = {
-      stdout: out,
-      stderr: err,
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      stdinIsTTY: false,
-    };
     const env = {
       PARTNER_BASE_URL: sb.url,
       PARTNER_API_KEY: sb.writeKey,
       PARTNER_CLI_CONFIG_DIR: "/nonexistent-x",
     };
     const before = (await http(sb, "GET", "/clock", { control: true })).body.offsetMs;
-    expect(await run(["sandbox", "advance", "1h30m", "--json"], { streams, env })).toBe(0);
-    expect(JSON.parse(o).offsetMs - before).toBe(5_400_000);
-    expect(await run(["sandbox", "advance", "soon"], { streams, env })).toBe(2);
-    expect(e).toMatch(/duration/);
+    const ok = await runIn(["sandbox", "advance", "1h30m", "--json"], { env });
+    expect(ok.exitCode).toBe(0);
+    expect(JSON.parse(ok.stdout).offsetMs - before).toBe(5_400_000);
+    const bad = await runIn(["sandbox", "advance", "soon"], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/duration/);
   });
   it("a negative duration is refused before any request", async () => {
     const { ctx } = testContext(sb);
