@@ -2,7 +2,7 @@
 // and arrangement shortcuts over raw HTTP.
 import { exitCodeFor, formatError } from "../../src/main.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
-import { http, type RunningSandbox } from "../helpers/sandbox.js";
+import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
 
 export interface Step {
   /** The prompt's message must match. */
@@ -70,6 +70,19 @@ export async function exitOf(fn: () => Promise<void>): Promise<{ code: number; e
 }
 
 /** Calendar day `offset` days from today (UTC). */
+/** Runs a command's run function with a test Context on `sb`: exit code, error line and output. */
+export async function runCommand<T>(
+  sb: RunningSandbox,
+  fn: (o: T, ctx: any) => Promise<void>,
+  o: T,
+  opts: Parameters<typeof testContext>[1] = {},
+) {
+  const t = testContext(sb, opts);
+  const r = await exitOf(() => fn(o, t.ctx));
+  await t.ctx.close();
+  return { ...r, stdout: t.stdout(), stderr: t.stderr() };
+}
+
 export function day(offset = 0): string {
   return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 }

@@ -3,8 +3,8 @@ import { campaignsGetRun } from "../../src/commands/campaigns/get.js";
 import { campaignsListRun } from "../../src/commands/campaigns/list.js";
 import { campaignsStatusRun } from "../../src/commands/campaigns/status.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
-import { day, exitOf, makeCampaign, SODA, scriptedPrompter } from "./helpers.js";
+import { http, type RunningSandbox, sandbox, type testContext } from "../helpers/sandbox.js";
+import { day, makeCampaign, runCommand, SODA, scriptedPrompter } from "./helpers.js";
 
 let sb: RunningSandbox;
 beforeAll(async () => {
@@ -17,16 +17,8 @@ beforeEach(async () => {
   await http(sb, "POST", "/reset", { control: true, body: {} });
 });
 
-async function run<T>(
-  fn: (o: T, ctx: any) => Promise<void>,
-  o: T,
-  opts: Parameters<typeof testContext>[1] = {},
-) {
-  const t = testContext(sb, opts);
-  const r = await exitOf(() => fn(o, t.ctx));
-  await t.ctx.close();
-  return { ...r, stdout: t.stdout(), stderr: t.stderr() };
-}
+const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
+  runCommand(sb, fn, o, opts);
 
 describe("campaigns get / list", () => {
   it("get accepts the id or the external reference; unknown → exit 5 with a clear message", async () => {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { linksExportRun } from "../../src/commands/links/export.js";
 import { linksListRun } from "../../src/commands/links/list.js";
 import { linksSingleRun } from "../../src/commands/links/single.js";
-import { exitOf, makeCampaign } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
+import { makeCampaign, runCommand } from "../campaigns/helpers.js";
+import { http, type RunningSandbox, sandbox, type testContext } from "../helpers/sandbox.js";
 
 let sb: RunningSandbox;
 beforeAll(async () => {
@@ -19,16 +19,8 @@ beforeEach(async () => {
   await http(sb, "POST", "/reset", { control: true, body: {} });
 });
 
-async function run<T>(
-  fn: (o: T, ctx: any) => Promise<void>,
-  o: T,
-  opts: Parameters<typeof testContext>[1] = {},
-) {
-  const t = testContext(sb, opts);
-  const r = await exitOf(() => fn(o, t.ctx));
-  await t.ctx.close();
-  return { ...r, stdout: t.stdout(), stderr: t.stderr() };
-}
+const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
+  runCommand(sb, fn, o, opts);
 
 const single = (verb: "get" | "create" | "pause" | "resume", externalId: string, campaign = "camp") => ({
   verb,
