@@ -1,6 +1,6 @@
 // The start-up path of the built program (static imports from dist/main.js) must not reach the HTTP
 // stack or other heavy packages: each costs about one bare-node start (docs/benchmarks.md). Needs a
-// build (`node scripts/build.mjs`), like the e2e tests.
+// build, which test/global-setup.ts makes once per run, like the e2e tests.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,4 +1,4 @@
-// End to end: the built bin (node scripts/build.mjs) against a sandbox on port 0, with a private
+// End to end: the built bin (built by test/global-setup.ts) against a sandbox on port 0, with a private
 // config dir. Exit codes, stdout vs stderr, piped output; and the interactive setup in a real
 // terminal (tmux).
 import { execFileSync, spawnSync } from "node:child_process";

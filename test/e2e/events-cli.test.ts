@@ -1,9 +1,5 @@
-// End to end through the built bin: `events tail` prints only new events as NDJSON when piped and
-// exits 0 on SIGINT; `events types/list` and `events sync` summaries.
-import { execSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { OrgState } from "../../src/sandbox/store.js";
@@ -11,13 +7,10 @@ import { BIN, cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { until } from "../sandbox/webhooks-receiver.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 let sb: RunningSandbox;
 let org: OrgState;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  execSync("node scripts/build.mjs", { cwd: ROOT, stdio: "inherit" });
   sb = await sandbox({ seed: "empty" });
   const me = await http(sb, "GET", "/me");
   org = sb.sandbox.org(me.body.organization.id)!;

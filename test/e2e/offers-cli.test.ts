@@ -1,4 +1,4 @@
-// End to end: the built bin against a sandbox on port 0 (run `node scripts/build.mjs` first).
+// End to end: the built bin (built by test/global-setup.ts) against a sandbox on port 0.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";

@@ -1,4 +1,4 @@
-// End to end: the built bin (run `node scripts/build.mjs` first) with a private config dir, against a
+// End to end: the built bin (built by test/global-setup.ts) with a private config dir, against a
 // sandbox on port 0 or the embedded sandbox. Exit codes, stdout vs stderr, --json, no TTY.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,19 +1,9 @@
-// End to end: spawn `partner-cli sandbox start --port 0 --json`, use the printed key, stop it with
-// SIGTERM (exit 0), and find the data again after a restart with the same --data-dir.
-import { execSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
-beforeAll(() => {
-  execSync("node scripts/build.mjs", { cwd: ROOT, stdio: "inherit" });
-}, 120_000);
 
 interface Started {
   proc: ResultPromise;

@@ -1,11 +1,6 @@
-// End to end through the built bin: register with a 0600 secret file, run `webhooks listen`, SIGKILL
-// it mid-stream and restart it, and `events sync` into the same store: each event exactly once, and
-// everything the sandbox counts as delivered is in the file. verify's exit codes. SIGTERM exits 0.
-import { execSync } from "node:child_process";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
@@ -14,13 +9,10 @@ import { BIN, cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 let sb: RunningSandbox;
 let org: OrgState;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  execSync("node scripts/build.mjs", { cwd: ROOT, stdio: "inherit" });
   sb = await sandbox({ seed: "empty" });
   const me = await http(sb, "GET", "/me");
   org = sb.sandbox.org(me.body.organization.id)!;
