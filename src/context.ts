@@ -45,6 +45,8 @@ export interface Target {
   profileName: string | null;
   profile: Profile | null;
   source: "env" | "profile" | "embedded";
+  /** Where the base URL came from, for messages: "--base-url", "PARTNER_BASE_URL", 'profile "prod"', "the embedded sandbox". */
+  baseUrlSource: string;
 }
 
 export interface ContextInit {
@@ -131,6 +133,11 @@ export class Context {
       : this.env.PARTNER_BASE_URL
         ? normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL")
         : profile?.baseUrl;
+    const baseUrlSource = this.globals.baseUrl
+      ? "--base-url"
+      : this.env.PARTNER_BASE_URL
+        ? "PARTNER_BASE_URL"
+        : `profile "${name}"`;
     if (envKey) {
       if (!baseUrl) {
         throw new UsageError(
@@ -144,10 +151,18 @@ export class Context {
         profileName: profile ? name! : null,
         profile: profile ?? null,
         source: "env",
+        baseUrlSource,
       };
     }
     if (profile) {
-      return { baseUrl: baseUrl!, apiKey: profile.apiKey, profileName: name!, profile, source: "profile" };
+      return {
+        baseUrl: baseUrl!,
+        apiKey: profile.apiKey,
+        profileName: name!,
+        profile,
+        source: "profile",
+        baseUrlSource,
+      };
     }
     if (this.globals.baseUrl || this.env.PARTNER_BASE_URL) {
       throw new UsageError(
@@ -166,7 +181,14 @@ export class Context {
     this.io.err(
       `Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in ${dataDir}. Run "partner-cli login" to use your organization.`,
     );
-    return { baseUrl: sb.url, apiKey: sb.writeKey, profileName: null, profile: null, source: "embedded" };
+    return {
+      baseUrl: sb.url,
+      apiKey: sb.writeKey,
+      profileName: null,
+      profile: null,
+      source: "embedded",
+      baseUrlSource: "the embedded sandbox",
+    };
   }
 
   async api(): Promise<ApiClient> {
@@ -175,6 +197,7 @@ export class Context {
       this.apiClient = new ApiClient({
         baseUrl: t.baseUrl,
         apiKey: t.apiKey,
+        baseUrlSource: t.baseUrlSource,
         retry: this.init.retry ?? retryFromEnv(this.env),
         signal: this.signal,
         trace: this.verbose ? (line) => this.io.err(line) : undefined,

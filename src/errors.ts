@@ -60,6 +60,12 @@ export class NetworkError extends CliError {
   }
 }
 
+/**
+ * Who to talk to is not set up right: no credentials without a terminal, or a base URL that does not
+ * answer like the Partner API. Exit 4 (with authentication and permission).
+ */
+export class ConfigError extends CliError {}
+
 /** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
 export class PartialFailure extends CliError {}
 

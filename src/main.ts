@@ -6,6 +6,7 @@ import {
   ApiError,
   CancelledError,
   CliError,
+  ConfigError,
   LockedError,
   NetworkError,
   PartialFailure,
@@ -37,6 +38,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof PendingError) return EXIT.pending;
   if (err instanceof LockedError) return EXIT.locked;
   if (err instanceof CancelledError) return EXIT.interrupted;
+  if (err instanceof ConfigError) return EXIT.auth;
   if (err instanceof NetworkError) return EXIT.temporary;
   if (err instanceof ApiError) {
     if (err.status === 400) return EXIT.usage;

@@ -23,6 +23,8 @@ export type Query = Record<string, string | number | boolean | null | undefined>
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
+  /** Where the base URL came from ("--base-url", "PARTNER_BASE_URL", 'profile "prod"'), for messages. */
+  baseUrlSource?: string | undefined;
   retry?: Partial<RetrySettings>;
   /** Called with trace lines when --verbose is on. */
   trace?: ((line: string) => void) | undefined;

@@ -43,16 +43,28 @@ export interface FeedPage<T> {
  * Walks a cursor feed from `after` until nextCursor is null. Yields each page with the cursor that
  * produced it, so callers can save the returned cursor only after handling the page. An empty page
  * that hands back the cursor it was read with also ends the walk (nothing more can come of it).
+ * With `readAhead`, the next page is requested before the current one is yielded (reads have no
+ * side effects), so reading overlaps the caller's work; a read-ahead that is never consumed is
+ * dropped and its failure ignored.
  */
 export async function* feedPages<T>(
   fetchPage: (after: string | undefined) => Promise<FeedPage<T>>,
   after?: string,
+  o: { readAhead?: boolean } = {},
 ): AsyncGenerator<FeedPage<T> & { after: string | undefined }> {
   let cursor = after;
+  let pending = fetchPage(cursor);
   for (;;) {
-    const p = await fetchPage(cursor);
+    const p = await pending;
+    const end = p.nextCursor === null || (p.items.length === 0 && p.nextCursor === cursor);
+    const next = end ? undefined : (p.nextCursor as string);
+    if (!end && o.readAhead) {
+      pending = fetchPage(next);
+      pending.catch(() => {}); // handled where it is awaited
+    }
     yield { ...p, after: cursor };
-    if (p.nextCursor === null || (p.items.length === 0 && p.nextCursor === cursor)) return;
-    cursor = p.nextCursor;
+    if (end) return;
+    cursor = next;
+    if (!o.readAhead) pending = fetchPage(cursor);
   }
 }

@@ -26,22 +26,42 @@ function ownerOf(ownerFile: string): number | undefined {
   }
 }
 
-/** Takes the run lock for `path` or throws LockedError. Returns the release function. */
-export async function takeRunLock(path: string, what: string): Promise<() => Promise<void>> {
+/** A held run lock. */
+export interface RunLock {
+  /** Throws LockedError when the lock is no longer this process's (taken over, removed): stop before writing. */
+  assertHeld(): void;
+  release(): Promise<void>;
+}
+
+/** Takes the run lock for `path` or throws LockedError. */
+export async function takeRunLock(path: string, what: string): Promise<RunLock> {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const ownerFile = `${path}.owner`;
   for (let attempt = 0; ; attempt++) {
     try {
+      let lost: Error | undefined;
       const release = await lockfile.lock(path, {
         realpath: false,
         stale: 30_000,
         update: 10_000,
         retries: 0,
+        onCompromised: (err) => {
+          lost = err;
+        },
       });
       writeFileSync(ownerFile, String(process.pid), { mode: 0o600 });
-      return async () => {
-        await release();
-        rmSync(ownerFile, { force: true });
+      return {
+        assertHeld() {
+          if (lost || ownerOf(ownerFile) !== process.pid)
+            throw new LockedError(
+              `${what}: this run's lock was taken by another run; stopping before writing anything more.`,
+              "Run again once the other run has finished; what was saved before is kept.",
+            );
+        },
+        async release() {
+          if (!lost) await release().catch(() => {});
+          if (ownerOf(ownerFile) === process.pid) rmSync(ownerFile, { force: true });
+        },
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;

@@ -101,7 +101,7 @@ describe("events sync", () => {
   test("a second sync of the same store exits 9 while the first holds the lock", async () => {
     const { env, out, run } = setup();
     const { ctx } = testContext(sb, { configDir: env.PARTNER_CLI_CONFIG_DIR });
-    const release = await takeRunLock(
+    const lock = await takeRunLock(
       lockPathFor(ctx, profileLabel(await ctx.target()), out, "events"),
       "test holder",
     );
@@ -110,7 +110,7 @@ describe("events sync", () => {
       expect(r.exitCode).toBe(9);
       expect(r.stderr).toContain("in use by another partner-cli run");
     } finally {
-      await release();
+      await lock.release();
       await ctx.close();
     }
     expect((await run([])).exitCode).toBe(0);

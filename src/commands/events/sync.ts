@@ -50,7 +50,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   const out = resolve(o.out ?? "events.ndjson");
   const target = await ctx.target();
   const profile = profileLabel(target);
-  const release = await takeRunLock(lockPathFor(ctx, profile, out, "events"), `The event sync into ${out}`);
+  const lock = await takeRunLock(lockPathFor(ctx, profile, out, "events"), `The event sync into ${out}`);
   let store: EventStore | undefined;
   try {
     const api = await ctx.api();
@@ -127,6 +127,6 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
     return summary;
   } finally {
     await store?.close().catch(() => {});
-    await release().catch(() => {});
+    await lock.release().catch(() => {});
   }
 }

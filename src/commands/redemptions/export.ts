@@ -64,7 +64,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
 
   const target = await ctx.target();
   const profile = profileLabel(target);
-  const release = await takeRunLock(
+  const lock = await takeRunLock(
     lockPathFor(ctx, profile, name, "redemptions"),
     `Export cursor "${name}"`,
   );
@@ -224,6 +224,6 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     return summary;
   } finally {
     await output?.close().catch(() => {});
-    await release().catch(() => {});
+    await lock.release().catch(() => {});
   }
 }
