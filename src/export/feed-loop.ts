@@ -50,7 +50,11 @@ export interface FeedLoopResult {
 }
 
 /** The position after a page: the next cursor, or (last page) the same cursor with its ids skipped. */
-export function advance(pos: FeedPosition, pageIds: readonly string[], nextCursor: string | null): FeedPosition {
+export function advance(
+  pos: FeedPosition,
+  pageIds: readonly string[],
+  nextCursor: string | null,
+): FeedPosition {
   if (nextCursor !== null && nextCursor !== pos.cursor) return { cursor: nextCursor, skipIds: [] };
   const seen = new Set(pos.skipIds);
   const skipIds = [...pos.skipIds];

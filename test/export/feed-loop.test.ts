@@ -156,6 +156,9 @@ describe("runFeed", () => {
       cursor: "c4",
       skipIds: ["a", "b"],
     });
-    expect(advance({ cursor: "c4", skipIds: ["a"] }, ["a", "b"], "c8")).toEqual({ cursor: "c8", skipIds: [] });
+    expect(advance({ cursor: "c4", skipIds: ["a"] }, ["a", "b"], "c8")).toEqual({
+      cursor: "c8",
+      skipIds: [],
+    });
   });
 });

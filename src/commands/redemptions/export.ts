@@ -64,10 +64,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
 
   const target = await ctx.target();
   const profile = profileLabel(target);
-  const lock = await takeRunLock(
-    lockPathFor(ctx, profile, name, "redemptions"),
-    `Export cursor "${name}"`,
-  );
+  const lock = await takeRunLock(lockPathFor(ctx, profile, name, "redemptions"), `Export cursor "${name}"`);
   let output: DurableOutput | undefined;
   try {
     const api = await ctx.api();
