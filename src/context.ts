@@ -1,12 +1,14 @@
 // Context: everything a command needs from the outside world, behind lazy getters, so tests can
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ApiClient } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
+import { misspellingNote } from "./config/env-names.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
-import type { Profile } from "./config/store.js";
-import { UsageError } from "./errors.js";
+import type { ConfigData, Profile } from "./config/store.js";
+import { ConfigError, UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
 import { inquirerPrompter, type Prompter } from "./io/prompter.js";
 
@@ -18,6 +20,8 @@ export interface GlobalOptions {
   input: boolean;
   yes: boolean;
   verbose: boolean;
+  /** --sandbox: the embedded sandbox on purpose, whatever profile or key exists. */
+  sandbox?: boolean | undefined;
 }
 
 export interface Clock {
@@ -109,17 +113,71 @@ export class Context {
     return (await (await this.config()).read()).currentProfile;
   }
 
-  /** Resolves base URL and key: flag > environment > stored profile > embedded sandbox. */
+  /**
+   * Resolves base URL and key: --sandbox / PARTNER_SANDBOX > flag > environment > stored profile >
+   * the embedded sandbox, which is used without being asked for only at a terminal. Without a
+   * terminal and without credentials it throws ConfigError (exit 4) having touched nothing.
+   */
   target(): Promise<Target> {
     this.targetPromise ??= this.resolveTarget();
     return this.targetPromise;
   }
 
+  /**
+   * The target for commands that only read or change local state (saved cursors): resolved like
+   * target(), but the embedded sandbox is neither started nor refused. For it, baseUrl and apiKey
+   * are empty.
+   */
+  async localTarget(): Promise<Target> {
+    const resolved = await this.resolveCredentials();
+    return resolved.kind === "target" ? resolved.target : embeddedTarget("", "");
+  }
+
   private async resolveTarget(): Promise<Target> {
+    const resolved = await this.resolveCredentials();
+    if (resolved.kind === "target") return resolved.target;
+    if (resolved.kind === "chosen") return this.startEmbedded(resolved.notice);
+    // Nobody asked for the sandbox: only a person at a terminal gets it (and is told so).
+    if (this.io.stdinIsTTY && this.io.stderrIsTTY) {
+      return this.startEmbedded(
+        'Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in DATA_DIR. Run "partner-cli login" to use your organization.',
+      );
+    }
+    throw this.noCredentialsError();
+  }
+
+  /** The stored profiles, read without creating the config directory when there is no config file. */
+  private async storedData(): Promise<ConfigData> {
+    const store = await this.config();
+    if (!existsSync(store.file)) return { profiles: {}, cursors: {}, jobs: {} };
+    return store.read();
+  }
+
+  /** Decides the target without starting anything: a real one, the sandbox chosen on purpose, or none. */
+  private async resolveCredentials(): Promise<
+    { kind: "target"; target: Target } | { kind: "chosen"; notice: string } | { kind: "none" }
+  > {
+    const chosenBy = sandboxChoice(this.globals, this.env);
+    if (chosenBy) {
+      const data = await this.storedData();
+      const profileName = this.env.PARTNER_PROFILE || data.currentProfile;
+      const unused = [
+        this.env.PARTNER_API_KEY ? "PARTNER_API_KEY" : undefined,
+        this.env.PARTNER_BASE_URL ? "PARTNER_BASE_URL" : undefined,
+        profileName && data.profiles[profileName] ? `profile "${profileName}"` : undefined,
+      ].filter((x): x is string => x !== undefined);
+      const unusedNote = unused.length
+        ? `; ${joinAnd(unused)} ${unused.length === 1 ? "is" : "are"} not used`
+        : "";
+      return {
+        kind: "chosen",
+        notice: `Using the embedded sandbox (chosen with ${chosenBy}${unusedNote}); its data is in DATA_DIR.`,
+      };
+    }
     const rawKey = this.env.PARTNER_API_KEY;
     const envKey = rawKey ? checkApiKey(rawKey, "PARTNER_API_KEY") : undefined;
     const explicitProfile = this.globals.profile || this.env.PARTNER_PROFILE || undefined;
-    const data = await (await this.config()).read();
+    const data = await this.storedData();
     const name = explicitProfile ?? data.currentProfile;
     const profile = name ? data.profiles[name] : undefined;
     if (explicitProfile && !profile && !envKey) {
@@ -142,53 +200,68 @@ export class Context {
       if (!baseUrl) {
         throw new UsageError(
           "PARTNER_API_KEY is set but no base URL is known.",
-          "Set PARTNER_BASE_URL or pass --base-url (the part before /api/partner/v1).",
+          withNote(
+            "Set PARTNER_BASE_URL or pass --base-url (the part before /api/partner/v1).",
+            misspellingNote(this.env),
+          ),
         );
       }
       return {
-        baseUrl,
-        apiKey: envKey,
-        profileName: profile ? name! : null,
-        profile: profile ?? null,
-        source: "env",
-        baseUrlSource,
+        kind: "target",
+        target: {
+          baseUrl,
+          apiKey: envKey,
+          profileName: profile ? name! : null,
+          profile: profile ?? null,
+          source: "env",
+          baseUrlSource,
+        },
       };
     }
     if (profile) {
       return {
-        baseUrl: baseUrl!,
-        apiKey: profile.apiKey,
-        profileName: name!,
-        profile,
-        source: "profile",
-        baseUrlSource,
+        kind: "target",
+        target: {
+          baseUrl: baseUrl!,
+          apiKey: profile.apiKey,
+          profileName: name!,
+          profile,
+          source: "profile",
+          baseUrlSource,
+        },
       };
     }
     if (this.globals.baseUrl || this.env.PARTNER_BASE_URL) {
       throw new UsageError(
-        "A base URL was given but no API key.",
-        'Run "partner-cli login" or set PARTNER_API_KEY.',
+        `A base URL was given (${baseUrlSource}) but no API key.`,
+        withNote('Run "partner-cli login" or set PARTNER_API_KEY.', misspellingNote(this.env)),
       );
     }
-    return this.startEmbedded();
+    return { kind: "none" };
   }
 
-  private async startEmbedded(): Promise<Target> {
+  /** Exit 4 for a run without credentials and without a terminal: what is missing and the ways on. */
+  private noCredentialsError(): ConfigError {
+    const lines = [
+      "Give credentials: run \"partner-cli login\" once (it stores a profile), or set PARTNER_API_KEY and PARTNER_BASE_URL in this job's environment (cron and CI do not read your shell's startup files).",
+      "To use the embedded sandbox on purpose (tests, demos), pass --sandbox or set PARTNER_SANDBOX=1.",
+    ];
+    if (this.env.PARTNER_API_KEY === "") lines.push("PARTNER_API_KEY is set, but empty.");
+    const note = misspellingNote(this.env);
+    if (note) lines.push(note);
+    return new ConfigError(
+      `No API key: no profile in ${this.configDir()} and no PARTNER_API_KEY. Without a terminal partner-cli does not fall back to the embedded sandbox; nothing was done.`,
+      lines.join("\n"),
+    );
+  }
+
+  private async startEmbedded(notice: string): Promise<Target> {
     const dataDir = join(this.configDir(), "sandbox");
     const { startEmbeddedSandbox } = await import("./sandbox/embedded.js");
     const sb = await startEmbeddedSandbox(dataDir);
     this.onClose(() => sb.close());
-    this.io.err(
-      `Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in ${dataDir}. Run "partner-cli login" to use your organization.`,
-    );
-    return {
-      baseUrl: sb.url,
-      apiKey: sb.writeKey,
-      profileName: null,
-      profile: null,
-      source: "embedded",
-      baseUrlSource: "the embedded sandbox",
-    };
+    this.io.err(notice.replace("DATA_DIR", dataDir));
+    return embeddedTarget(sb.url, sb.writeKey);
   }
 
   async api(): Promise<ApiClient> {
@@ -236,6 +309,61 @@ export class Context {
       }
     }
   }
+}
+
+function embeddedTarget(baseUrl: string, apiKey: string): Target {
+  return {
+    baseUrl,
+    apiKey,
+    profileName: null,
+    profile: null,
+    source: "embedded",
+    baseUrlSource: "the embedded sandbox",
+  };
+}
+
+function joinAnd(items: string[]): string {
+  return items.length <= 1
+    ? (items[0] ?? "")
+    : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+function withNote(hint: string, note: string | undefined): string {
+  return note ? `${hint}\n${note}` : hint;
+}
+
+/**
+ * Whether the embedded sandbox was chosen on purpose, and how: "--sandbox", "PARTNER_SANDBOX=1",
+ * or undefined. PARTNER_SANDBOX takes 1/true/yes (on) and 0/false/no/empty (off), any case; any
+ * other value is a usage error. Choosing the sandbox together with --base-url or --profile is a
+ * usage error too: the two ask for different services.
+ */
+export function sandboxChoice(globals: GlobalOptions, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.PARTNER_SANDBOX;
+  let fromEnv = false;
+  if (raw !== undefined) {
+    const v = raw.trim().toLowerCase();
+    if (v === "1" || v === "true" || v === "yes") fromEnv = true;
+    else if (!(v === "" || v === "0" || v === "false" || v === "no"))
+      throw new UsageError(
+        "PARTNER_SANDBOX must be 1, true or yes to choose the embedded sandbox (0, false, no or empty: off).",
+        "Set PARTNER_SANDBOX=1 to use the embedded sandbox, or unset it.",
+      );
+  }
+  const by = globals.sandbox ? "--sandbox" : fromEnv ? `PARTNER_SANDBOX=${raw!.trim()}` : undefined;
+  if (by) {
+    const clash = globals.baseUrl ? "--base-url" : globals.profile ? "--profile" : undefined;
+    if (clash) throw sandboxClash(by, clash);
+  }
+  return by;
+}
+
+/** The usage error for --sandbox (or PARTNER_SANDBOX) together with --base-url or --profile. */
+export function sandboxClash(by: string, clash: string): UsageError {
+  return new UsageError(
+    `${by} chooses the embedded sandbox, and ${clash} another service; give one of them.`,
+    `Drop ${clash} to use the sandbox, or drop ${by} to use ${clash === "--profile" ? "the profile" : "that URL"}.`,
+  );
 }
 
 /** PARTNER_RETRY_DEADLINE_MS / PARTNER_RETRY_BASE_MS tune the retry policy (tests, impatient cron jobs). */

@@ -15,6 +15,7 @@ import { registerReports } from "./cli/reports.js";
 import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerWebhooks } from "./cli/webhooks.js";
+import { sandboxClash } from "./context.js";
 import type { IoStreams } from "./io/io.js";
 import { VERSION } from "./version.js";
 
@@ -49,6 +50,10 @@ export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout
     .option("--no-input", "never prompt; a missing answer is a usage error")
     .option("--yes", "confirm destructive actions without a prompt")
     .option("--verbose", "trace requests on stderr, secrets redacted (env PARTNER_DEBUG=1)")
+    .option(
+      "--sandbox",
+      "use the embedded sandbox on purpose, even when a profile or key exists (env PARTNER_SANDBOX=1)",
+    )
     .showHelpAfterError("(run with --help for usage)")
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -56,9 +61,15 @@ export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout
       writeOut: (s) => rt.streams.stdout.write(s),
       writeErr: (s) => rt.streams.stderr.write(s),
     });
+  // --sandbox names one service, --base-url and --profile another: refused before any command runs.
+  program.hook("preAction", (_program, actionCommand) => {
+    const g = actionCommand.optsWithGlobals();
+    if (g.sandbox && (g.baseUrl || g.profile))
+      throw sandboxClash("--sandbox", g.baseUrl ? "--base-url" : "--profile");
+  });
   program.addHelpText(
     "after",
-    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox.\n\nExamples:\n  $ partner-cli roster import roster.csv\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
+    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).\n\nExamples:\n  $ partner-cli roster import docs/examples/roster.csv --sandbox\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
   );
   for (const register of REGISTRARS) register(program);
   return program;

@@ -33,6 +33,7 @@ export function action(cmd: Command, fn: Action): Command {
       input: g.input !== false,
       yes: Boolean(g.yes),
       verbose: Boolean(g.verbose),
+      sandbox: Boolean(g.sandbox),
     };
     if (!runtime) throw new Error("CLI runtime not set");
     await fn(runtime.makeContext(globals), args, opts, command);

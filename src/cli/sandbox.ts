@@ -20,8 +20,9 @@ export function registerSandbox(program: Command): void {
     );
   sandbox.addHelpText(
     "after",
-    "\nWith no profile and no PARTNER_API_KEY every command already runs against the embedded sandbox;\n" +
-      "reset, advance and simulate act on the sandbox the current profile points at.\n",
+    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox at a terminal;\n" +
+      "scripts choose it with --sandbox or PARTNER_SANDBOX=1. reset, advance and simulate act on the\n" +
+      "sandbox the command targets: the embedded one, or a served one reached by its base URL.\n",
   );
   examples(sandbox, [
     "partner-cli sandbox start --port 4010",

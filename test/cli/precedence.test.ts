@@ -1,6 +1,8 @@
-// Which service and key a command uses: flag > environment > stored profile > embedded sandbox
-// (--profile, PARTNER_PROFILE, PARTNER_API_KEY, PARTNER_BASE_URL, --base-url), observed with
-// `me --json --verbose` against two sandboxes on port 0 (each has its own organization and keys).
+// Which service and key a command uses: --sandbox / PARTNER_SANDBOX > flag > environment > stored
+// profile > the embedded sandbox at a terminal (--profile, PARTNER_PROFILE, PARTNER_API_KEY,
+// PARTNER_BASE_URL, --base-url), observed with `me --json --verbose` against two sandboxes on port 0
+// (each has its own organization and keys). Without a terminal and without credentials: exit 4.
+import { readdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { runIn } from "./run-helper.js";
@@ -34,9 +36,10 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
 
-async function me(args: string[], env: NodeJS.ProcessEnv = {}) {
+async function me(args: string[], env: NodeJS.ProcessEnv = {}, o: { tty?: boolean } = {}) {
   const r = await runIn(["me", "--json", "--verbose", ...args], {
     env: { PARTNER_CLI_CONFIG_DIR: dir, PARTNER_RETRY_DEADLINE_MS: "300", ...env },
+    ...o,
   });
   const body = r.exitCode === 0 ? JSON.parse(r.stdout) : undefined;
   const url = /> GET (\S+)\/api\/partner\/v1\/me/.exec(r.stderr)?.[1];
@@ -139,12 +142,121 @@ describe("target precedence", () => {
     expect(r.exitCode).toBe(2);
   });
 
-  test("no profile and no PARTNER_API_KEY: the embedded sandbox, announced on stderr", async () => {
+  test("no profile and no PARTNER_API_KEY at a terminal: the embedded sandbox, announced on stderr", async () => {
     const empty = tempDir("pcli-prec-embedded-");
-    const r = await me([], { PARTNER_CLI_CONFIG_DIR: empty });
+    const r = await me([], { PARTNER_CLI_CONFIG_DIR: empty }, { tty: true });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain("Using the embedded sandbox");
+    expect(r.stderr).toContain("Using the embedded sandbox (no profile or PARTNER_API_KEY)");
     expect(r.stderr).toContain(empty);
     expect(r.keyName).toBe("sandbox write key");
+  });
+
+  test("no profile and no PARTNER_API_KEY without a terminal: exit 4, nothing started or written", async () => {
+    const empty = tempDir("pcli-prec-none-");
+    const r = await me([], { PARTNER_CLI_CONFIG_DIR: empty });
+    expect(r.exitCode).toBe(4);
+    expect(r.stdout).toBe("");
+    expect(r.url).toBeUndefined();
+    expect(r.stderr).toContain("No API key");
+    expect(r.stderr).toContain("partner-cli login");
+    expect(r.stderr).toContain("--sandbox");
+    expect(r.stderr).toContain("PARTNER_SANDBOX=1");
+    expect(r.stderr).not.toContain("Using the embedded sandbox");
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  test("a terminal on stderr alone, or on stdin alone, is not a terminal session: exit 4", async () => {
+    // runIn's tty flag covers all three streams; the Context decides on stdin and stderr.
+    const { testContext } = await import("../helpers/sandbox.js");
+    for (const tty of [
+      { stdin: true, stderr: false, stdout: true },
+      { stdin: false, stderr: true, stdout: true },
+    ]) {
+      const empty = tempDir("pcli-prec-half-");
+      const { ctx } = testContext(null, { configDir: empty, tty });
+      await expect(ctx.target()).rejects.toMatchObject({ name: "ConfigError" });
+      await ctx.close();
+      expect(readdirSync(empty)).toEqual([]);
+    }
+  });
+});
+
+describe("the embedded sandbox chosen on purpose", () => {
+  test("--sandbox beats the current profile, and says what it leaves unused", async () => {
+    const r = await me(["--sandbox"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.keyName).toBe("sandbox write key");
+    expect(r.org).not.toBe(orgA);
+    expect(r.url).not.toBe(a.url);
+    expect(r.stderr).toContain(
+      `Using the embedded sandbox (chosen with --sandbox; profile "a" is not used); its data is in ${dir}`,
+    );
+  });
+
+  test("PARTNER_SANDBOX=1 beats PARTNER_API_KEY, PARTNER_BASE_URL and PARTNER_PROFILE", async () => {
+    const r = await me([], {
+      PARTNER_SANDBOX: "1",
+      PARTNER_API_KEY: b.writeKey,
+      PARTNER_BASE_URL: b.url,
+      PARTNER_PROFILE: "b",
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect([r.org === orgA, r.org === orgB, r.keyName]).toEqual([false, false, "sandbox write key"]);
+    expect(r.url).not.toBe(b.url);
+    expect(r.stderr).toContain(
+      'Using the embedded sandbox (chosen with PARTNER_SANDBOX=1; PARTNER_API_KEY, PARTNER_BASE_URL and profile "b" are not used); its data is in',
+    );
+    expect(r.stderr).not.toContain(b.writeKey);
+  });
+
+  test("PARTNER_SANDBOX takes 1/true/yes in any case; 0/false/no/empty are off", async () => {
+    for (const v of ["1", "true", "TRUE", "yes", "Yes"]) {
+      const r = await me([], { PARTNER_SANDBOX: v });
+      expect(r.exitCode, `${v}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).toContain("chosen with PARTNER_SANDBOX=");
+      expect(r.keyName).toBe("sandbox write key");
+    }
+    for (const v of ["0", "false", "No", ""]) {
+      const r = await me([], { PARTNER_SANDBOX: v });
+      expect(r.exitCode, `${v}: ${r.stderr}`).toBe(0);
+      expect([r.org, r.url]).toEqual([orgA, a.url]);
+      expect(r.stderr).not.toContain("embedded sandbox");
+    }
+  });
+
+  test("any other PARTNER_SANDBOX value is a usage error", async () => {
+    const empty = tempDir("pcli-prec-maybe-");
+    const r = await me([], { PARTNER_SANDBOX: "maybe", PARTNER_CLI_CONFIG_DIR: empty });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("PARTNER_SANDBOX must be 1, true or yes");
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
+  test("--sandbox or PARTNER_SANDBOX=1 with --base-url or --profile is a usage error", async () => {
+    for (const [args, env] of [
+      [["--sandbox", "--base-url", a.url], {}],
+      [["--sandbox", "--profile", "a"], {}],
+      [["--base-url", a.url], { PARTNER_SANDBOX: "1", PARTNER_API_KEY: a.writeKey }],
+      [["--profile", "b"], { PARTNER_SANDBOX: "yes" }],
+    ] as [string[], NodeJS.ProcessEnv][]) {
+      const r = await me(args, env);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.url).toBeUndefined();
+      expect(r.stderr).toMatch(/chooses the embedded sandbox, and --(base-url|profile) another service/);
+    }
+  });
+
+  test("--sandbox works before the command and after its arguments", async () => {
+    for (const argv of [
+      ["--sandbox", "roster", "get", "nobody-here"],
+      ["roster", "get", "nobody-here", "--sandbox"],
+    ]) {
+      const r = await runIn(argv, { env: { PARTNER_CLI_CONFIG_DIR: tempDir("pcli-prec-pos-") } });
+      // The sandbox answered: 404 for an unknown creator, not exit 4 (no credentials).
+      expect(r.exitCode, r.stderr).toBe(5);
+      expect(r.stderr).toContain("Using the embedded sandbox (chosen with --sandbox)");
+    }
   });
 });

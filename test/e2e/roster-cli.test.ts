@@ -1,5 +1,6 @@
 // End to end: the built bin (built by test/global-setup.ts) with a private config dir, against a
-// sandbox on port 0 or the embedded sandbox. Exit codes, stdout vs stderr, --json, no TTY.
+// sandbox on port 0 or the embedded sandbox (chosen with --sandbox / PARTNER_SANDBOX=1: there is no
+// terminal here). Exit codes, stdout vs stderr, --json, no TTY.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,12 +37,14 @@ function setup(target: RunningSandbox = sb) {
 describe("partner-cli roster (built bin)", () => {
   it("the README's first command: the example roster into the embedded sandbox, twice", async () => {
     const own = { PARTNER_CLI_CONFIG_DIR: tempDir() };
-    const first = await cli(["roster", "import", EXAMPLE], { env: own });
+    const first = await cli(["roster", "import", EXAMPLE, "--sandbox"], { env: own });
     expect(first.stderr).toMatch(/embedded sandbox/);
     expect(first.stderr).toMatch(/20 rows in 1 batch: 20 added, 0 updated, 0 unchanged, 0 rejected/);
     expect(first.stdout).toBe("");
     expect(first.exitCode).toBe(0);
-    const second = await cli(["roster", "import", EXAMPLE, "--json"], { env: own });
+    const second = await cli(["roster", "import", EXAMPLE, "--json"], {
+      env: { ...own, PARTNER_SANDBOX: "1" },
+    });
     expect(second.exitCode).toBe(0);
     expect(JSON.parse(second.stdout).summary).toEqual({
       rows: 20,

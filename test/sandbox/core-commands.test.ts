@@ -121,8 +121,8 @@ describe("sandbox reset", () => {
     expect(await creatorCount()).toBe(12);
     expect(strictMe.Me.parse((await http(sb, "GET", "/me")).body).key.canWrite).toBe(true);
   });
-  it("works on the embedded sandbox (no profile, no key)", async () => {
-    const { ctx, stdout, stderr } = testContext(null, { globals: { yes: true } });
+  it("works on the embedded sandbox (no profile, no key; chosen with --sandbox)", async () => {
+    const { ctx, stdout, stderr } = testContext(null, { globals: { yes: true, sandbox: true } });
     await sandboxResetRun({ seed: "empty" }, ctx);
     await ctx.close();
     expect(stdout()).toMatch(/^reset\tyes\nseed\tempty\nbaseUrl\thttp:\/\/127\.0\.0\.1:\d+\n$/);

@@ -1,5 +1,6 @@
-// The embedded default: a sandbox started in-process per command, state in the config dir, one
-// stderr notice per command, and a lock so concurrent commands take turns.
+// The embedded sandbox: started in-process per command (chosen with --sandbox / PARTNER_SANDBOX=1,
+// or implicitly at a terminal), state in the config dir, one stderr notice per command, and a lock
+// so concurrent commands take turns.
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ const asSb = (e: { url: string; writeKey: string }) => e as unknown as RunningSa
 describe("embedded sandbox", () => {
   it("keeps its state in <config dir>/sandbox and prints one notice per command", async () => {
     const configDir = tempDir();
-    const { ctx, stderr } = testContext(null, { configDir });
+    const { ctx, stderr } = testContext(null, { configDir, globals: { sandbox: true } });
     const api = await ctx.api();
     await getMe(api);
     await getMe(await ctx.api());
@@ -31,8 +32,8 @@ describe("embedded sandbox", () => {
     expect(existsSync(snapshot)).toBe(true);
     expect(statSync(snapshot).mode & 0o777).toBe(0o600);
 
-    // The next command sees the data.
-    const next = testContext(null, { configDir });
+    // The next command (chosen with PARTNER_SANDBOX=1 this time) sees the data.
+    const next = testContext(null, { configDir, env: { PARTNER_SANDBOX: "1" } });
     const t2 = await next.ctx.target();
     const res = await http(asSb({ url: t2.baseUrl, writeKey: t2.apiKey }), "GET", "/creators/emb-1");
     await next.ctx.close();

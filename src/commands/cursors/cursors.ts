@@ -9,7 +9,8 @@ interface Row extends Checkpoint {
 }
 
 async function rowsFor(ctx: Context): Promise<Row[]> {
-  const profile = profileLabel(await ctx.target());
+  // Local state only: the embedded sandbox is not started (nor refused) just to list its cursors.
+  const profile = profileLabel(await ctx.localTarget());
   const data = await (await ctx.config()).read();
   return Object.entries(data.cursors)
     .map(([key, v]) => ({ ...(v as Checkpoint), key }))

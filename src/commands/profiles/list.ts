@@ -18,6 +18,6 @@ export async function profilesListRun(ctx: Context): Promise<void> {
       { header: "key", value: (r) => r.apiKey },
       { header: "canWrite", value: (r) => r.canWrite },
     ],
-    'No profiles are stored; run "partner-cli login" (until then commands use the embedded sandbox).',
+    'No profiles are stored; run "partner-cli login" (until then commands use the embedded sandbox at a terminal, or with --sandbox).',
   );
 }

@@ -23,7 +23,7 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
     ctx.io.err(
       result.left.length
         ? `There is no current profile now; choose one with "partner-cli profiles use NAME" (stored: ${result.left.join(", ")}).`
-        : 'No profiles are left: commands run against the embedded sandbox until you "partner-cli login".',
+        : 'No profiles are left: until you "partner-cli login", commands use the embedded sandbox at a terminal or with --sandbox (elsewhere they exit 4).',
     );
   }
 }

@@ -98,6 +98,10 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   if (opts.rejects && resolve(opts.rejects) === resolve(file))
     throw new UsageError("--rejects names the input file itself; choose another file.");
 
+  // Who to talk to, before any file is read or created (--dry-run sends nothing, so needs no one):
+  // without credentials and without a terminal this refuses here (exit 4), touching nothing.
+  if (!dryRun) await ctx.target();
+
   // Pass 1 (not for --dry-run, which sends nothing): prove the whole file is readable UTF-8 CSV with
   // an externalId column before any request, and count its rows for the progress bar.
   let total = 0;
