@@ -72,6 +72,7 @@ export class Context {
   private readonly init: ContextInit;
   private configStore: ConfigStore | undefined;
   private targetPromise: Promise<Target> | undefined;
+  private settledTarget: Target | undefined;
   private apiClient: ApiClient | undefined;
   private prompterInstance: Prompter | undefined;
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -119,8 +120,16 @@ export class Context {
    * terminal and without credentials it throws ConfigError (exit 4) having touched nothing.
    */
   target(): Promise<Target> {
-    this.targetPromise ??= this.resolveTarget();
+    this.targetPromise ??= this.resolveTarget().then((t) => {
+      this.settledTarget = t;
+      return t;
+    });
     return this.targetPromise;
+  }
+
+  /** The target, once target() has resolved it (error hints name where the key and URL came from). */
+  get resolvedTarget(): Target | undefined {
+    return this.settledTarget;
   }
 
   /**

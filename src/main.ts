@@ -1,7 +1,7 @@
 // run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
 // Never calls process.exit.
 import { CommanderError } from "commander";
-import { Context, type ContextInit, type GlobalOptions } from "./context.js";
+import { Context, type ContextInit, type GlobalOptions, type Target } from "./context.js";
 import {
   ApiError,
   CancelledError,
@@ -52,11 +52,20 @@ export function exitCodeFor(err: unknown): number {
   return EXIT.unexpected;
 }
 
+/** For a refused key: which key it was and where it was sent, so the fix is the right one. */
+function unauthenticatedHint(t: Target | undefined): string {
+  if (t?.source === "env")
+    return `Check the key in PARTNER_API_KEY (it wins over any stored key) and that ${t.baseUrl} (from ${t.baseUrlSource}) is the service it belongs to.`;
+  if (t?.source === "profile")
+    return `Check the key of profile "${t.profileName}" (run "partner-cli login --profile ${t.profileName}" to replace it) and that ${t.baseUrl} (from ${t.baseUrlSource}) is the service it belongs to.`;
+  return 'Check the API key: run "partner-cli login" again, or fix PARTNER_API_KEY.';
+}
+
 /** The next step to suggest for an API error that carries no hint of its own. */
-function apiHint(err: ApiError): string | undefined {
+function apiHint(err: ApiError, target: Target | undefined): string | undefined {
   switch (err.status) {
     case 401:
-      return 'Check the API key: run "partner-cli login" again, or fix PARTNER_API_KEY.';
+      return unauthenticatedHint(target);
     case 403:
       return "This key cannot do that (a read-only key cannot write). Use a key with write access.";
     case 404:
@@ -73,13 +82,13 @@ function apiHint(err: ApiError): string | undefined {
   }
 }
 
-/** The lines printed on stderr for an error. */
-export function formatError(err: unknown, verbose: boolean): string[] {
+/** The lines printed on stderr for an error; `target` (when known) makes hints name the key's source. */
+export function formatError(err: unknown, verbose: boolean, target?: Target): string[] {
   if (err instanceof ApiError) {
     const lines = [`Error: ${err.message} (${err.status} ${err.code}; ${err.method} ${err.path})`];
     for (const [field, msgs] of Object.entries(err.details ?? {}))
       lines.push(`  ${field}: ${msgs.join("; ")}`);
-    const hint = err.hint ?? apiHint(err);
+    const hint = err.hint ?? apiHint(err, target);
     if (hint) lines.push(hint);
     return lines;
   }
@@ -135,7 +144,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       return EXIT.usage;
     }
     const verbose = ctx?.verbose ?? false;
-    for (const line of formatError(err, verbose)) streams.stderr.write(`${line}\n`);
+    for (const line of formatError(err, verbose, ctx?.resolvedTarget)) streams.stderr.write(`${line}\n`);
     return exitCodeFor(err);
   } finally {
     // After a Ctrl-C the listener stays: the echo some libraries send would otherwise end the

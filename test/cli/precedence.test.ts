@@ -133,11 +133,37 @@ describe("target precedence", () => {
     expect(r.stderr).toContain(`Using the key in PARTNER_API_KEY against ${a.url}`);
   });
 
-  test("a base URL without any key is a usage error; a malformed one too", async () => {
+  test("a refused key (exit 4) names which key it was and where the URL came from", async () => {
+    // Profile a's key sent to B (URL from PARTNER_BASE_URL).
+    let r = await me([], { PARTNER_BASE_URL: b.url });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(
+      `Check the key of profile "a" (run "partner-cli login --profile a" to replace it) and that ${b.url} (from PARTNER_BASE_URL) is the service it belongs to.`,
+    );
+    // Profile b's key sent to A (URL from --base-url).
+    r = await me(["--profile", "b", "--base-url", a.url]);
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`and that ${a.url} (from --base-url) is the service`);
+    // A key in PARTNER_API_KEY sent to the current profile's URL.
+    r = await me([], { PARTNER_API_KEY: b.writeKey });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(
+      `Check the key in PARTNER_API_KEY (it wins over any stored key) and that ${a.url} (from profile "a") is the service it belongs to.`,
+    );
+    expect(r.stderr).not.toContain(b.writeKey);
+  });
+
+  test("a base URL without any key is a usage error naming the URL's source; a malformed one too", async () => {
     const empty = { PARTNER_CLI_CONFIG_DIR: tempDir("pcli-prec-empty-") };
     let r = await me([], { ...empty, PARTNER_BASE_URL: a.url });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("no API key");
+    expect(r.stderr).toContain("A base URL was given (PARTNER_BASE_URL) but no API key.");
+    r = await me(["--base-url", a.url], { ...empty, PARTNER_APIKEY: "sk_not_shown" });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("A base URL was given (--base-url) but no API key.");
+    expect(r.stderr).toContain("PARTNER_APIKEY (did you mean PARTNER_API_KEY?)");
+    expect(r.stderr).not.toContain("sk_not_shown");
     r = await me(["--base-url", "ftp://x"], { PARTNER_API_KEY: a.writeKey });
     expect(r.exitCode).toBe(2);
   });
