@@ -149,7 +149,10 @@ export class Context {
     // Nobody asked for the sandbox: only a person at a terminal gets it (and is told so).
     if (this.io.stdinIsTTY && this.io.stderrIsTTY) {
       return this.startEmbedded(
-        'Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in DATA_DIR. Run "partner-cli login" to use your organization.',
+        withNote(
+          'Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in DATA_DIR. Run "partner-cli login" to use your organization.',
+          misspellingNote(this.env),
+        ),
       );
     }
     throw this.noCredentialsError();

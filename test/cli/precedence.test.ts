@@ -177,6 +177,20 @@ describe("target precedence", () => {
     expect(r.keyName).toBe("sandbox write key");
   });
 
+  test("at a terminal, a look-alike variable is named under the sandbox notice (not its value)", async () => {
+    const empty = tempDir("pcli-prec-embedded-");
+    const r = await me(
+      [],
+      { PARTNER_CLI_CONFIG_DIR: empty, PARTNER_API_TOKEN: "sk_tty_secret" },
+      { tty: true },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /Using the embedded sandbox \(no profile or PARTNER_API_KEY\).*\nThis variable is set but is not one partner-cli reads: PARTNER_API_TOKEN \(did you mean PARTNER_API_KEY\?\)\./,
+    );
+    expect(r.stderr).not.toContain("sk_tty_secret");
+  });
+
   test("no profile and no PARTNER_API_KEY without a terminal: exit 4, nothing started or written", async () => {
     const empty = tempDir("pcli-prec-none-");
     const r = await me([], { PARTNER_CLI_CONFIG_DIR: empty });

@@ -9,6 +9,7 @@ import { cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../docs/examples/roster.csv", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 let sb: RunningSandbox;
 beforeAll(async () => {
@@ -36,8 +37,12 @@ function setup(target: RunningSandbox = sb) {
 
 describe("partner-cli roster (built bin)", () => {
   it("the README's first command: the example roster into the embedded sandbox, twice", async () => {
+    // Exactly the command the README starts with, run from the checkout as a new user would.
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const args = /npm install && npx partner-cli ([^#\n]+)/.exec(readme)![1]!.trim().split(/\s+/);
+    expect(args).toEqual(["roster", "import", "docs/examples/roster.csv", "--sandbox"]);
     const own = { PARTNER_CLI_CONFIG_DIR: tempDir() };
-    const first = await cli(["roster", "import", EXAMPLE, "--sandbox"], { env: own });
+    const first = await cli(args, { env: own, cwd: ROOT });
     expect(first.stderr).toMatch(/embedded sandbox/);
     expect(first.stderr).toMatch(/20 rows in 1 batch: 20 added, 0 updated, 0 unchanged, 0 rejected/);
     expect(first.stdout).toBe("");
