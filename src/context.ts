@@ -148,9 +148,9 @@ export class Context {
     if (resolved.kind === "chosen") return this.startEmbedded(resolved.notice);
     // Nobody asked for the sandbox: only a person at a terminal gets it (and is told so).
     if (this.io.stdinIsTTY && this.io.stderrIsTTY) {
-      return this.startEmbedded(
+      return this.startEmbedded((dataDir) =>
         withNote(
-          'Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in DATA_DIR. Run "partner-cli login" to use your organization.',
+          `Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in ${dataDir}. Run "partner-cli login" to use your organization.`,
           misspellingNote(this.env),
         ),
       );
@@ -167,7 +167,9 @@ export class Context {
 
   /** Decides the target without starting anything: a real one, the sandbox chosen on purpose, or none. */
   private async resolveCredentials(): Promise<
-    { kind: "target"; target: Target } | { kind: "chosen"; notice: string } | { kind: "none" }
+    | { kind: "target"; target: Target }
+    | { kind: "chosen"; notice: (dataDir: string) => string }
+    | { kind: "none" }
   > {
     const chosenBy = sandboxChoice(this.globals, this.env);
     if (chosenBy) {
@@ -183,7 +185,8 @@ export class Context {
         : "";
       return {
         kind: "chosen",
-        notice: `Using the embedded sandbox (chosen with ${chosenBy}${unusedNote}); its data is in DATA_DIR.`,
+        notice: (dataDir) =>
+          `Using the embedded sandbox (chosen with ${chosenBy}${unusedNote}); its data is in ${dataDir}.`,
       };
     }
     const rawKey = this.env.PARTNER_API_KEY;
@@ -267,12 +270,13 @@ export class Context {
     );
   }
 
-  private async startEmbedded(notice: string): Promise<Target> {
+  /** Starts the embedded sandbox for this command; `notice` (given its data dir) is the one stderr line. */
+  private async startEmbedded(notice: (dataDir: string) => string): Promise<Target> {
     const dataDir = join(this.configDir(), "sandbox");
     const { startEmbeddedSandbox } = await import("./sandbox/embedded.js");
     const sb = await startEmbeddedSandbox(dataDir);
     this.onClose(() => sb.close());
-    this.io.err(notice.replace("DATA_DIR", dataDir));
+    this.io.err(notice(dataDir));
     return embeddedTarget(sb.url, sb.writeKey);
   }
 
