@@ -13,6 +13,9 @@ export function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
 
+/** resolveCampaign's own "no campaign has this id or reference" (a 404, exit 5). */
+export class NoSuchCampaign extends ApiError {}
+
 /**
  * The campaign named by `idOrRef`: a uuid-shaped value is tried as an id first (and, when no
  * campaign has that id, as a reference: a reference may look like a uuid); anything else is looked
@@ -29,7 +32,7 @@ export async function resolveCampaign(api: ApiClient, idOrRef: string): Promise<
   }
   const found = value ? await findCampaignByReference(api, value) : null;
   if (found) return found;
-  throw new ApiError({
+  throw new NoSuchCampaign({
     status: 404,
     code: "not_found",
     message: `No campaign has the ${isUuid(value) ? "id or external reference" : "external reference"} "${value}".`,
@@ -56,7 +59,8 @@ export async function resolveCampaignFilter(
   try {
     return (await resolveCampaign(api, value)).id;
   } catch (err) {
-    if (!isNotFound(err)) throw err;
+    // Only the resolver's own answer: a 404 for the route itself (not the Partner API) stays as is.
+    if (!(err instanceof NoSuchCampaign)) throw err;
     throw new NotFoundError(
       `${flag} "${value.trim()}" matches no campaign: no campaign has this ${isUuid(value.trim()) ? "id or external reference" : "external reference"}. Nothing was read or written.`,
       'Run "partner-cli campaigns list --all" to see the campaigns, their ids and references.',

@@ -73,12 +73,12 @@ async function deliverSecret(
       await file.write(previous ? [r.secret, previous] : [r.secret]);
     } catch (err) {
       // The file was checked and reserved before the request; if it still fails, do not lose the
-      // only copy.
-      ctx.io.err(
-        `${(err as Error).message} Printing the secret on stdout instead (it cannot be read again).`,
-      );
+      // only copy. One message (main prints it): what failed, what was done, where the secret is.
       ctx.io.out(`${r.secret}\n`);
-      throw err;
+      throw new UsageError(
+        `${(err as Error).message} ${verb} webhook ${r.webhook.id} all the same; its secret is printed on stdout instead.`,
+        "Store it now: it cannot be read again.",
+      );
     }
     ctx.io.err(
       previous
