@@ -66,6 +66,12 @@ export class NetworkError extends CliError {
  */
 export class ConfigError extends CliError {}
 
+/**
+ * Something named on the command line (a campaign reference, a brand name) matches nothing the API
+ * returned. Exit 5, as a 404.
+ */
+export class NotFoundError extends CliError {}
+
 /** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
 export class PartialFailure extends CliError {}
 

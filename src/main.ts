@@ -9,6 +9,7 @@ import {
   ConfigError,
   LockedError,
   NetworkError,
+  NotFoundError,
   PartialFailure,
   PendingError,
   ProtocolError,
@@ -40,6 +41,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof CancelledError) return EXIT.interrupted;
   if (err instanceof ConfigError) return EXIT.auth;
   if (err instanceof NetworkError) return EXIT.temporary;
+  if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof ApiError) {
     if (err.status === 400) return EXIT.usage;
     if (err.status === 401 || err.status === 403) return EXIT.auth;

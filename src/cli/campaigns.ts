@@ -21,7 +21,7 @@ export function registerCampaigns(program: Command): void {
     .addOption(
       new Option("--status <status>", "only this status").choices(["draft", "active", "paused", "ended"]),
     )
-    .option("--brand <id>", "only campaigns of this brand id")
+    .option("--brand <id-or-name>", "only campaigns of this brand (id, or the exact brand name, any case)")
     .option("--external-reference <ref>", "only the campaign with this external reference")
     .option("--all", "every page, not only the first");
   examples(list, [

@@ -71,7 +71,7 @@ export function registerLinks(program: Command): void {
   const assign = links
     .command("assign")
     .description(
-      "give share links in bulk (a job): to the whole roster, to the ids in a file, or to the ids given; waits for the job",
+      "give share links in bulk (a job): to the whole roster, to the ids in a file, or to the ids given; waits for the job. Creators who already have a link are skipped; when all of them do, it says so and exits 0 (safe to run nightly)",
     )
     .argument(...CAMPAIGN)
     .argument("[external-ids...]", "creators' externalIds (instead of --roster or --ids)")

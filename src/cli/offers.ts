@@ -14,7 +14,7 @@ export function registerOffers(program: Command): void {
     .description(
       "list offers: baseGs1, brand, title, state, distributable, savings, redemption dates, codes available, retailer rule",
     )
-    .option("--brand <id>", "only offers of this brand (brand.id, a uuid)")
+    .option("--brand <id-or-name>", "only offers of this brand (brand.id, or the exact brand name, any case)")
     .option(
       "--state <state>",
       "only offers in this state: available, not_yet_started, expired, temporarily_unavailable, not_distributable (other values are sent as given, with a warning)",

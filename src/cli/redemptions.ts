@@ -36,8 +36,8 @@ export function registerRedemptions(program: Command): void {
   const list = addRangeOptions(
     noun.command("list").description("redemptions redeemed in a date range, newest first"),
   )
-    .option("--campaign <id>", "only this campaign (id)")
-    .option("--brand <id>", "only this brand (id)")
+    .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
+    .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--state <state>", "counting state: counted, excluded or test_code")
     .option("--all", "read every page (pinned with asOf)")
     .option("--page <n>", "page number, from 0", parseIntArg(0))

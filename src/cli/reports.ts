@@ -32,7 +32,7 @@ export function registerReports(program: Command): void {
 
   const summary = addRangeOptions(
     noun.command("summary").description("totals and per-brand figures for a date range"),
-  ).option("--brand <id>", "only this brand (id)");
+  ).option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)");
   examples(summary, [
     "partner-cli reports summary",
     "partner-cli reports summary --preset this-month --json",
@@ -52,12 +52,13 @@ export function registerReports(program: Command): void {
         "verified redemptions and commission per creator per campaign, as CSV across all pages (no 366-day cap)",
       ),
   )
-    .option("--brand <id>", "only this brand (id)")
-    .option("--campaign <id>", "only this campaign (id)")
+    .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
+    .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
     .option("--out <file>", 'write to FILE (complete or not at all); "-" or absent: stdout');
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
     "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
+    "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
   ]);
   action(creators, async (ctx, _a, o) =>
     (await import("../commands/reports/creators.js")).creatorsReportRun(o, ctx),

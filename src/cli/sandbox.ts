@@ -98,10 +98,12 @@ export function registerSandbox(program: Command): void {
     new Option(`--${flag} <n>`, what).argParser(parseIntArg(0, 1_000_000));
   const simulate = sandbox
     .command("simulate")
-    .description("simulate shopper traffic on the sandbox: link views, claims, redemptions and corrections")
+    .description(
+      "simulate shopper traffic on the sandbox: link views, claims, redemptions and corrections; shortfalls are warnings, nothing generated at all is exit 3",
+    )
     .option(
       "--campaign <id-or-ref>",
-      "only this campaign (id or external reference); default: active campaigns",
+      "only this campaign (id or external reference; unknown: exit 5); default: active campaigns",
     )
     .addOption(count("views", "share-link views"))
     .addOption(count("claims", "coupon claims"))
@@ -109,7 +111,9 @@ export function registerSandbox(program: Command): void {
     .addOption(count("test-codes", "staff test codes issued (never redeemed, no events)"))
     .addOption(count("test-redemptions", "redemptions of staff test codes (countingState test_code)"))
     .addOption(count("exclusions", "redemptions later excluded (corrections)"))
-    .addOption(count("restorations", "excluded redemptions restored"))
+    .addOption(
+      count("restorations", "excluded redemptions restored (including exclusions made by the same call)"),
+    )
     .option("--reason <text>", "reason recorded with the exclusions and restorations")
     .option(
       "--days <n>",

@@ -30,7 +30,10 @@ export function registerWebhooks(program: Command): void {
     )
     .option("--url <url>", "HTTPS URL of the receiver (a publicly reachable host)")
     .option("--events <types>", "event types, comma-separated (see: events types)")
-    .option("--secret-file <file>", "write the signing secret to FILE (created 0600; never printed)")
+    .option(
+      "--secret-file <file>",
+      "write the signing secret to FILE (a new regular file, created 0600; never printed; a symlink is refused)",
+    )
     .option(
       "--force",
       "overwrite an existing --secret-file; register even if the URL already has an endpoint",
@@ -68,10 +71,17 @@ export function registerWebhooks(program: Command): void {
     .command("rotate-secret")
     .argument("<id>", "webhook id")
     .description("replace the signing secret; the previous one keeps signing for 24 hours")
-    .option("--secret-file <file>", "write the new secret to FILE (created 0600)")
-    .option("--force", "overwrite an existing --secret-file");
+    .option(
+      "--secret-file <file>",
+      "write the new secret to FILE (created 0600; a symlink is refused); checked before the rotation",
+    )
+    .option(
+      "--force",
+      "replace an existing --secret-file: it then holds the new secret and, on a second line, the previous one (which keeps signing for 24 hours)",
+    );
   examples(rotate, [
     "partner-cli webhooks rotate-secret 6f1c2d8e-0000-4000-8000-000000000000 --secret-file new.secret",
+    "partner-cli webhooks rotate-secret 6f1c2d8e-0000-4000-8000-000000000000 --secret-file webhook.secret --force",
   ]);
   action(rotate, async (ctx, [id], o) =>
     (await import("../commands/webhooks/manage.js")).rotateRun(id!, o, ctx),

@@ -550,6 +550,8 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
       const nEx = share(want.exclusions, k, T);
       const exPicked = pickRandom(cand.counted, nEx, rand);
       for (const i of exPicked) exclude(i, exclusionReason());
+      // Exclusions made by this call may be restored by it too (the candidates were read before).
+      cand.excluded.push(...exPicked);
       if (exPicked.length < nEx)
         notes.push(`${label}: ${exPicked.length} of ${nEx} exclusions (not enough counted redemptions).`);
       const nRe = share(want.restorations, k, T);

@@ -12,6 +12,12 @@ import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from "./signature.js";
 
 export const DEFAULT_MAX_BODY = 1_048_576;
 
+/**
+ * Strict UTF-8: throws on invalid bytes. `ignoreBOM: true` keeps a leading BOM in the text (so the
+ * text is exactly the bytes received, and JSON.parse refuses it as before).
+ */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 export type ReceiptKind = "stored" | "duplicate" | "sample" | "rejected";
 
 export interface Receipt {
@@ -186,9 +192,18 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       answer(res, 400, { kind: "rejected", reason: v.reason }, { error: "signature" });
       return;
     }
+    // Decoded strictly: a body that is not valid UTF-8 is refused, never stored with U+FFFD in
+    // place of its bytes (the stored line must be the bytes that were signed).
+    let text: string;
+    try {
+      text = utf8.decode(raw);
+    } catch {
+      answer(res, 400, { kind: "rejected", reason: "the body is not valid UTF-8" });
+      return;
+    }
     let env: { id?: unknown; type?: unknown; occurredAt?: unknown; sample?: unknown };
     try {
-      env = JSON.parse(raw.toString("utf8"));
+      env = JSON.parse(text);
     } catch {
       answer(res, 400, { kind: "rejected", reason: "the body is not JSON" });
       return;
@@ -223,7 +238,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     }
     let duplicate: boolean;
     try {
-      duplicate = await enqueue(id, toLine(raw.toString("utf8")));
+      duplicate = await enqueue(id, toLine(text));
     } catch (err) {
       // Not stored: answer 500 so the service retries.
       answer(res, 500, { kind: "rejected", reason: `could not save: ${(err as Error).message}`, ...info });

@@ -56,6 +56,16 @@ describe("campaigns get / list", () => {
 });
 
 describe("campaigns update", () => {
+  it("the same values again: exit 0, 'already had these values; nothing changed'", async () => {
+    await makeCampaign(sb, { externalReference: "same" });
+    const first = await run(campaignsUpdateRun, { idOrRef: "same", name: "Same name", rate: "0.25" });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/^Updated campaign "Same name" \(same\): name, commission\.$/m);
+    const again = await run(campaignsUpdateRun, { idOrRef: "same", name: "Same name", rate: "0.25" });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('Campaign "Same name" (same) already had these values; nothing changed.\n');
+  });
+
   it("sends only the given fields: the others stay (merge semantics)", async () => {
     const c = await makeCampaign(sb, {
       externalReference: "upd",

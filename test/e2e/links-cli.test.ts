@@ -43,6 +43,32 @@ function jobsInSandbox(campaignId: string): string[] {
 }
 
 describe("links (built bin)", () => {
+  it("the nightly job: assign --roster twice exits 0 both times; the second says there is nothing to do, once", async () => {
+    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const first = await cli(["links", "assign", "camp", "--roster"], { env });
+    expect(first.exitCode).toBe(0);
+    expect(first.stderr).toMatch(/11 assigned/);
+    const second = await cli(["links", "assign", "camp", "--roster"], { env });
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toBe("");
+    expect(second.stderr).toBe(
+      "Nothing to do: all 11 active creators already have a link on campaign camp. No job was queued.",
+    );
+    expect(second.stderr).not.toMatch(/Error/);
+    // No second job was queued.
+    expect(jobsInSandbox(c.id)).toHaveLength(1);
+    // A creator joins: the next night assigns exactly that one.
+    await http(sb, "PUT", "/creators/cr-new", { body: { name: "New Creator" } });
+    const third = await cli(["links", "assign", "camp", "--roster", "--json"], { env });
+    expect(third.exitCode).toBe(0);
+    expect(JSON.parse(third.stdout).summary).toEqual({ assigned: 1, failed: 0, unassignable: 0 });
+    // No line of any run's stderr is printed twice.
+    for (const r of [first, second, third]) {
+      const lines = r.stderr.split("\n").filter(Boolean);
+      expect(new Set(lines).size).toBe(lines.length);
+    }
+  });
+
   it("assign --roster --json, piped: one JSON object on stdout; export as CSV; alias 'link'", async () => {
     await makeCampaign(sb, { externalReference: "camp" });
     const r = await cli(["links", "assign", "camp", "--roster", "--json"], { env });

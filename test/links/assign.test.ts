@@ -156,17 +156,45 @@ describe("links assign: jobs", () => {
     ]);
   });
 
-  it("nothing to assign → exit 2 with a clear message; ended campaign → exit 6", async () => {
+  it("every selected creator already linked → exit 0, nothing to do; ended campaign → exit 6", async () => {
     const c = await makeCampaign(sb, { externalReference: "camp" });
-    const first = await run({ externalIds: ["cr-0001"] });
+    const first = await run({ externalIds: ["cr-0001", "cr-0002"] });
     expect(first.code).toBe(0);
-    const again = await run({ externalIds: ["cr-0001"] });
-    expect(again.code).toBe(2);
-    expect(again.error).toMatch(/Every selected creator already has a link/);
-    expect(again.error).toMatch(/Nothing was queued/);
+    const again = await run({ externalIds: ["cr-0001", "cr-0002"] }, { globals: { json: true } });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(
+      /^Nothing to do: all 2 selected creators already have a link on campaign camp\. No job was queued\.$/m,
+    );
+    expect(JSON.parse(again.stdout)).toEqual({
+      job: null,
+      selection: null,
+      summary: { assigned: 0, failed: 0, unassignable: 0, alreadyAssigned: 2 },
+    });
     await http(sb, "POST", `/campaigns/${c.id}/status`, { body: { status: "ended" } });
     const ended = await run({ roster: true });
     expect(ended.code).toBe(6);
+  });
+
+  it("some selected already linked, the rest not active on the roster → exit 3 naming them, --unassignable lists them", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    expect((await run({ externalIds: ["cr-0001"] })).code).toBe(0);
+    const unassignable = join(tempDir(), "left.csv");
+    const r = await run({ externalIds: ["cr-0001", "cr-0012", "ghost-9"], unassignable });
+    expect(r.code).toBe(3);
+    expect(r.error).toMatch(
+      /No job was queued: 1 of 3 selected creators already have a link on campaign camp; 2 cannot get one \(not active creators on the roster\): cr-0012, ghost-9\./,
+    );
+    expect(readFileSync(unassignable, "utf8")).toBe("externalId,reason\ncr-0012,\nghost-9,\n");
+  });
+
+  it("no active creator selected at all → exit 2, the service's reason said once", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    const r = await run({ externalIds: ["cr-0012", "ghost-9"] });
+    expect(r.code).toBe(2);
+    expect(r.error).toMatch(/None of the selected creators is an active creator on the roster/);
+    expect(r.error).toMatch(/Nothing was queued/);
+    // The service repeats its message in the details: it is printed once.
+    expect(r.error.match(/is an active creator on the roster/gi)).toHaveLength(1);
   });
 
   it("a failed job → exit 3 with its lastError", async () => {

@@ -54,6 +54,33 @@ describe("links get | create | pause | resume", () => {
     expect(got.stdout).toMatch(/^shortCode\t[A-Z0-9]{4}-[A-Z0-9]{4}$/m);
   });
 
+  it("pause on a paused link and resume on an active one: exit 0, 'already ...; nothing changed', nothing sent", async () => {
+    await makeCampaign(sb, { externalReference: "camp" });
+    await run(linksSingleRun, single("create", "cr-0001"));
+    const p1 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    expect(p1.code).toBe(0);
+    expect(p1.stderr).toMatch(/^Paused the share link for cr-0001 on campaign camp\.$/m);
+    const pausedAt = JSON.parse(p1.stdout).deactivatedAt;
+    const p2 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    expect(p2.code).toBe(0);
+    expect(p2.stderr).toBe(
+      "The share link for cr-0001 on campaign camp is already paused; nothing changed.\n",
+    );
+    expect(JSON.parse(p2.stdout)).toMatchObject({ active: false, deactivatedAt: pausedAt });
+    const r1 = await run(linksSingleRun, single("resume", "cr-0001"));
+    expect(r1.stderr).toMatch(/^Resumed the share link/);
+    const r2 = await run(linksSingleRun, single("resume", "cr-0001"));
+    expect(r2.code).toBe(0);
+    expect(r2.stderr).toBe(
+      "The share link for cr-0001 on campaign camp is already active; nothing changed.\n",
+    );
+    expect(r2.stdout).toMatch(/^active\tyes$/m);
+    // Pausing a link that does not exist is still a 404 (exit 5) with the next step.
+    const none = await run(linksSingleRun, single("pause", "cr-0002"));
+    expect(none.code).toBe(5);
+    expect(none.error).toMatch(/partner-cli links create camp cr-0002/);
+  });
+
   it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
     await makeCampaign(sb, { externalReference: "camp" });
     const unknown = await run(linksSingleRun, single("create", "nobody"));

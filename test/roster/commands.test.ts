@@ -22,6 +22,19 @@ beforeEach(async () => {
 });
 
 describe("roster set / get", () => {
+  it("a set that changes nothing says so (exit 0); a change right after creation still says Updated", async () => {
+    const c = await runWith(sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann" }, ctx));
+    expect(c.stderr).toBe("Created creator same-1.\n");
+    // Same second as the creation: the message comes from the fields, not from updatedAt.
+    const u = await runWith(sb, (ctx) => rosterSetRun("same-1", { handle: "@ann2" }, ctx));
+    expect(u.code).toBe(0);
+    expect(u.stderr).toBe("Updated creator same-1.\n");
+    const again = await runWith(sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann2" }, ctx));
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe("Creator same-1 already had these values; nothing changed.\n");
+    expect(again.stdout).toMatch(/^handle\t@ann2$/m);
+  });
+
   it("creates, then updates; says which; --email '' clears", async () => {
     const c = await runWith(sb, (ctx) =>
       rosterSetRun("s-1", { name: "Ann", email: "ann@example.com", handle: "@ann" }, ctx),

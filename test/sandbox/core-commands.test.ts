@@ -130,8 +130,38 @@ describe("sandbox reset", () => {
   });
 });
 
+/** A real campaign object (from the sandbox) with this external reference. */
+async function campaignJson(ref: string): Promise<Record<string, unknown>> {
+  const day = (n: number) => new Date(sb.sandbox.clock.nowMs() + n * 86_400_000).toISOString().slice(0, 10);
+  const r = await http(sb, "POST", "/campaigns", {
+    body: {
+      name: `Campaign ${ref}`,
+      baseGs1: "0012345000028",
+      dates: { from: day(0), through: day(10) },
+      codeLimit: 10,
+      commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
+      externalReference: ref,
+    },
+  });
+  expect(r.status).toBe(201);
+  return r.body;
+}
+
+/** Answers the campaign lookup of --campaign with `campaign`; true when it did. */
+function answerLookup(
+  req: { method?: string; url?: string },
+  res: import("node:http").ServerResponse,
+  campaign: Record<string, unknown>,
+): boolean {
+  if (req.method !== "GET" || !req.url?.startsWith("/api/partner/v1/campaigns?")) return false;
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ items: [campaign], page: 0, pageSize: 10, totalCount: 1 }));
+  return true;
+}
+
 describe("sandbox simulate", () => {
   it("sends POST /_sandbox/simulate with the given counts and reports a 404 clearly", async () => {
+    const campaign = await campaignJson("spring-oats");
     const seen: { method?: string; url?: string; auth?: string; body?: string } = {};
     const server = createServer((req, res) => {
       let body = "";
@@ -139,6 +169,7 @@ describe("sandbox simulate", () => {
         body += c;
       });
       req.on("end", () => {
+        if (answerLookup(req, res, campaign)) return;
         Object.assign(seen, { method: req.method, url: req.url, auth: req.headers.authorization, body });
         res.writeHead(404, { "content-type": "application/json" });
         res.end(
@@ -158,8 +189,9 @@ describe("sandbox simulate", () => {
       expect(seen.method).toBe("POST");
       expect(seen.url).toBe("/_sandbox/simulate");
       expect(seen.auth).toBe("Bearer sk_test_key");
+      // --campaign is resolved like every CAMPAIGN argument: the id is sent.
       expect(JSON.parse(seen.body!)).toEqual({
-        campaign: "spring-oats",
+        campaign: campaign.id,
         views: 10,
         claims: 4,
         redemptions: 2,
@@ -174,12 +206,14 @@ describe("sandbox simulate", () => {
     }
   });
   it("flags map to the body fields through the command line; a 404 exits 5 with the hint", async () => {
+    const campaign = await campaignJson("ref 1");
     let body = "";
     const server = createServer((req, res) => {
       req.on("data", (c) => {
         body += c;
       });
       req.on("end", () => {
+        if (answerLookup(req, res, campaign)) return;
         res.writeHead(404, { "content-type": "application/json" });
         res.end(
           JSON.stringify({ error: { code: "not_found", message: "No route for POST /_sandbox/simulate." } }),
@@ -230,7 +264,7 @@ describe("sandbox simulate", () => {
       );
       expect(code).toBe(5);
       expect(JSON.parse(body)).toEqual({
-        campaign: "ref 1",
+        campaign: campaign.id,
         views: 5,
         claims: 4,
         redemptions: 3,

@@ -217,6 +217,35 @@ describe("simulate: codes, redemptions and their events", () => {
   });
 });
 
+describe("simulate: restorations of exclusions made by the same call", () => {
+  it("exclusions and restorations in one call: restorations may pick this call's exclusions", async () => {
+    const sb = await sandbox();
+    try {
+      const c = await makeCampaign(sb, { externalReference: "same-call" });
+      expect((await simulate(sb, { campaign: c.id, redemptions: 4, seed: 5 })).redemptions).toBe(4);
+      const r = await simulate(sb, { campaign: "same-call", exclusions: 3, restorations: 2, seed: 6 });
+      expect(r).toMatchObject({ exclusions: 3, restorations: 2, notes: [] });
+      const feed = await feedAll(sb);
+      expect(feed.filter((x) => x.countingState === "excluded")).toHaveLength(1);
+      expect(feed.filter((x) => x.countingState === "counted")).toHaveLength(3);
+      const excluded = await events(sb, "redemption.excluded");
+      const restored = await events(sb, "redemption.restored");
+      expect(excluded).toHaveLength(3);
+      expect(restored).toHaveLength(2);
+      // Each restored redemption was excluded by this call.
+      const ex = new Set(excluded.map((e) => e.data.redemptionId));
+      for (const e of restored) expect(ex.has(e.data.redemptionId)).toBe(true);
+      expect((await getCampaign(sb, c.id)).codes.redeemed).toBe(3);
+      // Restorations beyond every exclusion: a note, and no more than were excluded.
+      const more = await simulate(sb, { campaign: c.id, exclusions: 1, restorations: 5 });
+      expect(more).toMatchObject({ exclusions: 1, restorations: 2 });
+      expect(more.notes.join(" ")).toMatch(/2 of 5 restorations/);
+    } finally {
+      await sb.close();
+    }
+  });
+});
+
 describe("simulate: reproducible, persistent, bulk without events", () => {
   it("same seed, same traffic; state survives a restart", async () => {
     const dir = tempDir("h7-persist-");

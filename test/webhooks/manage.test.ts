@@ -185,9 +185,22 @@ describe("list, get, update, delete, rotate-secret", () => {
     expect(getJson.recentDeliveries[0].sample).toBe(true);
     expect(JSON.stringify(getJson)).not.toContain(secret);
 
+    // --enable on an enabled endpoint: a state already reached, exit 0, nothing sent.
+    const updatedAt = (await http(sb, "GET", `/webhooks/${id}`)).body.webhook.updatedAt;
+    const enabledAgain = await run(["webhooks", "update", id, "--enable"]);
+    expect(enabledAgain.exitCode).toBe(0);
+    expect(enabledAgain.stderr).toBe(`Webhook ${id} is already enabled; nothing changed.\n`);
+    expect((await http(sb, "GET", `/webhooks/${id}`)).body.webhook.updatedAt).toBe(updatedAt);
     const paused = await run(["webhooks", "update", id, "--disable"]);
     expect(paused.exitCode).toBe(0);
     expect(paused.stdout).toContain("paused");
+    const pausedAgain = await run(["webhooks", "update", id, "--disable"]);
+    expect(pausedAgain.exitCode).toBe(0);
+    expect(pausedAgain.stderr).toBe(`Webhook ${id} is already paused; nothing changed.\n`);
+    // With another change too: the change is sent, the status said as already reached.
+    const both = await run(["webhooks", "update", id, "--disable", "--events", "code.issued"]);
+    expect(both.exitCode).toBe(0);
+    expect(both.stderr).toBe(`Updated webhook ${id} (already paused).\n`);
     const resumed = await run([
       "webhooks",
       "update",

@@ -135,6 +135,41 @@ describe("receiver rules", () => {
     }
   });
 
+  test("a signed body that is not valid UTF-8 → 400, nothing stored (the file's bytes unchanged)", async () => {
+    const receipts: Receipt[] = [];
+    rx = await startReceiver({ secrets: [SECRET], out, onReceipt: (r) => receipts.push(r) });
+    try {
+      const first = envelope("00000000-0000-7000-8000-0000000000f1");
+      expect((await post(rx.url, first)).status).toBe(200);
+      const before = readFileSync(out);
+      // A valid envelope with one byte that cannot be UTF-8 (0xff) inside a string, correctly signed:
+      // a lossy decode would store it with U+FFFD; a lone continuation byte and a truncated sequence too.
+      const text = envelope("00000000-0000-7000-8000-0000000000f2", { data: { name: "Ana XX" } });
+      const at = Buffer.from(text).indexOf("XX");
+      for (const bad of [[0xff], [0x80], [0xe2, 0x82]]) {
+        const raw = Buffer.concat([
+          Buffer.from(text).subarray(0, at),
+          Buffer.from(bad),
+          Buffer.from(text).subarray(at + 2),
+        ]);
+        const r = await post(rx.url, raw);
+        expect(r.status).toBe(400);
+      }
+      expect(readFileSync(out).equals(before)).toBe(true);
+      expect(receipts.filter((r) => r.status === 400).map((r) => r.reason)).toEqual([
+        "the body is not valid UTF-8",
+        "the body is not valid UTF-8",
+        "the body is not valid UTF-8",
+      ]);
+      // The same envelope in valid UTF-8 is stored, byte for byte.
+      const good = text.replace("XX", "Ñ");
+      expect((await post(rx.url, good)).status).toBe(200);
+      expect(readFileSync(out, "utf8")).toBe(`${first}\n${good}\n`);
+    } finally {
+      await rx.close();
+    }
+  });
+
   test("de-duplicates across restarts (ids loaded from the file); cuts an unfinished last line", async () => {
     rx = await startReceiver({ secrets: [SECRET], out });
     const a = envelope("00000000-0000-7000-8000-0000000000a1");

@@ -3,6 +3,7 @@ import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
+import { resolveBrandFilter } from "./resolve.js";
 
 export interface CampaignsListOptions {
   status?: string | undefined;
@@ -27,7 +28,8 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
 
 export async function campaignsListRun(o: CampaignsListOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
-  const query = { status: o.status, brandId: o.brand, externalReference: o.externalReference };
+  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
+  const query = { status: o.status, brandId, externalReference: o.externalReference };
   let rows: Campaign[];
   if (o.all) {
     rows = [];

@@ -3,6 +3,7 @@ import { patchCampaign } from "../../api/campaigns.js";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
+import type { Campaign } from "../../spec/campaigns.js";
 import { type CampaignFlags, campaignFields, formatProblems, patchBody, problemLines } from "./form.js";
 import { resolveCampaign } from "./resolve.js";
 
@@ -48,8 +49,26 @@ export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.idOrRef);
   const updated = await patchCampaign(api, campaign.id, body);
+  const label = `"${updated.name}" (${updated.externalReference ?? updated.id})`;
   ctx.io.err(
-    `Updated campaign "${updated.name}" (${updated.externalReference ?? updated.id}): ${Object.keys(body).join(", ")}.`,
+    // The editable fields as before: the campaign already had these values (a re-run); success.
+    editable(updated) === editable(campaign)
+      ? `Campaign ${label} already had these values; nothing changed.`
+      : `Updated campaign ${label}: ${Object.keys(body).join(", ")}.`,
   );
   printRecord(ctx.io, updated, campaignFields(updated));
+}
+
+/** The fields a PATCH can change, as one comparable text. */
+function editable(c: Campaign): string {
+  return JSON.stringify([
+    c.name,
+    c.dates.from,
+    c.dates.through,
+    String(c.commission.rate),
+    String(c.commission.estimatedUnitSalePrice),
+    c.retailer?.emailDomain ?? null,
+    c.retailer?.name ?? null,
+    c.codes.limit,
+  ]);
 }

@@ -2,9 +2,11 @@
 // id in the config store BEFORE polling, follow it to the end, report the outcome. A rerun while a
 // saved job is unfinished follows that job instead of queuing another.
 import type { ApiClient } from "../../api/client.js";
-import { getAssignmentJob, queueAssignment } from "../../api/links.js";
+import { listCreators } from "../../api/creators.js";
+import { getAssignmentJob, listLinks, queueAssignment } from "../../api/links.js";
+import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { ApiError, UsageError } from "../../errors.js";
+import { ApiError, PartialFailure, UsageError } from "../../errors.js";
 import type { Campaign } from "../../spec/campaigns.js";
 import { LIMITS } from "../../spec/limits.js";
 import type { AssignmentAccepted, AssignmentJob, AssignmentRequest } from "../../spec/links.js";
@@ -157,7 +159,14 @@ async function runAssignment(
   try {
     accepted = await queueAssignment(api, campaign.id, request, campaignArg);
   } catch (err) {
-    throw explainQueueError(err, campaignArg);
+    const explained = explainQueueError(err, campaignArg);
+    // "No new links can be assigned" is often a re-run with nothing to do: look before failing.
+    if (
+      explained instanceof NothingToAssign &&
+      (await nothingToDo(ctx, api, campaign, campaignArg, request, o))
+    )
+      return;
+    throw explained;
   }
   const { job, selection } = accepted;
   await saveJob(ctx, key, campaign.id, job.id);
@@ -187,6 +196,76 @@ async function finish(
   await reportOutcome(ctx, { job: final, selection, unassignableFile: o.unassignable, stdout: o.stdout });
 }
 
+/**
+ * After the service's 400 "no new links can be assigned": reads the campaign's links (and, for
+ * --roster, the count of active creators) to tell a re-run with nothing to do from a selection that
+ * cannot be linked. Every selected creator already linked → says so, prints an empty outcome and
+ * returns true (exit 0). Some linked and the rest not active on the roster → PartialFailure (exit 3)
+ * naming them (and --unassignable FILE lists them). Otherwise false: the caller's NothingToAssign
+ * stands (exit 2: no active creator selected at all).
+ */
+async function nothingToDo(
+  ctx: Context,
+  api: ApiClient,
+  campaign: Campaign,
+  campaignArg: string,
+  request: AssignmentRequest,
+  o: RunOptions,
+): Promise<boolean> {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const linked = new Map<string, boolean>(); // externalId → active on the roster
+  for await (const l of allItems((page) => listLinks(api, campaign.id, { page, pageSize: 200 })))
+    linked.set(l.creator.externalId, l.activeOnRoster);
+  let selected: number;
+  let without: string[] = [];
+  let what: string;
+  if (request.scope === "roster") {
+    // The roster scope selects every active creator; the service found none without a link.
+    selected = (await listCreators(api, { active: true, page: 0, pageSize: 1 })).totalCount;
+    const linkedActive = [...linked.values()].filter(Boolean).length;
+    if (selected === 0 || linkedActive < selected) return false;
+    what = `all ${n(selected)} active creators`;
+  } else {
+    selected = request.externalIds.length;
+    const have = request.externalIds.filter((id) => linked.has(id));
+    without = request.externalIds.filter((id) => !linked.has(id));
+    if (have.length === 0) return false;
+    what = `all ${n(selected)} selected creators`;
+    if (without.length > 0) {
+      if (o.unassignable) await writeIds(ctx, o.unassignable, without);
+      const shown = without.slice(0, 10).join(", ");
+      throw new PartialFailure(
+        `No job was queued: ${n(have.length)} of ${n(selected)} selected creators already have a link on campaign ${campaignArg}; ${n(without.length)} cannot get one (not active creators on the roster): ${shown}${without.length > 10 ? ", …" : ""}.`,
+        o.unassignable
+          ? `Their externalIds are in ${o.unassignable}.`
+          : 'Check them with "partner-cli roster get EXTERNAL_ID"; add --unassignable FILE to get the whole list.',
+      );
+    }
+  }
+  if (o.unassignable) await writeIds(ctx, o.unassignable, []);
+  if (o.stdout !== false && ctx.io.json)
+    ctx.io.outJson({
+      job: null,
+      selection: null,
+      summary: { assigned: 0, failed: 0, unassignable: 0, alreadyAssigned: selected },
+    });
+  ctx.io.err(`Nothing to do: ${what} already have a link on campaign ${campaignArg}. No job was queued.`);
+  return true;
+}
+
+/** --unassignable FILE when no job ran: the creators left without a link (reason unknown here). */
+async function writeIds(ctx: Context, file: string, ids: string[]): Promise<void> {
+  const { openCsvSink } = await import("../../csv/write.js");
+  const sink = await openCsvSink(file, ["externalId", "reason"], ctx.io.stdout);
+  try {
+    await sink.write(ids.map((id) => [id, ""]));
+    await sink.commit();
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+}
+
 const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 /** 409 (a job is running; ended; brand access lost) and 400 (nothing to assign) with the next step. */
@@ -209,14 +288,15 @@ function explainQueueError(err: unknown, campaignArg: string): unknown {
   }
   if (err.status === 400) {
     // The CLI builds a valid body, so a 400 here is the service's "no new links can be assigned".
-    const reasons = Object.values(err.details ?? {})
-      .flat()
-      .filter((m) => m !== err.message);
-    const detail =
-      reasons.length && !reasons.some((m) => err.message.includes(m)) ? ` (${reasons.join("; ")})` : "";
+    // The details often repeat the message (in another case): print each text once.
+    const said = err.message.toLowerCase();
+    const reasons = [...new Set(Object.values(err.details ?? {}).flat())].filter(
+      (m) => !said.includes(m.toLowerCase().replace(/\.$/, "")),
+    );
+    const detail = reasons.length ? ` (${reasons.join("; ")})` : "";
     return new NothingToAssign(
       `${err.message}${detail}`,
-      `Nothing was queued: every selected creator already has a link, or none is an active creator on the roster. See "partner-cli links list ${shellWord(campaignArg)}".`,
+      `Nothing was queued: only active creators on the roster get links. See "partner-cli roster list --active true" and "partner-cli links list ${shellWord(campaignArg)}".`,
     );
   }
   return err;

@@ -52,6 +52,15 @@ export async function linksSingleRun(o: LinksSingleOptions, ctx: Context): Promi
       case "pause":
       case "resume": {
         const active = o.verb === "resume";
+        // A state already reached is success with nothing sent (as campaigns activate|pause are).
+        const current = await getLink(api, campaign.id, id);
+        if (current.active === active) {
+          link = current;
+          ctx.io.err(
+            `The share link for ${who} is already ${active ? "active" : "paused"}; nothing changed.`,
+          );
+          break;
+        }
         link = await setLinkActive(api, campaign.id, id, active);
         ctx.io.err(`${active ? "Resumed" : "Paused"} the share link for ${who}.`);
         break;

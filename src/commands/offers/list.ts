@@ -2,6 +2,7 @@ import { allOffers, listOffers } from "../../api/offers.js";
 import type { Context } from "../../context.js";
 import { printList } from "../../io/render.js";
 import type { Offer } from "../../spec/offers.js";
+import { resolveBrandFilter } from "../campaigns/resolve.js";
 import { KNOWN_OFFER_STATES, offerColumns } from "./format.js";
 
 export interface OffersListOptions {
@@ -20,8 +21,8 @@ export async function offersListRun(opts: OffersListOptions, ctx: Context): Prom
       `Warning: "${state}" is not a known offer state (${KNOWN_OFFER_STATES.join(", ")}); asking the API for it anyway.`,
     );
   }
-  const brandId = opts.brand?.trim() || undefined;
   const api = await ctx.api();
+  const brandId = (await resolveBrandFilter(api, opts.brand))?.id;
   let rows: Offer[];
   let more: string | undefined;
   if (opts.all) {

@@ -2,6 +2,7 @@ import { redemptionRange } from "../../api/redemptions.js";
 import { checkRange, type RangeFlags } from "../../cli/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
+import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
 import type { Redemption, RedemptionRangePage } from "../../spec/redemptions.js";
 
 export interface ListOptions extends RangeFlags {
@@ -27,7 +28,11 @@ export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
 export async function listRun(o: ListOptions, ctx: Context): Promise<void> {
   const range = checkRange(o);
   const api = await ctx.api();
-  const base = { ...range, campaignId: o.campaign, brandId: o.brand, countingState: o.state };
+  // --campaign takes an id or a reference, --brand an id or a name: resolved before any read, so a
+  // value that matches nothing is exit 5, not an empty list.
+  const campaignId = await resolveCampaignFilter(api, o.campaign);
+  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
+  const base = { ...range, campaignId, brandId, countingState: o.state };
   const first: RedemptionRangePage = await redemptionRange(api, {
     ...base,
     page: o.page ?? 0,

@@ -4,6 +4,7 @@ import { checkRange, type RangeFlags } from "../../cli/range.js";
 import type { Context } from "../../context.js";
 import { openCsvSink } from "../../csv/write.js";
 import type { CreatorCount } from "../../spec/reports.js";
+import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
 
 export interface CreatorsReportOptions extends RangeFlags {
   brand?: string | undefined;
@@ -45,11 +46,14 @@ function row(c: CreatorCount) {
 export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
   const range = checkRange(o, null);
   const api = await ctx.api();
+  // Resolved before the output file is opened: a filter that matches nothing is exit 5 and no file.
+  const campaignId = await resolveCampaignFilter(api, o.campaign);
+  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
   const toStdout = o.out === undefined || o.out === "-";
   if (ctx.io.json && toStdout) {
     const items: CreatorCount[] = [];
     for await (const p of allPages((page) =>
-      creatorCounts(api, { ...range, brandId: o.brand, campaignId: o.campaign, page, pageSize: 200 }),
+      creatorCounts(api, { ...range, brandId, campaignId, page, pageSize: 200 }),
     )) {
       items.push(...p.items);
     }
@@ -63,8 +67,8 @@ export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context):
     for (let page = 0; ; page++) {
       const p = await creatorCounts(api, {
         ...range,
-        brandId: o.brand,
-        campaignId: o.campaign,
+        brandId,
+        campaignId,
         page,
         pageSize: 200,
       });

@@ -3,6 +3,7 @@ import { checkRange, type RangeFlags } from "../../cli/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList, printRecord } from "../../io/render.js";
 import type { SummaryBrand } from "../../spec/reports.js";
+import { resolveBrandFilter } from "../campaigns/resolve.js";
 import { pct, rangeLine } from "./format.js";
 
 const BRAND_COLUMNS: Column<SummaryBrand>[] = [
@@ -21,7 +22,9 @@ export async function summaryRun(
   ctx: Context,
 ): Promise<void> {
   const range = checkRange(o);
-  const s = await summaryReport(await ctx.api(), { ...range, brandId: o.brand });
+  const api = await ctx.api();
+  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
+  const s = await summaryReport(api, { ...range, brandId });
   if (ctx.io.json) {
     ctx.io.outJson(s);
     return;

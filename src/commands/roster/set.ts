@@ -1,7 +1,8 @@
 // roster set EXTERNAL_ID: PUT /creators/{externalId}, an upsert of the fields given.
-import { type CreatorPut, putCreator } from "../../api/creators.js";
+import { type CreatorPut, getCreator, putCreator } from "../../api/creators.js";
 import type { Context } from "../../context.js";
-import { UsageError } from "../../errors.js";
+import { ApiError, UsageError } from "../../errors.js";
+import type { Creator } from "../../spec/creators.js";
 import { checkCreatorWrite, ExternalIdRule, issueReasons } from "../../spec/creators.js";
 import { printCreator } from "./get.js";
 
@@ -45,7 +46,27 @@ export async function rosterSetRun(externalId: string, opts: SetOptions, ctx: Co
   if (v.email !== undefined) body.email = v.email;
   if (v.handle !== undefined) body.handle = v.handle;
   if (v.active !== undefined) body.active = v.active;
-  const { creator, created } = await putCreator(await ctx.api(), id, body);
-  if (!ctx.io.json) ctx.io.err(`${created ? "Created" : "Updated"} creator ${creator.externalId}.`);
+  const api = await ctx.api();
+  // Read first, so a set that changes nothing says so; the PUT is sent either way (safe to repeat).
+  let before: string | undefined;
+  try {
+    before = fieldsOf(await getCreator(api, id));
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+  const { creator, created } = await putCreator(api, id, body);
+  if (!ctx.io.json)
+    ctx.io.err(
+      created
+        ? `Created creator ${creator.externalId}.`
+        : before !== undefined && before === fieldsOf(creator)
+          ? `Creator ${creator.externalId} already had these values; nothing changed.`
+          : `Updated creator ${creator.externalId}.`,
+    );
   printCreator(ctx, creator);
+}
+
+/** The fields `roster set` can change, as one comparable text. */
+function fieldsOf(c: Creator): string {
+  return JSON.stringify([c.name, c.email ?? null, c.handle ?? null, c.active]);
 }

@@ -8,18 +8,20 @@ import {
   updateWebhook,
   type WebhookWithSecret,
 } from "../../api/webhooks.js";
+import { existsSync } from "node:fs";
 import type { Context } from "../../context.js";
 import { DeclinedError, UsageError } from "../../errors.js";
 import { printList, printRecord, renderTable, renderTsv } from "../../io/render.js";
 import type { Webhook } from "../../spec/webhooks.js";
 import {
-  checkSecretFileWritable,
   checkUrlArg,
   DELIVERY_COLUMNS,
   parseEventTypesArg,
+  prepareSecretFile,
+  readSecrets,
+  type SecretFile,
   WEBHOOK_COLUMNS,
   webhookFields,
-  writeSecretFile,
 } from "./shared.js";
 
 export async function listRun(ctx: Context): Promise<void> {
@@ -55,22 +57,35 @@ interface SecretOpts {
   force?: boolean | undefined;
 }
 
-/** Shows the secret exactly once: into --secret-file, else on stdout (JSON with --json), with a warning. */
-async function deliverSecret(ctx: Context, r: WebhookWithSecret, o: SecretOpts, verb: string): Promise<void> {
-  if (o.secretFile) {
-    let path: string;
+/**
+ * Shows the secret exactly once: into the reserved --secret-file (with `previous` as the second
+ * line during a rotation), else on stdout (JSON with --json), with a warning.
+ */
+async function deliverSecret(
+  ctx: Context,
+  r: WebhookWithSecret,
+  file: SecretFile | undefined,
+  verb: string,
+  previous?: string | undefined,
+): Promise<void> {
+  if (file) {
     try {
-      path = await writeSecretFile(o.secretFile, r.secret, Boolean(o.force));
+      await file.write(previous ? [r.secret, previous] : [r.secret]);
     } catch (err) {
-      // The file was checked before the request; if it still fails, do not lose the only copy.
-      ctx.io.err(
-        `${(err as Error).message} Printing the secret on stdout instead (it cannot be read again).`,
-      );
+      // The file was checked and reserved before the request; if it still fails, do not lose the
+      // only copy. One message (main prints it): what failed, what was done, where the secret is.
       ctx.io.out(`${r.secret}\n`);
-      throw err;
+      throw new UsageError(
+        `${(err as Error).message} ${verb} webhook ${r.webhook.id} all the same; its secret is printed on stdout instead.`,
+        "Store it now: it cannot be read again.",
+      );
     }
-    ctx.io.err(`${verb} webhook ${r.webhook.id}; its signing secret is in ${path} (mode 0600).`);
-    if (ctx.io.json) ctx.io.outJson({ webhook: r.webhook, secretFile: path });
+    ctx.io.err(
+      previous
+        ? `${verb} webhook ${r.webhook.id}; ${file.path} (mode 0600) holds the new signing secret and, on its second line, the previous one.`
+        : `${verb} webhook ${r.webhook.id}; its signing secret is in ${file.path} (mode 0600).`,
+    );
+    if (ctx.io.json) ctx.io.outJson({ webhook: r.webhook, secretFile: file.path });
     else printRecord(ctx.io, r.webhook, webhookFields(r.webhook));
     return;
   }
@@ -91,7 +106,22 @@ export async function createRun(o: CreateOptions, ctx: Context): Promise<void> {
   if (missing.length) throw new UsageError(`webhooks create needs ${missing.join(" and ")}.`);
   const url = checkUrlArg(o.url!);
   const eventTypes = parseEventTypesArg(o.events!);
-  if (o.secretFile) await checkSecretFileWritable(o.secretFile, Boolean(o.force));
+  // Checked and reserved before any request: the secret comes back once, with the endpoint.
+  const file = o.secretFile ? await prepareSecretFile(o.secretFile, Boolean(o.force)) : undefined;
+  try {
+    await createWithFile(ctx, url, eventTypes, o, file);
+  } finally {
+    await file?.discard();
+  }
+}
+
+async function createWithFile(
+  ctx: Context,
+  url: string,
+  eventTypes: string[],
+  o: CreateOptions,
+  file: SecretFile | undefined,
+): Promise<void> {
   const api = await ctx.api();
   const existing = await listWebhooks(api);
   const same = existing.items.find((w) => w.url === url);
@@ -110,7 +140,7 @@ export async function createRun(o: CreateOptions, ctx: Context): Promise<void> {
     { url, eventTypes },
     { knownIds: existing.items.map((w) => w.id), nowMs: () => ctx.clock.now().getTime() },
   );
-  await deliverSecret(ctx, r, o, "Registered");
+  await deliverSecret(ctx, r, file, "Registered");
 }
 
 export interface UpdateOptions {
@@ -129,13 +159,31 @@ export async function updateRun(id: string, o: UpdateOptions, ctx: Context): Pro
   if (o.disable) body.active = false;
   if (Object.keys(body).length === 0)
     throw new UsageError("Nothing to change.", "Give at least one of --url, --events, --enable, --disable.");
-  const w: Webhook = await updateWebhook(await ctx.api(), id, body);
+  const api = await ctx.api();
+  // --enable on an enabled endpoint (or --disable on a paused one) is a state already reached:
+  // success, said as such; with nothing else to change, nothing is sent.
+  let already = false;
+  if (body.active !== undefined) {
+    const { webhook: current } = await getWebhook(api, id);
+    if (current.active === body.active) {
+      already = true;
+      delete body.active;
+      if (Object.keys(body).length === 0) {
+        ctx.io.err(
+          `Webhook ${current.id} is already ${current.active ? "enabled" : "paused"}; nothing changed.`,
+        );
+        printRecord(ctx.io, current, webhookFields(current));
+        return;
+      }
+    }
+  }
+  const w: Webhook = await updateWebhook(api, id, body);
   ctx.io.err(
     body.active === false
       ? `Paused webhook ${w.id}: new events stay in the log only; queued deliveries wait until --enable.`
       : body.active === true
         ? `Enabled webhook ${w.id}; deliveries queued while it was paused are sent now.`
-        : `Updated webhook ${w.id}.`,
+        : `Updated webhook ${w.id}${already ? ` (already ${w.active ? "enabled" : "paused"})` : ""}.`,
   );
   printRecord(ctx.io, w, webhookFields(w));
 }
@@ -160,11 +208,33 @@ export async function deleteRun(id: string, ctx: Context): Promise<void> {
   if (ctx.io.json) ctx.io.outJson({ deleted: w.id });
 }
 
+/**
+ * rotate-secret: with --secret-file F --force on an existing F, F's current secret (its first line)
+ * becomes the second line under the new one, since the previous secret keeps signing for 24 hours
+ * and receivers (webhooks listen, webhooks verify) accept either line. The file is checked and
+ * reserved before the request; without --force an existing F is refused.
+ */
 export async function rotateRun(id: string, o: SecretOpts, ctx: Context): Promise<void> {
-  if (o.secretFile) await checkSecretFileWritable(o.secretFile, Boolean(o.force));
-  const r = await rotateSecret(await ctx.api(), id);
-  await deliverSecret(ctx, r, o, "Rotated the secret of");
-  ctx.io.err(
-    `The previous secret keeps signing until ${r.webhook.previousSecretExpiresAt ?? "the overlap ends"}: give receivers both (one per line in the secret file, new first) until then.`,
-  );
+  const file = o.secretFile ? await prepareSecretFile(o.secretFile, Boolean(o.force)) : undefined;
+  try {
+    let previous: string | undefined;
+    if (file && existsSync(file.path)) {
+      const lines = await readSecrets(file.path).catch(() => [] as string[]);
+      previous = lines[0]?.startsWith("whsec_") ? lines[0] : undefined;
+      if (!previous)
+        ctx.io.err(
+          `Warning: ${file.path} holds no webhook secret (whsec_...); it will hold the new secret only.`,
+        );
+    }
+    const r = await rotateSecret(await ctx.api(), id);
+    await deliverSecret(ctx, r, file, "Rotated the secret of", previous);
+    const until = r.webhook.previousSecretExpiresAt ?? "the 24-hour overlap ends";
+    ctx.io.err(
+      previous
+        ? `The previous secret keeps signing until ${until}: receivers must keep both lines until then (webhooks listen and verify accept either); afterwards remove the second line.`
+        : `The previous secret keeps signing until ${until}: give receivers both (one per line in the secret file, new first) until then.`,
+    );
+  } finally {
+    await file?.discard();
+  }
 }

@@ -2,7 +2,7 @@
 // (written once, 0600, atomically; read as one or two secrets), and the endpoint/delivery views.
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, link, open, readFile, rename, rm } from "node:fs/promises";
+import { type FileHandle, link, lstat, open, readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Column } from "../../io/render.js";
@@ -33,72 +33,117 @@ export function checkTypeArg(type: string, flag = "--type"): string {
   return parseEventTypesArg([type], flag)[0]!;
 }
 
-/**
- * Writes a secret file: mode 0600 from the start, never over an existing file unless `force`,
- * atomically (a temp file in the same directory, then link or rename), so a reader never sees half.
- */
-export async function writeSecretFile(path: string, secret: string, force: boolean): Promise<string> {
-  const abs = resolve(path);
-  const tmp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString("hex")}.tmp`);
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  } catch (err) {
-    throw new UsageError(
-      `Cannot write the secret file ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
-    );
-  }
-  try {
-    await fh.chmod(0o600);
-    await fh.writeFile(`${secret}\n`, "utf8");
-    await fh.sync();
-    await fh.close();
-    fh = undefined;
-    if (force) await rename(tmp, abs);
-    else {
-      try {
-        // link() fails if the target exists: no window where an existing file is replaced.
-        await link(tmp, abs);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST")
-          throw new UsageError(
-            `The secret file ${abs} already exists.`,
-            "Choose another file or add --force.",
-          );
-        throw new UsageError(`Cannot write the secret file ${abs}: ${(err as NodeJS.ErrnoException).code}.`);
-      }
-      await rm(tmp, { force: true });
-    }
-    await chmod(abs, 0o600);
-    return abs;
-  } finally {
-    await fh?.close().catch(() => {});
-    await rm(tmp, { force: true }).catch(() => {});
-  }
+/** A secret file reserved before the request that returns the only copy of a secret. */
+export interface SecretFile {
+  /** Absolute path of the file the secret goes to. */
+  path: string;
+  /** Writes the lines (one secret per line), 0600, atomically; the reservation is used up. */
+  write(lines: readonly string[]): Promise<void>;
+  /** Gives the reservation up (the request failed): removes the temp file. Safe to call twice. */
+  discard(): Promise<void>;
 }
 
-/** Checks a secret file can be created (before the request that returns the only copy of the secret). */
-export async function checkSecretFileWritable(path: string, force: boolean): Promise<void> {
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
+/**
+ * Checks and reserves a --secret-file BEFORE the request that creates or rotates the secret, with
+ * exactly what the final write does, so a file that cannot be written is refused (exit 2) while
+ * nothing has been sent:
+ * - the path itself is lstat-ed: a symbolic link (dangling or not) is refused, with or without
+ *   --force (a secret is never written through a link, to wherever it points); so is anything that
+ *   is not a regular file, and an existing file without `force`;
+ * - the temp file the secret will be written to is created now, in the same directory, with the
+ *   final open (O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600, then fchmod 0600 since the umask masks
+ *   the open mode) and kept open; `write` fills it, fsyncs it and puts it in place: link() without
+ *   `force` (fails if a file appeared meanwhile: nothing is replaced), rename() with it.
+ */
+export async function prepareSecretFile(path: string, force: boolean): Promise<SecretFile> {
   const abs = resolve(path);
-  if (!force) {
-    try {
-      await open(abs, "r").then((f) => f.close());
-      throw new UsageError(`The secret file ${abs} already exists.`, "Choose another file or add --force.");
-    } catch (err) {
-      if (err instanceof UsageError) throw err;
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT")
-        throw new UsageError(`Cannot use the secret file ${abs}: ${(err as NodeJS.ErrnoException).code}.`);
-    }
-  }
-  const probe = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString("hex")}.probe`);
+  let existing: Awaited<ReturnType<typeof lstat>> | undefined;
   try {
-    await (await open(probe, "wx", 0o600)).close();
+    existing = await lstat(abs);
   } catch (err) {
-    throw new UsageError(
-      `Cannot write the secret file ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new UsageError(`Cannot use the secret file ${abs}: ${errCode(err)}. Nothing was sent.`);
+  }
+  if (existing?.isSymbolicLink()) {
+    const dangling = await stat(abs).then(
+      () => false,
+      () => true,
     );
-  } finally {
-    await rm(probe, { force: true }).catch(() => {});
+    throw new UsageError(
+      `The secret file ${abs} is a symbolic link${dangling ? " to a missing file" : ""}; a secret is never written through a link. Nothing was sent.`,
+      "Give the path of a regular file (a new one, or an existing one with --force).",
+    );
+  }
+  if (existing && !existing.isFile())
+    throw new UsageError(`The secret file ${abs} exists and is not a regular file. Nothing was sent.`);
+  if (existing && !force)
+    throw new UsageError(
+      `The secret file ${abs} already exists. Nothing was sent.`,
+      "Choose another file or add --force.",
+    );
+  const tmp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString("hex")}.tmp`);
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(
+      tmp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    await fh.chmod(0o600);
+  } catch (err) {
+    await fh?.close().catch(() => {});
+    if (fh) await rm(tmp, { force: true }).catch(() => {});
+    throw new UsageError(`Cannot write the secret file ${abs}: ${errCode(err)}. Nothing was sent.`);
+  }
+  let done = false;
+  const discard = async () => {
+    done = true;
+    await fh?.close().catch(() => {});
+    fh = undefined;
+    await rm(tmp, { force: true }).catch(() => {});
+  };
+  return {
+    path: abs,
+    discard,
+    async write(lines) {
+      if (done || !fh) throw new Error("secret file reservation already used");
+      try {
+        await fh.writeFile(`${lines.join("\n")}\n`, "utf8");
+        await fh.sync();
+        await fh.close();
+        fh = undefined;
+        if (force) await rename(tmp, abs);
+        else {
+          try {
+            // link() fails if the name exists (a dangling link included): nothing is replaced.
+            await link(tmp, abs);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === "EEXIST")
+              throw new UsageError(`The secret file ${abs} appeared meanwhile; it was not replaced.`);
+            throw new UsageError(`Cannot write the secret file ${abs}: ${errCode(err)}.`);
+          }
+        }
+        await syncDir(dirname(abs));
+      } finally {
+        await discard();
+      }
+    },
+  };
+}
+
+/** fsync a directory so a rename or link in it survives a crash (best effort). */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const d = await open(dir, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    // not supported everywhere; the file itself is fsynced
   }
 }
 
