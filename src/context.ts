@@ -1,7 +1,7 @@
 // Context: everything a command needs from the outside world, behind lazy getters, so tests can
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
 import { join } from "node:path";
-import { ApiClient } from "./api/client.js";
+import { ApiClient, boundsFromEnv } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
@@ -199,6 +199,7 @@ export class Context {
         apiKey: t.apiKey,
         baseUrlSource: t.baseUrlSource,
         retry: this.init.retry ?? retryFromEnv(this.env),
+        ...boundsFromEnv(this.env),
         signal: this.signal,
         trace: this.verbose ? (line) => this.io.err(line) : undefined,
         onRetry: ({ reason, delayMs }) => {
