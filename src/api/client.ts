@@ -322,7 +322,7 @@ export class ApiClient {
   /** "does not answer like the Partner API": a ConfigError naming the base URL and what came back. */
   private notTheApi(spec: RequestSpec<unknown>, status: number, got: string): ConfigError {
     return new ConfigError(
-      `${this.where()} does not answer like the Partner API: ${spec.method} ${spec.path} got ${status} ${got}.`,
+      `${this.where()} does not answer like ${(spec.prefix ?? API_PREFIX) === API_PREFIX ? "the Partner API" : "a partner-cli sandbox"}: ${spec.method} ${spec.path} got ${status} ${got}.`,
       this.fixHint(),
     );
   }
