@@ -2,7 +2,7 @@
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ApiClient } from "./api/client.js";
+import { ApiClient, boundsFromEnv } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { misspellingNote } from "./config/env-names.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
@@ -288,6 +288,7 @@ export class Context {
         apiKey: t.apiKey,
         baseUrlSource: t.baseUrlSource,
         retry: this.init.retry ?? retryFromEnv(this.env),
+        ...boundsFromEnv(this.env),
         signal: this.signal,
         trace: this.verbose ? (line) => this.io.err(line) : undefined,
         onRetry: ({ reason, delayMs }) => {

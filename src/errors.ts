@@ -72,6 +72,13 @@ export class ConfigError extends CliError {}
  */
 export class NotFoundError extends CliError {}
 
+/**
+ * An answer larger than the response cap (PARTNER_MAX_RESPONSE_BYTES): not read further, not
+ * retried. Exit 4 like ConfigError: the Partner API never sends such an answer, so the base URL is
+ * most likely not the API (or the cap is set too low).
+ */
+export class ResponseTooLargeError extends ConfigError {}
+
 /** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
 export class PartialFailure extends CliError {}
 

@@ -5,7 +5,16 @@
 // docs/benchmarks.md).
 import type { Agent, Dispatcher } from "undici";
 import type { z } from "zod";
-import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../errors.js";
+import {
+  ApiError,
+  CancelledError,
+  CliError,
+  ConfigError,
+  NetworkError,
+  ProtocolError,
+  ResponseTooLargeError,
+  UsageError,
+} from "../errors.js";
 import {
   backoffMs,
   DEFAULT_RETRY,
@@ -19,6 +28,30 @@ import {
 export const API_PREFIX = "/api/partner/v1";
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
+
+/** Default total time for one attempt, body included (PARTNER_REQUEST_TIMEOUT_MS). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Default cap on one answer's body (PARTNER_MAX_RESPONSE_BYTES): a 1,000-row feed page is about 0.5 MB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** PARTNER_REQUEST_TIMEOUT_MS / PARTNER_MAX_RESPONSE_BYTES: the per-request bounds (whole numbers). */
+export function boundsFromEnv(
+  env: NodeJS.ProcessEnv,
+): Pick<ClientOptions, "requestTimeoutMs" | "maxResponseBytes"> {
+  const num = (name: string, what: string): number | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw)))
+      throw new UsageError(`${name} must be a whole number of ${what} above 0, not "${raw}".`);
+    return Number(raw);
+  };
+  const out: Pick<ClientOptions, "requestTimeoutMs" | "maxResponseBytes"> = {};
+  const t = num("PARTNER_REQUEST_TIMEOUT_MS", "milliseconds");
+  if (t !== undefined) out.requestTimeoutMs = t;
+  const b = num("PARTNER_MAX_RESPONSE_BYTES", "bytes");
+  if (b !== undefined) out.maxResponseBytes = b;
+  return out;
+}
 
 export interface ClientOptions {
   baseUrl: string;
@@ -34,6 +67,13 @@ export interface ClientOptions {
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /**
+   * Total time for one attempt, from sending to the last byte of the answer (default 60 s). A
+   * server that trickles its body ends here; the attempt counts as a network failure.
+   */
+  requestTimeoutMs?: number | undefined;
+  /** Largest answer body read (default 64 MiB); past it: ResponseTooLargeError, not retried. */
+  maxResponseBytes?: number | undefined;
   /** Aborts requests and retry waits (Ctrl-C): they end with CancelledError. */
   signal?: AbortSignal | undefined;
 }
@@ -174,12 +214,7 @@ export class ApiClient {
           failure = err;
         } else if (err instanceof NetworkFailure) {
           outcome = { kind: "network", sent: err.sent };
-          failure = new NetworkError(
-            `Could not reach the service (${err.message}) for ${spec.method} ${spec.path}.`,
-            spec.method,
-            spec.path,
-            "Check the network and --base-url, then try again later.",
-          );
+          failure = this.networkError(spec, err, attempt + 1);
         } else {
           throw err;
         }
@@ -223,6 +258,99 @@ export class ApiClient {
     }
   }
 
+  /** The base URL for messages (a password in it masked) and where it came from. */
+  private where(): string {
+    let shown = this.baseUrl;
+    try {
+      const u = new URL(this.baseUrl);
+      if (u.password) {
+        u.password = "****";
+        shown = u.href.replace(/\/+$/, "");
+      }
+    } catch {
+      // shown as given
+    }
+    const source = this.opts.baseUrlSource;
+    return source ? `${shown} (${source})` : shown;
+  }
+
+  /**
+   * The next step for a base URL that is wrong, naming the thing to fix for where it came from
+   * (never --base-url for a URL from the environment). `pointsTo`: where a redirect pointed.
+   */
+  private fixHint(pointsTo?: string): string {
+    const source = this.opts.baseUrlSource;
+    const part = "the part before /api/partner/v1";
+    let fix: string;
+    if (source === "--base-url") fix = `Pass the right --base-url (${part}).`;
+    else if (source === "PARTNER_BASE_URL")
+      fix = `Set PARTNER_BASE_URL to the right address (${part}) where this command runs; cron and CI jobs have their own environment.`;
+    else if (source === "the embedded sandbox")
+      fix =
+        "The embedded sandbox is started by partner-cli itself: run again with --verbose and report this.";
+    else {
+      const profile = source ? /^profile "(.*)"$/.exec(source)?.[1] : undefined;
+      fix =
+        profile !== undefined
+          ? `Store the right address in the profile: partner-cli login --profile ${shellWord(profile)} --base-url URL (${part}).`
+          : `Check the base URL (${part}).`;
+    }
+    return pointsTo
+      ? `${fix} The redirect points to ${pointsTo}: use that only if it is your Partner API's address.`
+      : fix;
+  }
+
+  private networkError(spec: RequestSpec<unknown>, f: NetworkFailure, attempts: number): NetworkError {
+    const what = f.code === TIMED_OUT ? f.message : `${networkPhrase(f.code)} (${f.code})`;
+    const tries = attempts > 1 ? `; gave up after ${attempts} attempts` : "";
+    let hint: string;
+    if (f.code === TIMED_OUT) {
+      hint = `The service is too slow or stalled; try again later. PARTNER_REQUEST_TIMEOUT_MS sets the limit per request (now ${Math.round(this.requestTimeoutMs / 100) / 10} s).`;
+    } else if (f.code === "ENOTFOUND") {
+      hint = `That host name does not resolve; if it is wrong: ${lowerFirst(this.fixHint())}`;
+    } else {
+      hint = `If that address is right, the service may be down or unreachable from here: try again later. If it is wrong: ${lowerFirst(this.fixHint())}`;
+    }
+    return new NetworkError(
+      `Could not reach ${this.where()} for ${spec.method} ${spec.path}: ${what}${tries}.`,
+      spec.method,
+      spec.path,
+      hint,
+    );
+  }
+
+  /** "does not answer like the Partner API": a ConfigError naming the base URL and what came back. */
+  private notTheApi(spec: RequestSpec<unknown>, status: number, got: string): ConfigError {
+    return new ConfigError(
+      `${this.where()} does not answer like ${(spec.prefix ?? API_PREFIX) === API_PREFIX ? "the Partner API" : "a partner-cli sandbox"}: ${spec.method} ${spec.path} got ${status} ${got}.`,
+      this.fixHint(),
+    );
+  }
+
+  /** A short, one-line, key-free excerpt of a body for messages. */
+  private excerpt(text: string, max = 100): string {
+    let s = text.replace(/\s+/g, " ").trim();
+    if (this.apiKey) s = s.split(this.apiKey).join(redactKey(this.apiKey));
+    s = s.replace(/[\u0000-\u001f\u007f]/g, "?");
+    return s.length > max ? `${s.slice(0, max)}...` : s;
+  }
+
+  private describeBody(text: string, contentType: string | undefined, empty = "without a body"): string {
+    if (!text.trim()) return empty;
+    const type = contentType ? contentType.split(";")[0]!.trim() : "no content type";
+    if (/html/i.test(type) || /^\s*</.test(text))
+      return `with an HTML page (${type}): "${this.excerpt(text, 80)}"`;
+    return `with a body that is not the API's JSON (${type}): "${this.excerpt(text, 80)}"`;
+  }
+
+  private get requestTimeoutMs(): number {
+    return this.opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  private get maxResponseBytes(): number {
+    return this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  }
+
   private checkAborted(): void {
     if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
   }
@@ -249,6 +377,10 @@ export class ApiClient {
     this.opts.trace?.(line);
   }
 
+  /**
+   * One attempt, bounded: a total deadline (requestTimeoutMs) from sending to the last byte, and a
+   * cap on the body (maxResponseBytes) counted while it streams in.
+   */
   private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
@@ -265,47 +397,110 @@ export class ApiClient {
     const url = this.base().origin + path;
     this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${redactKey(this.apiKey)})`);
     const agent = await this.agent();
+
+    // One signal for this attempt: Ctrl-C or the attempt's deadline, whichever comes first.
+    const limitMs = this.requestTimeoutMs;
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, limitMs);
+    const user = this.opts.signal;
+    const onUserAbort = () => attempt.abort();
+    user?.addEventListener("abort", onUserAbort, { once: true });
+    if (user?.aborted) attempt.abort();
+    const interrupted = (): Error | undefined => {
+      if (user?.aborted) return new CancelledError("Interrupted.");
+      if (timedOut) {
+        this.trace(`< no complete answer within ${limitMs} ms`);
+        return new NetworkFailure(TIMED_OUT, true, `no complete answer within ${seconds(limitMs)}`);
+      }
+      return undefined;
+    };
+
     let res: Dispatcher.ResponseData;
+    let bytes: Buffer;
     try {
-      res = await agent.request({
-        origin: this.base().origin,
-        path,
-        method: spec.method,
-        headers,
-        body: payload ?? null,
-        signal: this.opts.signal,
-      });
-    } catch (err) {
-      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
-      const e = err as NodeJS.ErrnoException & { code?: string };
-      // A refused or failed connect never reached the server; anything later may have.
-      const never = NEVER_SENT.includes(e.code ?? "");
-      this.trace(`< network error ${e.code ?? e.message}`);
-      throw new NetworkFailure(e.code ?? e.message, !never);
+      try {
+        res = await agent.request({
+          origin: this.base().origin,
+          path,
+          method: spec.method,
+          headers,
+          body: payload ?? null,
+          signal: attempt.signal,
+        });
+      } catch (err) {
+        const stop = interrupted();
+        if (stop) throw stop;
+        const e = err as NodeJS.ErrnoException & { code?: string };
+        // A refused or failed connect never reached the server; anything later may have.
+        const never = NEVER_SENT.includes(e.code ?? "");
+        this.trace(`< network error ${e.code ?? e.message}`);
+        throw new NetworkFailure(e.code ?? e.message, !never);
+      }
+
+      // A redirect is never success, whatever the method: nothing is followed.
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        discard(res.body);
+        this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} (redirect; not followed)`);
+        throw this.redirected(spec, res.statusCode, res.headers.location, url);
+      }
+
+      const cap = this.maxResponseBytes;
+      const announced = Number(res.headers["content-length"]);
+      if (Number.isFinite(announced) && announced > cap) {
+        discard(res.body);
+        this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} announces ${announced} bytes; not read`);
+        throw this.tooLarge(spec, cap, `announced ${formatBytes(announced)}`);
+      }
+      try {
+        const chunks: Buffer[] = [];
+        let total = 0;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          total += chunk.length;
+          if (total > cap) {
+            discard(res.body);
+            this.trace(
+              `< ${res.statusCode} ${spec.method} ${spec.path} passed ${cap} bytes; stopped reading`,
+            );
+            throw this.tooLarge(spec, cap, "stopped reading there");
+          }
+          chunks.push(chunk);
+        }
+        bytes = Buffer.concat(chunks, total);
+      } catch (err) {
+        if (err instanceof CliError) throw err;
+        const stop = interrupted();
+        if (stop) throw stop;
+        const e = err as NodeJS.ErrnoException;
+        this.trace(`< body error ${e.code ?? e.message}`);
+        // The request went out; the answer was lost part-way.
+        throw new NetworkFailure(e.code ?? e.message, true);
+      }
+    } finally {
+      clearTimeout(timer);
+      user?.removeEventListener("abort", onUserAbort);
     }
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err) {
-      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
-      const e = err as NodeJS.ErrnoException;
-      this.trace(`< body error ${e.code ?? e.message}`);
-      // The request went out; the answer was lost part-way.
-      throw new NetworkFailure(e.code ?? e.message, true);
-    }
+
+    const text = bytes.toString("utf8");
+    const contentType = headerValue(res.headers["content-type"]);
     this.trace(
-      `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${text.length} bytes)`,
+      `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${bytes.length} bytes)`,
     );
-    if (res.statusCode >= 400) throw await this.decodeError(spec, res.statusCode, text, res.headers);
+    if (res.statusCode >= 400)
+      throw await this.decodeError(spec, res.statusCode, text, res.headers, contentType);
     let body: unknown;
     if (text.length > 0) {
       try {
         body = JSON.parse(text);
       } catch {
-        throw new ProtocolError(
-          `The service answered ${spec.method} ${spec.path} with something that is not JSON.`,
-        );
+        throw this.notTheApi(spec, res.statusCode, `${this.describeBody(text, contentType)} instead of JSON`);
       }
+    } else if (spec.schema) {
+      // Every answer of the API that has a schema has a body.
+      throw this.notTheApi(spec, res.statusCode, "without a body");
     }
     if (spec.schema) {
       const parsed = spec.schema.safeParse(body);
@@ -322,12 +517,50 @@ export class ApiClient {
     return { status: res.statusCode, body: body as T, headers: res.headers };
   }
 
+  private redirected(
+    spec: RequestSpec<unknown>,
+    status: number,
+    location: string | string[] | undefined,
+    sentUrl: string,
+  ): ConfigError {
+    const raw = headerValue(location);
+    let target: string | undefined;
+    let suggestion: string | undefined;
+    if (raw) {
+      try {
+        const to = new URL(raw, sentUrl);
+        to.username = "";
+        to.password = "";
+        target = to.href;
+        // Where the same request lives at the new place, the base URL to use is what precedes it.
+        const tail = sentUrl.slice(this.base().origin.length + this.base().pathname.length);
+        if (tail && target.endsWith(tail)) suggestion = target.slice(0, -tail.length);
+      } catch {
+        target = this.excerpt(raw, 200);
+      }
+    }
+    const where = target ? `redirect to ${target}` : "a redirect without a Location";
+    const source = this.opts.baseUrlSource ? ` (from ${this.opts.baseUrlSource})` : "";
+    return new ConfigError(
+      `The service answered ${status} (${where}) to ${spec.method} ${spec.path}; nothing was followed. The base URL ${this.baseUrl}${source} is probably wrong: the Partner API answers at its own address, without redirects.`,
+      this.fixHint(suggestion),
+    );
+  }
+
+  private tooLarge(spec: RequestSpec<unknown>, cap: number, how: string): ResponseTooLargeError {
+    return new ResponseTooLargeError(
+      `The answer to ${spec.method} ${spec.path} from ${this.where()} is larger than the ${formatBytes(cap)} limit (${how}); it was not retried. The Partner API's answers are far smaller (a 1,000-row feed page is about 0.5 MB).`,
+      `Check that the base URL is the Partner API; if it is, raise PARTNER_MAX_RESPONSE_BYTES (now ${cap} bytes). ${this.fixHint()}`,
+    );
+  }
+
   private async decodeError(
     spec: RequestSpec<unknown>,
     status: number,
     text: string,
     headers: Record<string, string | string[] | undefined>,
-  ): Promise<ApiError> {
+    contentType: string | undefined,
+  ): Promise<ApiError | ConfigError> {
     const { ErrorBody } = await import("../spec/kit.js");
     const ra = headers["retry-after"];
     const retryAfterMs = parseRetryAfter(Array.isArray(ra) ? ra[0] : ra, Date.now());
@@ -338,12 +571,19 @@ export class ApiClient {
       parsed = undefined;
     }
     const e = parsed?.success ? parsed.data.error : undefined;
-    let fallback = `The service answered ${status} without an error body.`;
-    const snippet = text.replace(/\s+/g, " ").trim();
-    if (snippet) {
-      const short = snippet.length > 120 ? `${snippet.slice(0, 120)}...` : snippet;
-      fallback = `The service answered ${status} with a body that is not an API error: ${short}`;
+    // Every error of the API has the body {error:{code,message}}. A 4xx without it (a 404 page, a
+    // 405 from a web server, a login wall's 401) is some other server: the base URL is wrong. A 429
+    // or 5xx without it is typically a proxy or gateway in front of the API: temporary, as before.
+    if (!e && status >= 400 && status < 500 && status !== 429 && status !== 408) {
+      return this.notTheApi(
+        spec,
+        status,
+        this.describeBody(text, contentType, "without the API's error body"),
+      );
     }
+    let fallback = `The service answered ${status} without an error body.`;
+    const snippet = this.excerpt(text, 120);
+    if (snippet) fallback = `The service answered ${status} with a body that is not an API error: ${snippet}`;
     return new ApiError({
       status,
       code: e?.code ?? `http_${status}`,
@@ -366,13 +606,65 @@ const NEVER_SENT = [
   "UND_ERR_CONNECT_TIMEOUT",
 ];
 
+/** The code of a NetworkFailure for an attempt that passed its total deadline. */
+const TIMED_OUT = "TIMED_OUT";
+
+const PHRASES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection closed while sending",
+  UND_ERR_CONNECT_TIMEOUT: "no connection within the connect timeout",
+  UND_ERR_HEADERS_TIMEOUT: "no answer within the headers timeout",
+  UND_ERR_BODY_TIMEOUT: "the answer stalled",
+  UND_ERR_SOCKET: "connection closed",
+  UND_ERR_CLOSED: "connection closed",
+};
+
+function networkPhrase(code: string): string {
+  return PHRASES[code] ?? "network failure";
+}
+
 class NetworkFailure extends Error {
   constructor(
-    message: string,
+    readonly code: string,
     readonly sent: boolean,
+    message?: string,
   ) {
-    super(message);
+    super(message ?? code);
   }
+}
+
+/** Stops reading a body and closes its connection; the abort this raises is expected, not an error. */
+function discard(body: Dispatcher.ResponseData["body"]): void {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+/** A word as typed in a shell: quoted when it holds anything but letters, digits and `._-`. */
+function shellWord(s: string): string {
+  return /^[\w.-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MiB`;
+  if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KiB`;
+  return `${n} bytes`;
 }
 
 function describe(o: Outcome): string {

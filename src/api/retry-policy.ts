@@ -14,7 +14,12 @@
 export type RetryClass = "read" | "idempotent" | "create";
 
 export interface RetrySettings {
-  /** Give up retrying once this much time has passed since the first attempt. */
+  /**
+   * Give up retrying once this much time has passed since the first attempt: no attempt starts
+   * after it. An attempt under way is bounded by the client's per-request deadline
+   * (ClientOptions.requestTimeoutMs, body included), so a call ends within about
+   * deadlineMs + one request timeout whatever the server does.
+   */
   deadlineMs: number;
   /** Backoff: base * 2^attempt, capped, with full jitter. */
   baseDelayMs: number;

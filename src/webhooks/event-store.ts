@@ -3,8 +3,8 @@
 // at the same time on one file: every append takes a short lock on the file, first reads whatever
 // another process appended since (so its ids are known), writes only the new envelopes, and fsyncs
 // before returning. A caller acknowledges a delivery, or saves a cursor, only after append() resolved.
-import { type FileHandle, open, readFile, stat, truncate, unlink } from "node:fs/promises";
-import { processAlive } from "../export/run-lock.js";
+import { type FileHandle, open, stat, truncate } from "node:fs/promises";
+import { releaseLock, tryLock } from "../export/run-lock.js";
 
 export interface StoredEnvelope {
   /** The envelope id (de-duplication key). */
@@ -49,39 +49,21 @@ export function toLine(rawBody: string): string {
 }
 
 /**
- * The append lock: `<store>.lock` created exclusively, holding the owner's pid. It is held for the
- * few milliseconds of one append; a lock whose owner died (SIGKILL) is taken over at once.
+ * The append lock: `<store>.lock` holding the owner's record (see src/export/run-lock.ts: taken over
+ * only when its owner process is gone, pid reuse included). It is held for the few milliseconds of
+ * one append; a lock whose owner died (SIGKILL) is taken over at once.
  */
 export async function lockStore(path: string, timeoutMs = 30_000): Promise<() => Promise<void>> {
   const lockPath = `${path}.lock`;
   const deadline = Date.now() + timeoutMs;
   for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
-    try {
-      const fh = await open(lockPath, "wx", 0o644);
-      try {
-        await fh.writeFile(String(process.pid));
-      } finally {
-        await fh.close();
-      }
-      return () => unlink(lockPath).catch(() => {});
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    const owner = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && !processAlive(owner)) {
-      // Left by a killed process: remove it if it still names the same owner, then try again.
-      const again = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
-      if (again === owner) await unlink(lockPath).catch(() => {});
-      continue;
-    }
-    if (!(owner > 0)) {
-      // Created but no pid written yet: a live owner writes it at once; an old empty lock is debris.
-      const st = await stat(lockPath).catch(() => undefined);
-      if (st && Date.now() - st.mtimeMs > 5_000) await unlink(lockPath).catch(() => {});
-    }
+    const r = tryLock(lockPath);
+    if (r.held) return async () => releaseLock(lockPath, r.record.token);
     if (Date.now() > deadline)
       throw new Error(
-        `the event store ${path} stayed locked by pid ${owner || "?"} for ${timeoutMs / 1000} s`,
+        r.state === "unreadable"
+          ? `the event store ${path} is locked by ${lockPath}, which is not a lock record; remove it if no partner-cli run is using the store`
+          : `the event store ${path} stayed locked by pid ${r.owner?.pid ?? "?"} for ${timeoutMs / 1000} s`,
       );
     await new Promise((r) => setTimeout(r, wait));
   }

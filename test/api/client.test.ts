@@ -2,16 +2,26 @@
 // POST /_sandbox/faults and, for answers the sandbox never gives, a counting proxy in front of it.
 import { runIn } from "../helpers/run.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
+import { ApiClient, boundsFromEnv, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
 import { createCampaign, listCampaigns, setCampaignStatus } from "../../src/api/campaigns.js";
 import { getCreator, listCreators, putCreator } from "../../src/api/creators.js";
 import { listEvents } from "../../src/api/events.js";
+import { getMe } from "../../src/api/me.js";
 import { getOffer, listOffers } from "../../src/api/offers.js";
 import { allItems, allPages, feedPages } from "../../src/api/paging.js";
-import { ApiError, CancelledError, NetworkError, ProtocolError, UsageError } from "../../src/errors.js";
+import {
+  ApiError,
+  CancelledError,
+  ConfigError,
+  NetworkError,
+  ProtocolError,
+  ResponseTooLargeError,
+  UsageError,
+} from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { closedPort, type Handler, type Misbehaving, misbehaving, stream, trickle } from "./misbehave.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
 
 let sb: RunningSandbox;
@@ -328,7 +338,9 @@ describe("the overall deadline", () => {
     await faults({ rates: { reset: 1 }, pathPrefix: "/me" });
     const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "300" });
     expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/Could not reach the service/);
+    expect(r.stderr).toMatch(
+      /Could not reach http:\/\/127\.0\.0\.1:\d+ \(PARTNER_BASE_URL\) for GET \/me: connection/,
+    );
   });
 
   it("the deadline bounds the total time, not only the number of attempts", async () => {
@@ -399,18 +411,57 @@ describe("error bodies", () => {
     expect(proxy.count("GET", `${P}/me`)).toBe(2);
   });
 
-  it("an empty error body", async () => {
+  it("an empty 4xx body is not the API: a ConfigError (exit 4), not retried", async () => {
     proxy.inject({ pathPrefix: `${P}/me`, status: 418, body: "" });
     const { c } = mk();
     const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
-    expect(err.code).toBe("http_418");
-    expect(err.message).toMatch(/without an error body/);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toMatch(
+      /does not answer like the Partner API: GET \/me got 418 without the API's error body/,
+    );
+    expect(exitCodeFor(err)).toBe(4);
+    expect(proxy.count("GET", `${P}/me`)).toBe(1);
   });
 
-  it("a success that is not JSON is a ProtocolError (exit 1)", async () => {
-    proxy.inject({ pathPrefix: `${P}/me`, status: 200, body: "<html>login page</html>" });
-    const { c } = mk();
+  it("an empty 5xx body stays an ApiError (a gateway in front of the API)", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 504, body: "", times: 10 });
+    const { c } = mk({ retry: { maxAttempts: 2 } });
     const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.code).toBe("http_504");
+    expect(err.message).toMatch(/without an error body/);
+    expect(exitCodeFor(err)).toBe(7);
+  });
+
+  it("a success that is not JSON is not the API: a ConfigError (exit 4)", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 200, body: "<html>login page</html>" });
+    const { c } = mk({ baseUrlSource: "--base-url" });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toContain(
+      `${proxy.url} (--base-url) does not answer like the Partner API: GET /me got 200 with an HTML page`,
+    );
+    expect(err.hint).toBe("Pass the right --base-url (the part before /api/partner/v1).");
+    expect(exitCodeFor(err)).toBe(4);
+  });
+
+  it("a success without a body where the API has one is not the API either", async () => {
+    proxy.inject({ pathPrefix: `${P}/me`, status: 200, body: "" });
+    const { c } = mk();
+    const err = await fails(getMe(c));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toMatch(/GET \/me got 200 without a body/);
+  });
+
+  it("JSON in the API's shape that breaks the schema stays a ProtocolError (exit 1)", async () => {
+    proxy.inject({
+      pathPrefix: `${P}/me`,
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ organization: { id: 5 }, key: null }),
+    });
+    const { c } = mk();
+    const err = await fails(getMe(c));
     expect(err).toBeInstanceOf(ProtocolError);
     expect(exitCodeFor(err)).toBe(1);
   });
@@ -688,5 +739,199 @@ describe("real create-class and feed endpoints", () => {
     ))
       rest.push(...p.items.map((e) => e.id));
     expect(rest).toEqual(ids.slice(5));
+  });
+});
+
+describe("bounds of one request", () => {
+  const servers: Misbehaving[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+  const serve = async (h: Handler) => {
+    const s = await misbehaving(h);
+    servers.push(s);
+    return s;
+  };
+  const at = (url: string, o: Partial<ClientOptions> = {}) => {
+    const c = new ApiClient({
+      baseUrl: url,
+      apiKey: sb.writeKey,
+      ...o,
+      retry: { baseDelayMs: 5, ...o.retry },
+    });
+    clients.push(c);
+    return c;
+  };
+
+  it("a trickling body ends at requestTimeoutMs: a read is retried, then a NetworkError (exit 7)", async () => {
+    const s = await serve((_req, res) => {
+      trickle(res, 50);
+      return undefined;
+    });
+    const c = at(s.url, {
+      requestTimeoutMs: 400,
+      baseUrlSource: "PARTNER_BASE_URL",
+      retry: { maxAttempts: 2 },
+    });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(err.message).toBe(
+      `Could not reach ${s.url} (PARTNER_BASE_URL) for GET /me: no complete answer within 0.4 s; gave up after 2 attempts.`,
+    );
+    expect(err.hint).toMatch(/PARTNER_REQUEST_TIMEOUT_MS sets the limit per request \(now 0\.4 s\)/);
+    expect(exitCodeFor(err)).toBe(7);
+    expect(s.hits).toHaveLength(2);
+  });
+
+  it("the retry deadline bounds the whole call: attempts stop once it has passed", async () => {
+    const s = await serve((_req, res) => {
+      trickle(res, 50);
+      return undefined;
+    });
+    // 300 ms per attempt, 500 ms deadline: a second attempt starts, a third never does.
+    const c = at(s.url, { requestTimeoutMs: 300, retry: { deadlineMs: 500, maxAttempts: 8 } });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(s.hits).toHaveLength(2);
+  });
+
+  it("a create-class write that times out is not repeated blindly", async () => {
+    const s = await serve((_req, res) => {
+      trickle(res, 50);
+      return undefined;
+    });
+    const c = at(s.url, { requestTimeoutMs: 300 });
+    const err = await fails(c.call({ method: "POST", path: "/campaigns", body: {}, retry: "create" }));
+    expect(err).toBeInstanceOf(NetworkError);
+    expect(s.hits).toEqual(["POST /api/partner/v1/campaigns"]);
+  });
+
+  it("Ctrl-C while a body trickles ends with CancelledError at once", async () => {
+    const s = await serve((_req, res) => {
+      trickle(res, 50);
+      return undefined;
+    });
+    const ac = new AbortController();
+    const c = at(s.url, { signal: ac.signal });
+    const p = fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    setTimeout(() => ac.abort(), 200);
+    const err = await p;
+    expect(err).toBeInstanceOf(CancelledError);
+    expect(exitCodeFor(err)).toBe(130);
+  });
+
+  it("a body past maxResponseBytes: ResponseTooLargeError (exit 4), one request, for every retry class", async () => {
+    for (const retry of ["read", "idempotent", "create"] as const) {
+      const s = await serve(async (_req, res) => {
+        await stream(res, 20 * 1024 * 1024);
+      });
+      const c = at(s.url, { maxResponseBytes: 1024 * 1024 });
+      const err = await fails(c.call({ method: "GET", path: "/me", retry }));
+      expect(err).toBeInstanceOf(ResponseTooLargeError);
+      expect(err.message).toContain(
+        "is larger than the 1 MiB limit (stopped reading there); it was not retried.",
+      );
+      expect(exitCodeFor(err)).toBe(4);
+      expect(s.hits).toHaveLength(1);
+    }
+  });
+
+  it("an answer exactly at the cap is read", async () => {
+    const body = JSON.stringify({ pad: "x".repeat(1000) });
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+      return undefined;
+    });
+    const c = at(s.url, { maxResponseBytes: Buffer.byteLength(body) });
+    expect(await c.call({ method: "GET", path: "/x", retry: "read" })).toEqual(JSON.parse(body));
+  });
+
+  it("a redirect on every method is a ConfigError (exit 4), never followed or retried", async () => {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+      for (const status of [301, 302, 303, 307, 308]) {
+        const s = await serve((req, res) => {
+          res.writeHead(status, { location: `/moved${req.url}` });
+          res.end("moved");
+          return undefined;
+        });
+        const c = at(s.url, { baseUrlSource: 'profile "prod"' });
+        const err = await fails(
+          c.call({
+            method,
+            path: "/webhooks/x",
+            retry: "idempotent",
+            body: method === "GET" ? undefined : {},
+          }),
+        );
+        expect(err).toBeInstanceOf(ConfigError);
+        expect(err.message).toBe(
+          `The service answered ${status} (redirect to ${s.url}/moved/api/partner/v1/webhooks/x) to ${method} /webhooks/x; nothing was followed. The base URL ${s.url} (from profile "prod") is probably wrong: the Partner API answers at its own address, without redirects.`,
+        );
+        expect(err.hint).toBe(
+          `Store the right address in the profile: partner-cli login --profile prod --base-url URL (the part before /api/partner/v1). The redirect points to ${s.url}/moved: use that only if it is your Partner API's address.`,
+        );
+        expect(exitCodeFor(err)).toBe(4);
+        expect(s.hits).toHaveLength(1);
+      }
+    }
+  });
+
+  it("a redirect without a Location says so", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(302);
+      res.end();
+      return undefined;
+    });
+    const err = await fails(at(s.url).call({ method: "DELETE", path: "/webhooks/x", retry: "idempotent" }));
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toMatch(/answered 302 \(a redirect without a Location\) to DELETE \/webhooks\/x/);
+    expect(err.hint).toBe("Check the base URL (the part before /api/partner/v1).");
+  });
+
+  it("a refused connection names the URL and its source; the hint fits the source", async () => {
+    const port = await closedPort();
+    const url = `http://127.0.0.1:${port}`;
+    const cases: [string | undefined, string][] = [
+      ["PARTNER_BASE_URL", "If it is wrong: set PARTNER_BASE_URL to the right address"],
+      ["--base-url", "If it is wrong: pass the right --base-url"],
+      [
+        'profile "ops team"',
+        "If it is wrong: store the right address in the profile: partner-cli login --profile 'ops team' --base-url URL",
+      ],
+      [undefined, "If it is wrong: check the base URL"],
+    ];
+    for (const [source, hint] of cases) {
+      const c = at(url, { baseUrlSource: source, retry: { maxAttempts: 1 } });
+      const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+      expect(err).toBeInstanceOf(NetworkError);
+      expect(err.message).toBe(
+        `Could not reach ${url}${source ? ` (${source})` : ""} for GET /me: connection refused (ECONNREFUSED).`,
+      );
+      expect(err.hint).toContain(hint);
+      if (source === "PARTNER_BASE_URL" || source === undefined) expect(err.hint).not.toContain("--base-url");
+    }
+  });
+
+  it("a password in the base URL is masked in messages", async () => {
+    const port = await closedPort();
+    const c = at(`http://user:s3cret-pass@127.0.0.1:${port}`, { retry: { maxAttempts: 1 } });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err.message).toContain(`http://user:****@127.0.0.1:${port}`);
+    expect(err.message).not.toContain("s3cret-pass");
+  });
+
+  it("boundsFromEnv reads whole numbers and refuses anything else", () => {
+    expect(boundsFromEnv({})).toEqual({});
+    expect(
+      boundsFromEnv({ PARTNER_REQUEST_TIMEOUT_MS: "1500", PARTNER_MAX_RESPONSE_BYTES: "8388608" }),
+    ).toEqual({
+      requestTimeoutMs: 1500,
+      maxResponseBytes: 8388608,
+    });
+    for (const bad of ["0", "-1", "1.5", "8MiB", "1e6"]) {
+      expect(() => boundsFromEnv({ PARTNER_REQUEST_TIMEOUT_MS: bad })).toThrow(UsageError);
+      expect(() => boundsFromEnv({ PARTNER_MAX_RESPONSE_BYTES: bad })).toThrow(UsageError);
+    }
   });
 });
