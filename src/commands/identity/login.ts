@@ -1,4 +1,4 @@
-import { ApiClient } from "../../api/client.js";
+import { ApiClient, boundsFromEnv } from "../../api/client.js";
 import { getMe } from "../../api/me.js";
 import {
   checkApiKey,
@@ -61,10 +61,17 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   const existing = before.profiles[name];
 
   let baseUrl: string;
-  if (ctx.globals.baseUrl) baseUrl = normalizeBaseUrl(ctx.globals.baseUrl, "--base-url");
-  else if (ctx.env.PARTNER_BASE_URL) baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
-  else if (existing) baseUrl = existing.baseUrl;
-  else {
+  let baseUrlSource: string;
+  if (ctx.globals.baseUrl) {
+    baseUrl = normalizeBaseUrl(ctx.globals.baseUrl, "--base-url");
+    baseUrlSource = "--base-url";
+  } else if (ctx.env.PARTNER_BASE_URL) {
+    baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
+    baseUrlSource = "PARTNER_BASE_URL";
+  } else if (existing) {
+    baseUrl = existing.baseUrl;
+    baseUrlSource = `profile "${name}"`;
+  } else {
     const current = before.currentProfile;
     throw new UsageError(
       `No base URL for profile "${name}".`,
@@ -80,7 +87,9 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   const client = new ApiClient({
     baseUrl,
     apiKey,
+    baseUrlSource,
     retry: retryFromEnv(ctx.env),
+    ...boundsFromEnv(ctx.env),
     signal: ctx.signal,
     trace: ctx.verbose ? (line) => ctx.io.err(line) : undefined,
   });
