@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { lockPathFor, profileLabel } from "../../src/export/checkpoint.js";
+import { cursorLockPath, serviceOf } from "../../src/export/checkpoint.js";
+import { resolveOutPath } from "../../src/export/durable-output.js";
 import { takeRunLock } from "../../src/export/run-lock.js";
 import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
 import type { OrgState } from "../../src/sandbox/store.js";
@@ -102,7 +103,7 @@ describe("events sync", () => {
     const { env, out, run } = setup();
     const { ctx } = testContext(sb, { configDir: env.PARTNER_CLI_CONFIG_DIR });
     const lock = await takeRunLock(
-      lockPathFor(ctx, profileLabel(await ctx.target()), out, "events"),
+      cursorLockPath(ctx.configDir(), serviceOf(await ctx.target()), "events", await resolveOutPath(out)),
       "test holder",
     );
     try {
