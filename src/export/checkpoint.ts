@@ -30,7 +30,7 @@ export interface TargetFacts {
 
 /** The identity of one checkpoint. */
 export interface CursorId {
-  /** The normalized base URL, or "embedded-sandbox". */
+  /** The normalized base URL, or "(embedded sandbox)". */
   service: string;
   organizationId: string;
   feed: FeedKind;
@@ -58,9 +58,9 @@ export interface Checkpoint extends SavedCursor {
   file?: FileState | null | undefined;
 }
 
-/** The service a target talks to: its normalized base URL ("embedded-sandbox" for the embedded one, whose port changes). */
+/** The service a target talks to: its normalized base URL ("(embedded sandbox)" for the embedded one, whose port changes). */
 export function serviceOf(t: TargetFacts): string {
-  if (t.source === "embedded") return "embedded-sandbox";
+  if (t.source === "embedded") return "(embedded sandbox)";
   try {
     return normalizeBaseUrl(t.baseUrl, "base URL");
   } catch {
