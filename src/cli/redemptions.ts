@@ -21,7 +21,10 @@ export function registerRedemptions(program: Command): void {
     )
     .option("--format <format>", "csv or ndjson", "csv")
     .option("--cursor <name>", "name of the saved cursor", "default")
-    .option("--from-start", "ignore the saved cursor and read the feed from the beginning (into a new or empty file)")
+    .option(
+      "--from-start",
+      "ignore the saved cursor and read the feed from the beginning (into a new or empty file)",
+    )
     .option(
       "--corrections",
       "also write a change row for each exclusion or restoration (from the event log, own cursor)",

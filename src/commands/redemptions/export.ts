@@ -6,6 +6,7 @@
 // replaced, another format, another cursor's or organization's, or a file it never wrote) is refused
 // with exit 2 before any feed request and any write; two runs of one cursor, or two cursors writing
 // one file, never run at once (exit 9).
+import { resolve } from "node:path";
 import { ApiError, CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import { getMe } from "../../api/me.js";
 import { listEvents } from "../../api/events.js";
@@ -89,6 +90,8 @@ async function planFile(
   ctx: Context,
   o: {
     out: string;
+    /** The path as given, made absolute (older versions saved it so, without resolving symlinks). */
+    rawOut: string;
     name: string;
     format: ExportFormat;
     fromStart: boolean;
@@ -98,7 +101,7 @@ async function planFile(
 ): Promise<FilePlan> {
   const data = await (await ctx.config()).read();
   const mine = cursorEntries(data, o.service, o.label, "redemptions", o.name);
-  const writers = writersOf(data, o.out);
+  const writers = [...writersOf(data, o.out), ...(o.rawOut !== o.out ? writersOf(data, o.rawOut) : [])];
   const own = writers
     .filter((w) => mine.some((m) => m.key === w.key))
     .sort((a, b) => b.cp.updatedAt.localeCompare(a.cp.updatedAt));
@@ -198,6 +201,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     );
   }
   const outPath = toStdout ? null : await resolveOutPath(o.out!);
+  const rawOut = toStdout ? "" : resolve(o.out!);
 
   const target = await ctx.target();
   const service = serviceOf(target);
@@ -216,7 +220,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     };
     const fromStart = o.fromStart === true;
     const plan = outPath
-      ? await planFile(ctx, { out: outPath, name, format, fromStart, service, label })
+      ? await planFile(ctx, { out: outPath, rawOut, name, format, fromStart, service, label })
       : undefined;
 
     const api = await ctx.api();
