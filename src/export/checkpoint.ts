@@ -16,8 +16,10 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { normalizeBaseUrl } from "../config/profiles.js";
 import type { ConfigData, ConfigStore, SavedCursor } from "../config/store.js";
+import { LockedError } from "../errors.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
+import { type RunLock, takeRunLock } from "./run-lock.js";
 
 export type FeedKind = "redemptions" | "corrections" | "events";
 
@@ -109,6 +111,19 @@ export function cursorLockPath(
 /** The run lock of an output file (its resolved path): two cursors never write one file at once. */
 export function outputLockPath(configDir: string, path: string): string {
   return join(configDir, "locks", `out-${hash16(path)}`);
+}
+
+/** Takes the output file's run lock; exit 9 with a message about the file when another run writes it. */
+export async function takeOutputLock(configDir: string, path: string): Promise<RunLock> {
+  try {
+    return await takeRunLock(outputLockPath(configDir, path), `The output file ${path}`);
+  } catch (err) {
+    if (!(err instanceof LockedError)) throw err;
+    throw new LockedError(
+      err.message,
+      "Another run (of another cursor, or another sync) is writing to this file; two writers would put the same rows in it twice. Give each cursor its own --out, or wait for that run to finish.",
+    );
+  }
 }
 
 export interface Entry {

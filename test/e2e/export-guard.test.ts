@@ -387,6 +387,7 @@ describe("locks", () => {
       expect(b.exitCode, b.stderr).toBe(9);
       expect(b.stdout).toBe("");
       expect(b.stderr).toContain(`Error: The output file ${out}`);
+      expect(b.stderr).toContain("Give each cursor its own --out");
       expect(readFileSync(out).equals(bytes)).toBe(true);
       expect((await cli(["cursors", "show", "b"], { env })).exitCode).toBe(2); // no cursor "b"
     } finally {

@@ -26,10 +26,10 @@ import {
   findCheckpoint,
   legacyLabel,
   orgLabel,
-  outputLockPath,
   positionOf,
   saveCheckpoints,
   serviceOf,
+  takeOutputLock,
   writersOf,
 } from "../../export/checkpoint.js";
 import { describeChange, resolveOutPath, sameContent } from "../../export/durable-output.js";
@@ -79,7 +79,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   ];
   let store: Awaited<ReturnType<typeof openEventStore>> | undefined;
   try {
-    locks.push(await takeRunLock(outputLockPath(configDir, out), `The output file ${out}`));
+    locks.push(await takeOutputLock(configDir, out));
     const assertHeld = () => {
       for (const l of locks) l.assertHeld();
     };

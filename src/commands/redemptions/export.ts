@@ -27,6 +27,7 @@ import {
   positionOf,
   saveCheckpoints,
   serviceOf,
+  takeOutputLock,
   writersOf,
 } from "../../export/checkpoint.js";
 import {
@@ -213,8 +214,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
   ];
   let output: DurableOutput | undefined;
   try {
-    if (outPath)
-      locks.push(await takeRunLock(outputLockPath(configDir, outPath), `The output file ${outPath}`));
+    if (outPath) locks.push(await takeOutputLock(configDir, outPath));
     const assertHeld = () => {
       for (const l of locks) l.assertHeld();
     };
