@@ -18,6 +18,12 @@ export class UsageError extends CliError {}
 /** The user declined (or could not be asked) to confirm a destructive action. Exit 2. */
 export class DeclinedError extends UsageError {}
 
+/**
+ * An output file (export file, event store) is not what its cursor committed, or belongs to another
+ * cursor or organization: refused before any write. Exit 2.
+ */
+export class OutputChangedError extends UsageError {}
+
 /** An error answer from the API, decoded from {error:{code,message,details}}. */
 export class ApiError extends CliError {
   readonly status: number;

@@ -8,7 +8,9 @@ export function registerCursors(program: Command): void {
     .alias("cursor")
     .description("saved positions of redemption exports and event syncs");
   examples(noun, ["partner-cli cursors list", "partner-cli cursors reset default --yes"]);
-  const list = noun.command("list").description("the saved cursors of this profile");
+  const list = noun
+    .command("list")
+    .description("the saved cursors of the service this run talks to, with their organization");
   examples(list, ["partner-cli cursors list"]);
   action(list, async (ctx) => (await import("../commands/cursors/cursors.js")).listRun(ctx));
   const show = noun

@@ -13,12 +13,18 @@ export function registerRedemptions(program: Command): void {
   const exp = noun
     .command("export")
     .description(
-      "copy new redemptions since the saved cursor, exactly once per row (for cron); the cursor is kept per profile, organization and --cursor name",
+      "copy new redemptions since the saved cursor, exactly once per row (for cron); the cursor is kept per service (base URL), organization and --cursor name",
     )
-    .option("--out <file>", 'append to FILE (fsynced before the cursor is saved); "-" or absent: stdout')
+    .option(
+      "--out <file>",
+      'append to FILE (fsynced before the cursor is saved); a file that is not exactly what this cursor wrote is refused (exit 2); "-" or absent: stdout',
+    )
     .option("--format <format>", "csv or ndjson", "csv")
     .option("--cursor <name>", "name of the saved cursor", "default")
-    .option("--from-start", "ignore the saved cursor and read the feed from the beginning")
+    .option(
+      "--from-start",
+      "ignore the saved cursor and read the feed from the beginning (into a new or empty file)",
+    )
     .option(
       "--corrections",
       "also write a change row for each exclusion or restoration (from the event log, own cursor)",

@@ -1,9 +1,10 @@
 // events sync: the replay loop into the NDJSON store that `webhooks listen` writes; checkpoints per
 // profile, organization, store and type; run lock (exit 9); a store fed by both has each event once.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { lockPathFor, profileLabel } from "../../src/export/checkpoint.js";
+import { cursorLockPath, serviceOf } from "../../src/export/checkpoint.js";
+import { resolveOutPath } from "../../src/export/durable-output.js";
 import { takeRunLock } from "../../src/export/run-lock.js";
 import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
 import type { OrgState } from "../../src/sandbox/store.js";
@@ -102,7 +103,7 @@ describe("events sync", () => {
     const { env, out, run } = setup();
     const { ctx } = testContext(sb, { configDir: env.PARTNER_CLI_CONFIG_DIR });
     const lock = await takeRunLock(
-      lockPathFor(ctx, profileLabel(await ctx.target()), out, "events"),
+      cursorLockPath(ctx.configDir(), serviceOf(await ctx.target()), "events", await resolveOutPath(out)),
       "test holder",
     );
     try {
@@ -162,5 +163,41 @@ describe("events sync", () => {
       await rx.close();
       await http(sb, "DELETE", `/webhooks/${epId}`);
     }
+  });
+
+  test("whose store: one written by webhooks listen alone is accepted; an export file, a foreign file or another organization's store is refused untouched", async () => {
+    const { env, out, run } = setup();
+    // A store no sync has written yet, with envelopes only (as webhooks listen leaves it): accepted,
+    // the events it holds are not added twice.
+    const held = (await http(sb, "GET", "/events?limit=2")).body.items as { id: string }[];
+    writeFileSync(out, held.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    const first = await run(["--json"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(new Set(idsIn(out)).size).toBe(idsIn(out).length);
+    expect(JSON.parse(first.stdout).summary.duplicates).toBeGreaterThanOrEqual(2);
+
+    // Another organization's key on the same store (same service): refused, the file as it was.
+    const bytes = readFileSync(out);
+    const other = await runIn(["events", "sync", "--out", out], {
+      env: { ...env, PARTNER_API_KEY: sb.testKeys.otherOrgKey },
+    });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toMatch(/it holds the events of organization .+, and this run is for /);
+    expect(readFileSync(out).equals(bytes)).toBe(true);
+
+    // A file that is not an event store, and an export file of a cursor.
+    const csv = join(tempDir(), "r.csv");
+    writeFileSync(csv, "id,amount\nA-1,5\n");
+    const foreign = await runIn(["events", "sync", "--out", csv], { env });
+    expect(foreign.exitCode).toBe(2);
+    expect(foreign.stderr).toContain("line 1 (at byte 0) is not JSON");
+    expect(readFileSync(csv, "utf8")).toBe("id,amount\nA-1,5\n");
+    const exported = join(tempDir(), "x.csv");
+    expect((await runIn(["redemptions", "export", "--out", exported], { env })).exitCode).toBe(0);
+    const exportBytes = readFileSync(exported);
+    const onExport = await runIn(["events", "sync", "--out", exported], { env });
+    expect(onExport.exitCode).toBe(2);
+    expect(onExport.stderr).toContain('it is the output of cursor "default" of');
+    expect(readFileSync(exported).equals(exportBytes)).toBe(true);
   });
 });

@@ -1,8 +1,11 @@
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportRun } from "../../src/commands/redemptions/export.js";
+import { ConfigStore } from "../../src/config/store.js";
+import type { Checkpoint } from "../../src/export/checkpoint.js";
+import { intentFor } from "../../src/export/durable-output.js";
 import { exitCodeFor } from "../../src/main.js";
 import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
 import { activeCampaign, feedIds, simulate } from "./arrange.js";
@@ -133,19 +136,59 @@ describe("redemptions export", () => {
     await expect(exportRun({ format: "xml" }, b.ctx)).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
   });
 
-  it("cuts the tail an interrupted run wrote after its last saved cursor", async () => {
+  it("cuts a tail only when it is the start of the write this cursor recorded, and refuses anything else", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
     const a = testContext(sb, { configDir });
     await exportRun({ out }, a.ctx);
     await a.ctx.close();
-    const good = readFileSync(out, "utf8");
-    const { appendFileSync } = await import("node:fs");
-    appendFileSync(out, "half-written,row\n");
-    const b = testContext(sb, { configDir });
-    const s = await exportRun({ out }, b.ctx);
-    await b.ctx.close();
-    expect(s.repairedBytes).toBe("half-written,row\n".length);
-    expect(readFileSync(out, "utf8")).toBe(good);
+    const good = readFileSync(out);
+    const store = new ConfigStore(configDir);
+    const key = Object.keys((await store.read()).cursors).find((k) => k.endsWith("|redemptions|default"))!;
+    // What a killed run had recorded it was about to write: 10,000 bytes of rows.
+    const pending = Buffer.from("x".repeat(99).concat("\n").repeat(100));
+    const recordIntent = () =>
+      store.update((d) => {
+        const cp = d.cursors[key] as Checkpoint;
+        cp.file = { ...cp.file!, intent: intentFor(cp.file!.bytes, pending) };
+      });
+    const runAgain = async () => {
+      const c = testContext(sb, { configDir });
+      try {
+        return await exportRun({ out }, c.ctx);
+      } finally {
+        await c.ctx.close();
+      }
+    };
+    // The whole write, and a prefix that ends on a 4 KiB file offset (where the kernel cuts a
+    // killed write): both cut, the file back to its committed bytes.
+    const toBoundary = Math.ceil((good.length + 1) / 4096) * 4096 - good.length;
+    for (const len of [pending.length, toBoundary]) {
+      await recordIntent();
+      appendFileSync(out, pending.subarray(0, len));
+      const s = await runAgain();
+      expect(s.repairedBytes).toBe(len);
+      expect(readFileSync(out).equals(good)).toBe(true);
+    }
+    // A tail that ends inside a 4 KiB piece, one with a byte changed, and one longer than the
+    // recorded write are not provably that write: refused, the file and the cursor left as they are.
+    for (const tail of [
+      pending.subarray(0, toBoundary + 10),
+      Buffer.concat([pending.subarray(0, toBoundary - 1), Buffer.from("y")]),
+      Buffer.concat([pending, Buffer.from("note\n")]),
+    ]) {
+      await recordIntent();
+      const cursorBefore = JSON.stringify((await store.read()).cursors);
+      appendFileSync(out, tail);
+      const bytes = readFileSync(out);
+      const err = await runAgain().catch((e) => e);
+      expect(exitCodeFor(err)).toBe(2);
+      expect(err.message).toMatch(
+        /bytes longer than this cursor left it and the extra bytes were not written by partner-cli/,
+      );
+      expect(readFileSync(out).equals(bytes)).toBe(true);
+      expect(JSON.stringify((await store.read()).cursors)).toBe(cursorBefore);
+      writeFileSync(out, good);
+    }
   });
 });

@@ -2,10 +2,11 @@
 // printing (only the position is kept), then new events print one per line: text on a terminal,
 // NDJSON envelopes when piped or with --json. The poll interval grows while nothing happens and
 // drops back when events arrive. Runs until Ctrl-C, then exits 0 (it is interactive by nature).
+// Each poll is one pass of the resumable-feed loop (export/feed-loop.ts) from the position in memory.
 import { listEvents } from "../../api/events.js";
 import type { Context } from "../../context.js";
 import { CancelledError } from "../../errors.js";
-import type { FeedPosition } from "../../export/checkpoint.js";
+import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
 import type { EventEnvelope } from "../../spec/events.js";
 import { checkTypeArg } from "../webhooks/shared.js";
 import { tailLine } from "./format.js";
@@ -20,7 +21,7 @@ export interface TailOptions {
   onPoll?: ((n: number) => void) | undefined;
 }
 
-/** Reads every page after `pos`; returns the new events and the position after them. */
+/** Reads every page after `pos` with the feed loop; returns the new events and the position after them. */
 async function readNew(
   ctx: Context,
   pos: FeedPosition,
@@ -28,17 +29,16 @@ async function readNew(
 ): Promise<{ events: EventEnvelope[]; pos: FeedPosition }> {
   const api = await ctx.api();
   const events: EventEnvelope[] = [];
-  for (;;) {
-    const page = await listEvents(api, { after: pos.cursor ?? undefined, type, limit: 1000 });
-    const skip = new Set(pos.skipIds);
-    const fresh = page.items.filter((e) => !skip.has(e.id));
-    events.push(...fresh);
-    pos =
-      page.nextCursor === null
-        ? { cursor: pos.cursor, skipIds: [...pos.skipIds, ...fresh.map((e) => e.id)] }
-        : { cursor: page.nextCursor, skipIds: [] };
-    if (page.nextCursor === null || ctx.signal.aborted) return { events, pos };
-  }
+  const r = await runFeed<EventEnvelope>({
+    read: (after) => listEvents(api, { after, type, limit: 1000 }),
+    idOf: (e) => e.id,
+    from: pos,
+    // Nothing is saved: the position lives in memory until Ctrl-C.
+    handle: async (s) => {
+      events.push(...s.fresh);
+    },
+  });
+  return { events, pos: r.position };
 }
 
 export async function tailRun(o: TailOptions, ctx: Context): Promise<void> {
@@ -46,7 +46,7 @@ export async function tailRun(o: TailOptions, ctx: Context): Promise<void> {
   const base = o.interval ?? 2_000;
   const max = Math.max(base, Math.min(base * 8, 30_000));
   const asText = ctx.io.stdoutIsTTY && !ctx.io.json;
-  let pos: FeedPosition = { cursor: null, skipIds: [] };
+  let pos: FeedPosition = START;
   const start = await readNew(ctx, pos, type);
   pos = start.pos;
   ctx.io.err(

@@ -1,26 +1,48 @@
 // redemptions export: the cron-safe incremental copy of the redemption feed.
-// Guarantees: every row exactly once across runs (the repeated last page is skipped by id), the
-// output is fsynced before the cursor that covers it is saved, a run killed at any moment leaves an
-// uncommitted tail that the next run cuts off, and two runs of one cursor never export at once (9).
+// Guarantees: every row exactly once across runs (the feed loop skips the repeated last page by id);
+// the output is fsynced before the checkpoint that covers it is saved; a run records what it is about
+// to write before writing it, so the tail a killed run left is cut only when it is provably that
+// write; a file that is not exactly what this cursor committed (re-saved, edited, shortened,
+// replaced, another format, another cursor's or organization's, or a file it never wrote) is refused
+// with exit 2 before any feed request and any write; two runs of one cursor, or two cursors writing
+// one file, never run at once (exit 9).
 import { resolve } from "node:path";
-import { ApiError, CancelledError, UsageError } from "../../errors.js";
+import { ApiError, CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import { getMe } from "../../api/me.js";
 import { listEvents } from "../../api/events.js";
 import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
 import type { Context } from "../../context.js";
 import {
   type Checkpoint,
-  checkpointKey,
-  type FeedPosition,
-  lockPathFor,
-  loadCheckpoint,
+  checkpointOf,
+  type CursorId,
+  cursorEntries,
+  cursorLockPath,
+  describeCursor,
+  type Entry,
+  findCheckpoint,
+  legacyLabel,
+  orgLabel,
+  outputLockPath,
   positionOf,
-  profileLabel,
   saveCheckpoints,
+  serviceOf,
+  takeOutputLock,
+  writersOf,
 } from "../../export/checkpoint.js";
-import { type DurableOutput, openFileOutput, repairTail, streamOutput } from "../../export/durable-output.js";
+import {
+  type DurableOutput,
+  type FileState,
+  inspectOutput,
+  openFileOutput,
+  resolveOutPath,
+  sniffFormat,
+  streamOutput,
+  type Verdict,
+} from "../../export/durable-output.js";
+import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
 import { type Change, csvHeader, type ExportFormat, renderRows } from "../../export/redemption-rows.js";
-import { takeRunLock } from "../../export/run-lock.js";
+import { type RunLock, takeRunLock } from "../../export/run-lock.js";
 import type { Redemption } from "../../spec/redemptions.js";
 
 export interface ExportOptions {
@@ -45,6 +67,125 @@ export interface ExportSummary {
 }
 
 const CORRECTION_TYPES = ["redemption.excluded", "redemption.restored"] as const;
+const n = (x: number) => x.toLocaleString("en-US");
+
+/** The two ways on after a refusal. */
+function waysOn(name: string, cursorExists: boolean): string {
+  return cursorExists
+    ? `Nothing was written and cursor "${name}" is unchanged. To continue where it stopped in a new file: --out NEW_FILE. To write every redemption again into a new file: --from-start --out NEW_FILE.`
+    : `Nothing was written. Export into a new (or empty) file: --out NEW_FILE (add --cursor NAME to keep a separate cursor for it).`;
+}
+
+interface FilePlan {
+  verdict: Extract<Verdict, { kind: "absent" | "intact" | "tail" }>;
+  /** The checkpoint that wrote the file (for the organization check after GET /me). */
+  owner: Entry | undefined;
+}
+
+/**
+ * Decides, from local facts only (no request, no write), whether this run may append to `out`:
+ * the file must be new or empty, or this cursor's own file holding exactly what it committed (plus,
+ * at most, a tail its recorded intent explains).
+ */
+async function planFile(
+  ctx: Context,
+  o: {
+    out: string;
+    /** The path as given, made absolute (older versions saved it so, without resolving symlinks). */
+    rawOut: string;
+    name: string;
+    format: ExportFormat;
+    fromStart: boolean;
+    service: string;
+    label: string;
+  },
+): Promise<FilePlan> {
+  const data = await (await ctx.config()).read();
+  const mine = cursorEntries(data, o.service, o.label, "redemptions", o.name);
+  const writers = [...writersOf(data, o.out), ...(o.rawOut !== o.out ? writersOf(data, o.rawOut) : [])];
+  const own = writers
+    .filter((w) => mine.some((m) => m.key === w.key))
+    .sort((a, b) => b.cp.updatedAt.localeCompare(a.cp.updatedAt));
+  const owner = own[0];
+  const stateOf = (cp: Checkpoint) => cp.file ?? { bytes: cp.committedBytes ?? 0 };
+  const refuse = (what: string, exists = mine.length > 0) =>
+    new OutputChangedError(`Refusing to append to ${o.out}: ${what}.`, waysOn(o.name, exists));
+
+  if (!owner) {
+    const v = await inspectOutput(o.out, undefined);
+    if (v.kind === "absent") return { verdict: v, owner: undefined };
+    if (v.kind !== "changed") throw new Error("unreachable");
+    if (v.reasons[0] !== "is not empty") throw refuse(`it ${v.reasons.join(" and ")}`);
+    const other = writers[0];
+    if (other)
+      throw refuse(
+        `it is the output of ${describeCursor(other.cp)}, and cursor "${o.name}" never appends to a file another cursor writes`,
+      );
+    if (mine.length > 0)
+      throw refuse(
+        `it is not empty and cursor "${o.name}" did not write it (it last wrote to ${mine[0]!.cp.out ?? "stdout"}); a cursor appends only to the file it writes, or starts a new one`,
+      );
+    throw refuse(
+      `it is not empty and no partner-cli cursor wrote it; cursor "${o.name}" ${o.fromStart ? "starts" : "would start"} from the beginning and never appends to a file it did not write`,
+    );
+  }
+
+  if (o.fromStart) {
+    const v = await inspectOutput(o.out, undefined);
+    if (v.kind !== "absent")
+      throw refuse(
+        `--from-start writes every redemption again, and the file already holds the rows of ${describeCursor(owner.cp)}`,
+        true,
+      );
+    return { verdict: v, owner: undefined };
+  }
+  const written = owner.cp.file?.format ?? (await sniffFormat(o.out));
+  if (written !== "unknown" && written !== o.format && (written === "csv" || written === "ndjson"))
+    throw refuse(
+      `it holds ${written === "csv" ? "CSV" : "NDJSON"} written by cursor "${o.name}", and --format ${o.format} would mix ${o.format === "csv" ? "CSV" : "NDJSON"} rows into it`,
+      true,
+    );
+  const v = await inspectOutput(o.out, stateOf(owner.cp));
+  if (v.kind === "changed") throw refuse(`it ${v.reasons.join(" and ")}`, true);
+  return { verdict: v, owner };
+}
+
+/**
+ * When a cursor moves to another output, its previous file may still end with the unfinished write
+ * of a killed run; those rows are written again to the new output, so the tail is cut from the old
+ * file, but only when it is provably that write. Anything else about the old file is left alone.
+ */
+async function repairPreviousFile(
+  ctx: Context,
+  cp: Checkpoint | undefined,
+  out: string | null,
+  assertHeld: () => void,
+): Promise<void> {
+  const old = cp?.out;
+  if (!old || old === out || !cp?.file?.intent) return;
+  const v = await inspectOutput(old, cp.file);
+  if (v.kind !== "tail") return;
+  let lock: RunLock;
+  try {
+    lock = await takeRunLock(outputLockPath(ctx.configDir(), old), `The output file ${old}`);
+  } catch {
+    return; // someone else is at it: leave it
+  }
+  try {
+    const out = await openFileOutput(old, cp.file.format, v, () => {
+      assertHeld();
+      lock.assertHeld();
+    });
+    await out.close();
+    ctx.io.err(
+      `Removed ${n(v.extra)} bytes that an interrupted run of cursor "${cp.name}" wrote to ${old} (its previous file) after its last saved position; those rows are written to the new output.`,
+    );
+  } catch {
+    // best effort: the old file is not this run's output
+  } finally {
+    await lock.release().catch(() => {});
+  }
+}
 
 export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportSummary> {
   const format = (o.format ?? "csv") as ExportFormat;
@@ -60,70 +201,63 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       "Use --out FILE with --json.",
     );
   }
-  const outPath = toStdout ? null : resolve(o.out!);
+  const outPath = toStdout ? null : await resolveOutPath(o.out!);
+  const rawOut = toStdout ? "" : resolve(o.out!);
 
   const target = await ctx.target();
-  const profile = profileLabel(target);
-  const lock = await takeRunLock(lockPathFor(ctx, profile, name, "redemptions"), `Export cursor "${name}"`);
+  const service = serviceOf(target);
+  const label = legacyLabel(target);
+  const configDir = ctx.configDir();
+  // Both locks before any request: the cursor's, and the output file's (another cursor may name it).
+  const locks: RunLock[] = [
+    await takeRunLock(cursorLockPath(configDir, service, "redemptions", name), `Export cursor "${name}"`),
+  ];
   let output: DurableOutput | undefined;
   try {
+    if (outPath) locks.push(await takeOutputLock(configDir, outPath));
+    const assertHeld = () => {
+      for (const l of locks) l.assertHeld();
+    };
+    const fromStart = o.fromStart === true;
+    const plan = outPath
+      ? await planFile(ctx, { out: outPath, rawOut, name, format, fromStart, service, label })
+      : undefined;
+
     const api = await ctx.api();
-    const orgId = (await getMe(api)).organization.id;
-    const store = await ctx.config();
-    const feedKey = checkpointKey(profile, orgId, "redemptions", name);
-    const corrKeys = CORRECTION_TYPES.map((t) => checkpointKey(profile, orgId, "corrections", name, t));
-    const savedFeed = await loadCheckpoint(store, feedKey);
-
-    // A run killed after writing but before saving its cursor left an uncommitted tail: cut it.
-    let repairedBytes = 0;
-    if (savedFeed?.out && savedFeed.committedBytes !== undefined) {
-      repairedBytes = await repairTail(savedFeed.out, savedFeed.committedBytes);
-      if (repairedBytes) {
-        ctx.io.err(
-          `Removed ${repairedBytes} bytes an interrupted run wrote to ${savedFeed.out} after its last saved cursor.`,
-        );
-      }
+    const org = (await getMe(api)).organization;
+    if (plan?.owner && plan.owner.cp.organizationId !== org.id) {
+      throw new OutputChangedError(
+        `Refusing to append to ${outPath}: it holds the redemptions of organization ${orgLabel(plan.owner.cp)}, and this run is for ${org.name} (${org.id}); one organization's rows never go into another's file.`,
+        waysOn(name, false),
+      );
     }
-
-    let feedPos: FeedPosition = o.fromStart ? positionOf(undefined) : positionOf(savedFeed);
-    const corrPos: FeedPosition[] = [];
-    for (const k of corrKeys)
-      corrPos.push(o.fromStart ? positionOf(undefined) : positionOf(await loadCheckpoint(store, k)));
-
-    output = outPath ? await openFileOutput(outPath) : streamOutput(ctx.io.stdout);
-    let total = savedFeed?.rows ?? 0;
-    const cp = (
-      pos: FeedPosition,
-      feed: Checkpoint["feed"],
-      type: string | null,
-      rows: number,
-      committed: number,
-    ): Checkpoint => ({
+    const store = await ctx.config();
+    const data = await store.read();
+    const idOf = (feed: "redemptions" | "corrections", type?: string): CursorId => ({
+      service,
+      organizationId: org.id,
       feed,
       name,
-      profile,
-      organizationId: orgId,
-      type,
-      cursor: pos.cursor,
-      skipIds: pos.skipIds,
-      rows,
-      out: outPath,
-      committedBytes: committed,
-      updatedAt: new Date().toISOString(),
+      type: type ?? null,
     });
-    const commit = async () => {
-      const committed = await output!.commit();
-      await saveCheckpoints(store, [
-        [feedKey, cp(feedPos, "redemptions", null, total, committed)],
-        ...corrKeys.map((k, i): [string, Checkpoint] => [
-          k,
-          cp(corrPos[i]!, "corrections", CORRECTION_TYPES[i]!, 0, committed),
-        ]),
-      ]);
-    };
-    // Record where this run starts before writing anything, so a kill during the first page is repairable.
-    if (format === "csv" && output.empty) await output.write(csvHeader());
-    await commit();
+    const main = findCheckpoint(data, idOf("redemptions"), label);
+    if (plan?.owner && plan.owner.key !== main.key && plan.owner.key !== main.adoptFrom) {
+      throw new OutputChangedError(
+        `Refusing to append to ${outPath}: it is the output of ${describeCursor(plan.owner.cp)}.`,
+        waysOn(name, main.cp !== undefined),
+      );
+    }
+    const corr = CORRECTION_TYPES.map((t) => findCheckpoint(data, idOf("corrections", t), label));
+    const adopted = [main, ...corr].flatMap((f) => (f.adoptFrom ? [f.adoptFrom] : []));
+    if (main.adoptFrom)
+      ctx.io.err(
+        `Cursor "${name}" was saved by an older partner-cli as "${label}"; it is kept per service and organization now (${service}, ${org.name}) and continues where it stopped.`,
+      );
+    await repairPreviousFile(ctx, main.cp, outPath, assertHeld);
+
+    let feedPos: FeedPosition = fromStart ? START : positionOf(main.cp);
+    const corrPos: FeedPosition[] = corr.map((f) => (fromStart ? START : positionOf(f.cp)));
+    let total = fromStart ? 0 : (main.cp?.rows ?? 0);
 
     const summary: ExportSummary = {
       rows: 0,
@@ -133,81 +267,112 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       cursorBefore: feedPos.cursor,
       cursorAfter: feedPos.cursor,
       out: outPath,
-      repairedBytes,
+      repairedBytes: 0,
     };
+    if (plan) {
+      output = await openFileOutput(outPath!, format, plan.verdict, assertHeld);
+      if (plan.verdict.kind === "tail") {
+        summary.repairedBytes = plan.verdict.extra;
+        ctx.io.err(
+          `Removed ${n(plan.verdict.extra)} bytes that an interrupted run of cursor "${name}" wrote to ${outPath} after its last saved position (they are exactly the start of the write it had recorded).`,
+        );
+      } else if (plan.verdict.kind === "intact" && plan.verdict.replaced) {
+        ctx.io.err(
+          `Note: ${outPath} is another file than the one cursor "${name}" last wrote to, with exactly the content it committed; continuing.`,
+        );
+      }
+    } else output = streamOutput(ctx.io.stdout);
+    const out = output;
+
+    /** Saves all three checkpoints in one locked write (`file`: the output's state, with an intent or not). */
+    const save = async (file: FileState | null) => {
+      assertHeld();
+      const common = { organizationName: org.name, out: outPath, now: ctx.clock.now() };
+      await saveCheckpoints(
+        store,
+        [
+          [main.key, checkpointOf(idOf("redemptions"), feedPos, { ...common, rows: total, file })],
+          ...corr.map((f, i): [string, Checkpoint] => [
+            f.key,
+            checkpointOf(idOf("corrections", CORRECTION_TYPES[i]), corrPos[i]!, { ...common, rows: 0 }),
+          ]),
+        ],
+        adopted,
+      );
+    };
+    /** One durable step: record the intent, write, fsync, then move the positions and save them. */
+    const step = async (text: string, advance: () => void) => {
+      const buf = Buffer.from(text, "utf8");
+      const intent = buf.length ? out.intentFor(buf) : null;
+      if (intent) await save({ ...out.state()!, intent });
+      assertHeld();
+      await out.append(buf);
+      advance();
+      await save(out.state());
+    };
+
+    // The header is a write like any other (recorded first, so a kill during it is repairable).
+    await step(format === "csv" && out.empty ? csvHeader() : "", () => {});
+
     const limit = o.limit ?? 1000;
     const showProgress = ctx.io.stderrIsTTY && !toStdout;
-    // The next page is read while the current one is written and fsynced (a read has no side
-    // effects, so reading ahead never changes what is saved or when).
-    const read = (cursor: string | null) => {
-      const p = redemptionFeed(api, { after: cursor ?? undefined, limit });
-      p.catch(() => {}); // handled where it is awaited
-      return p;
-    };
-    let pending = read(feedPos.cursor);
-    for (;;) {
-      if (ctx.signal.aborted)
-        throw new CancelledError(
-          `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
+    const interrupted = () =>
+      new CancelledError(`Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`);
+    await runFeed<Redemption>({
+      read: (after) => redemptionFeed(api, { after, limit }),
+      idOf: (r) => r.id,
+      from: feedPos,
+      signal: ctx.signal,
+      interrupted,
+      handle: async (s) => {
+        summary.pages++;
+        await step(
+          renderRows(
+            format,
+            s.fresh.map((redemption) => ({ redemption })),
+          ),
+          () => {
+            feedPos = s.next;
+            summary.rows += s.fresh.length;
+            total += s.fresh.length;
+          },
         );
-      const page = await pending;
-      if (page.nextCursor !== null) pending = read(page.nextCursor);
-      summary.pages++;
-      const skip = new Set(feedPos.skipIds);
-      const fresh = page.items.filter((r) => !skip.has(r.id));
-      await output.write(
-        renderRows(
-          format,
-          fresh.map((redemption) => ({ redemption })),
-        ),
-      );
-      feedPos =
-        page.nextCursor === null
-          ? { cursor: feedPos.cursor, skipIds: [...feedPos.skipIds, ...fresh.map((r) => r.id)] }
-          : { cursor: page.nextCursor, skipIds: [] };
-      summary.rows += fresh.length;
-      total += fresh.length;
-      await commit();
-      if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
-      if (page.nextCursor === null) break;
-    }
+        if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+      },
+    });
     if (showProgress) ctx.io.stderr.write("\r\u001b[K");
     summary.cursorAfter = feedPos.cursor;
 
     if (o.corrections) {
       for (let i = 0; i < CORRECTION_TYPES.length; i++) {
         const type = CORRECTION_TYPES[i]!;
-        for (;;) {
-          if (ctx.signal.aborted)
-            throw new CancelledError(
-              `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
-            );
-          const pos = corrPos[i]!;
-          const page = await listEvents(api, { after: pos.cursor ?? undefined, type, limit: 1000 });
-          const skip = new Set(pos.skipIds);
-          const fresh = page.items.filter((e) => !e.sample && !skip.has(e.id));
-          const rows: { redemption: Redemption; change: Change }[] = [];
-          // Every correction in the log gets a change row with the redemption's current state, the
-          // first run included: a correction racing the feed read is never lost.
-          for (const e of fresh) {
-            const id = String((e.data as { redemptionId?: unknown }).redemptionId ?? "");
-            try {
-              const redemption = await getRedemption(api, id);
-              rows.push({ redemption, change: { type: e.type, eventId: e.id, occurredAt: e.occurredAt } });
-            } catch (err) {
-              if (!(err instanceof ApiError && err.status === 404)) throw err;
-              ctx.io.err(`Skipped correction ${e.id}: redemption ${id} is no longer readable.`);
+        await runFeed({
+          read: (after) => listEvents(api, { after, type, limit: 1000 }),
+          idOf: (e) => e.id,
+          from: corrPos[i]!,
+          signal: ctx.signal,
+          interrupted,
+          handle: async (s) => {
+            const rows: { redemption: Redemption; change: Change }[] = [];
+            // Every correction in the log gets a change row with the redemption's current state, the
+            // first run included: a correction racing the feed read is never lost.
+            for (const e of s.fresh) {
+              if (e.sample) continue;
+              const id = String((e.data as { redemptionId?: unknown }).redemptionId ?? "");
+              try {
+                const redemption = await getRedemption(api, id);
+                rows.push({ redemption, change: { type: e.type, eventId: e.id, occurredAt: e.occurredAt } });
+              } catch (err) {
+                if (!(err instanceof ApiError && err.status === 404)) throw err;
+                ctx.io.err(`Skipped correction ${e.id}: redemption ${id} is no longer readable.`);
+              }
             }
-          }
-          await output.write(renderRows(format, rows));
-          corrPos[i] =
-            page.nextCursor === null
-              ? { cursor: pos.cursor, skipIds: [...pos.skipIds, ...fresh.map((e) => e.id)] }
-              : { cursor: page.nextCursor, skipIds: [] };
-          summary.corrections += rows.length;
-          await commit();
-          if (page.nextCursor === null) break;
-        }
+            await step(renderRows(format, rows), () => {
+              corrPos[i] = s.next;
+              summary.corrections += rows.length;
+            });
+          },
+        });
       }
     }
 
@@ -221,6 +386,6 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     return summary;
   } finally {
     await output?.close().catch(() => {});
-    await lock.release().catch(() => {});
+    for (const l of locks.reverse()) await l.release().catch(() => {});
   }
 }
