@@ -62,6 +62,25 @@ export interface Response<T> {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** A request for `ApiClient.raw`: sent as given. */
+export interface RawRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path below /api/partner/v1 with its query string, already encoded. */
+  path: string;
+  /** The JSON body as text. */
+  body?: string | undefined;
+  retry: RetryClass;
+}
+
+/** The answer of `ApiClient.raw`, as the service sent it. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** For an error answer (status 400 and up): the decoded error, which decides the exit code. */
+  error?: ApiError | undefined;
+}
+
 /**
  * Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. A segment
  * of dots only ("." or "..") is percent-encoded too, so no URL normalization (ours, a proxy's) can
@@ -320,6 +339,101 @@ export class ApiClient {
       body = parsed.data;
     }
     return { status: res.statusCode, body: body as T, headers: res.headers };
+  }
+
+  /**
+   * One request whose answer comes back as the service sent it (status, headers, body text), for
+   * `partner-cli api`. The retry policy applies as for typed calls, without a read-back (`retry`:
+   * "read" for GET; "create" for a write of unknown kind, so an uncertain outcome is never
+   * repeated). An error answer that the retries did not cure is returned too, with its decoded
+   * ApiError (for the exit code); a network failure throws NetworkError.
+   */
+  async raw(req: RawRequest): Promise<RawResponse> {
+    const spec: RequestSpec<unknown> = { method: req.method, path: req.path, retry: req.retry };
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      this.checkAborted();
+      let outcome: Outcome;
+      let answer: RawResponse | undefined;
+      let failure: Error;
+      try {
+        answer = await this.rawOnce(req);
+        if (answer.status < 400) return answer;
+        const error = await this.decodeError(spec, answer.status, answer.text, answer.headers);
+        answer = { ...answer, error };
+        outcome = {
+          kind: "status",
+          status: error.status,
+          code: error.code,
+          retryAfterMs: error.retryAfterMs,
+        };
+        failure = error;
+      } catch (err) {
+        if (!(err instanceof NetworkFailure)) throw err;
+        outcome = { kind: "network", sent: err.sent };
+        failure = new NetworkError(
+          `Could not reach the service (${err.message}) for ${req.method} ${req.path}.`,
+          req.method,
+          req.path,
+          "Check the network and --base-url, then try again later.",
+        );
+      }
+      const d = decide(req.retry, outcome, attempt, Date.now() - started, this.settings, false);
+      if (d.action !== "retry") {
+        if (answer) return answer;
+        throw failure;
+      }
+      this.opts.onRetry?.({
+        method: req.method,
+        path: req.path,
+        reason: describe(outcome),
+        delayMs: d.delayMs,
+      });
+      this.trace(`  retrying in ${d.delayMs} ms after ${describe(outcome)}`);
+      await this.wait(d.delayMs);
+    }
+  }
+
+  private async rawOnce(req: RawRequest): Promise<RawResponse> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.apiKey}`,
+      accept: "application/json",
+      "user-agent": "partner-cli",
+    };
+    if (req.body !== undefined) headers["content-type"] = "application/json";
+    const t0 = Date.now();
+    const path = this.requestPath(req.path, undefined, API_PREFIX);
+    this.trace(
+      `> ${req.method} ${this.base().origin + path}  (authorization: Bearer ${redactKey(this.apiKey)})`,
+    );
+    const agent = await this.agent();
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await agent.request({
+        origin: this.base().origin,
+        path,
+        method: req.method,
+        headers,
+        body: req.body ?? null,
+        signal: this.opts.signal,
+      });
+    } catch (err) {
+      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
+      const e = err as NodeJS.ErrnoException & { code?: string };
+      this.trace(`< network error ${e.code ?? e.message}`);
+      throw new NetworkFailure(e.code ?? e.message, !NEVER_SENT.includes(e.code ?? ""));
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      if (this.opts.signal?.aborted) throw new CancelledError("Interrupted.");
+      const e = err as NodeJS.ErrnoException;
+      this.trace(`< body error ${e.code ?? e.message}`);
+      throw new NetworkFailure(e.code ?? e.message, true);
+    }
+    this.trace(`< ${res.statusCode} ${req.method} ${req.path} (${Date.now() - t0} ms, ${text.length} bytes)`);
+    return { status: res.statusCode, headers: res.headers, text };
   }
 
   private async decodeError(
