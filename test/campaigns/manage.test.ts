@@ -133,7 +133,7 @@ describe("campaigns update", () => {
     expect(bad.code).toBe(2);
     expect(bad.error).toMatch(/--code-limit: must be a whole number/);
     expect(bad.error).toMatch(/--from: must be a calendar day/);
-    expect(bad.error).toMatch(/--unit-price: must be a decimal number/);
+    expect(bad.error).toMatch(/--unit-price: must be an amount in dollars like 4.99 or \$4.99/);
     // What the campaign's current values decide is named by flag too (not dates.through).
     const svc = await run(campaignsUpdateRun, { idOrRef: "u2", through: day(-1000) });
     expect(svc.code).toBe(2);
