@@ -22,6 +22,12 @@ export interface GlobalOptions {
   verbose: boolean;
   /** --sandbox: the embedded sandbox on purpose, whatever profile or key exists. */
   sandbox?: boolean | undefined;
+  /** --quiet: nothing on stderr but errors. */
+  quiet?: boolean | undefined;
+  /** --fields a,b.c: the keys or columns to print. */
+  fields?: string | undefined;
+  /** --jq EXPR: jq's language over the JSON output. */
+  jq?: string | undefined;
 }
 
 export interface Clock {
@@ -87,6 +93,9 @@ export class Context {
       json: init.globals.json,
       noColor: !init.globals.color,
       env: init.env,
+      quiet: init.globals.quiet,
+      fields: init.globals.fields,
+      jq: init.globals.jq,
     });
     this.prompterInstance = init.prompter;
   }

@@ -1,5 +1,6 @@
 // run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
 // Never calls process.exit.
+import { Writable } from "node:stream";
 import { CommanderError } from "commander";
 import { Context, type ContextInit, type GlobalOptions, type Target } from "./context.js";
 import {
@@ -7,6 +8,7 @@ import {
   CancelledError,
   CliError,
   ConfigError,
+  type ErrorDetails,
   LockedError,
   NetworkError,
   NotFoundError,
@@ -15,7 +17,7 @@ import {
   ProtocolError,
   UsageError,
 } from "./errors.js";
-import { processStreams } from "./io/io.js";
+import { type IoStreams, parseFields, processStreams } from "./io/io.js";
 import { buildProgram } from "./program.js";
 
 export const EXIT = {
@@ -108,6 +110,69 @@ export function formatError(err: unknown, verbose: boolean, target?: Target): st
   return lines;
 }
 
+/** The `error.code` of the JSON error object: the API's own code, else one per kind of error. */
+function errorCode(err: unknown): string {
+  if (err instanceof ApiError) return err.code;
+  if (err instanceof CommanderError) return "usage_error";
+  if (err instanceof UsageError) return "usage_error";
+  if (err instanceof PartialFailure) return "partial_failure";
+  if (err instanceof PendingError) return "pending";
+  if (err instanceof LockedError) return "locked";
+  if (err instanceof CancelledError) return "interrupted";
+  if (err instanceof ConfigError) return "config_error";
+  if (err instanceof NetworkError) return "network_error";
+  if (err instanceof NotFoundError) return "not_found";
+  if (err instanceof ProtocolError) return "protocol_error";
+  return "unexpected_error";
+}
+
+export interface JsonError {
+  error: {
+    code: string;
+    message: string;
+    details: ErrorDetails | null;
+    /** The next step, when there is one. */
+    hint?: string;
+    /** For an answer of the API: its HTTP status, method and path. */
+    status?: number;
+    method?: string;
+    path?: string;
+  };
+  exitCode: number;
+}
+
+/** With --json, an error is this one object on stderr (one line). */
+export function jsonError(err: unknown, exitCode: number, target?: Target): JsonError {
+  const e = err as Error;
+  let message = e?.message ?? String(err);
+  if (err instanceof CommanderError) message = message.replace(/^error: /, "");
+  const out: JsonError = {
+    error: { code: errorCode(err), message, details: err instanceof ApiError ? (err.details ?? null) : null },
+    exitCode,
+  };
+  const hint =
+    err instanceof ApiError
+      ? (err.hint ?? apiHint(err, target))
+      : err instanceof CliError
+        ? err.hint
+        : err instanceof CommanderError
+          ? "Run with --help for usage."
+          : "This is a bug in partner-cli; run again with --verbose for details and report it.";
+  if (hint) out.error.hint = hint;
+  if (err instanceof ApiError) {
+    out.error.status = err.status;
+    out.error.method = err.method;
+    out.error.path = err.path;
+  }
+  return out;
+}
+
+/** Whether --json is on the command line (before a "--"): for errors found before a Context exists. */
+function jsonAsked(argv: string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
 export interface RunOptions extends Partial<Omit<ContextInit, "globals">> {}
 
 export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
@@ -133,21 +198,56 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     ctx = new Context({ ...options, streams, env, globals, signal: options.signal ?? abort.signal });
     return ctx;
   };
-  const program = buildProgram({ makeContext, streams });
+  // With --json, commander's own error text is held back: a usage error replaces it with the JSON
+  // error object; anything else it wrote (help shown for a bare group) is passed on.
+  const json = jsonAsked(argv);
+  let heldBack = "";
+  const programStreams: Pick<IoStreams, "stdout" | "stderr"> = json
+    ? {
+        stdout: streams.stdout,
+        stderr: new Writable({
+          write: (chunk, _enc, done) => {
+            heldBack += String(chunk);
+            done();
+          },
+        }),
+      }
+    : streams;
+  const program = buildProgram({ makeContext, streams: programStreams });
+  // --fields and --jq are checked before the command does anything (a write is not half-reported).
+  program.hook("preAction", async (_program, actionCommand) => {
+    const g = actionCommand.optsWithGlobals();
+    if (typeof g.fields === "string") parseFields(g.fields);
+    if (typeof g.jq === "string") await (await import("./io/shape.js")).checkJq(g.jq);
+  });
   try {
     await program.parseAsync(argv, { from: "user" });
+    streams.stderr.write(heldBack);
+    await ctx?.io.finish();
     return EXIT.ok;
   } catch (err) {
+    await ctx?.io.finish({ failed: true }).catch(() => {});
     if (err instanceof CommanderError) {
       // Help and version print and succeed; every other parse failure is a usage error.
-      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.exitCode === 0)
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.exitCode === 0) {
+        streams.stderr.write(heldBack);
         return EXIT.ok;
-      if (err.code === "commander.help") return EXIT.ok;
+      }
+      if (err.code === "commander.help") {
+        streams.stderr.write(heldBack);
+        return EXIT.ok;
+      }
+      if (json) streams.stderr.write(`${JSON.stringify(jsonError(err, EXIT.usage))}\n`);
       return EXIT.usage;
+    }
+    const code = exitCodeFor(err);
+    if (ctx?.globals.json ?? json) {
+      streams.stderr.write(`${JSON.stringify(jsonError(err, code, ctx?.resolvedTarget))}\n`);
+      return code;
     }
     const verbose = ctx?.verbose ?? false;
     for (const line of formatError(err, verbose, ctx?.resolvedTarget)) streams.stderr.write(`${line}\n`);
-    return exitCodeFor(err);
+    return code;
   } finally {
     // After a Ctrl-C the listener stays: the echo some libraries send would otherwise end the
     // process by signal instead of with exit code 130 (a signal listener does not keep it alive).

@@ -1,6 +1,7 @@
 // Builds the commander tree from the declarations in src/cli/. Declarations load eagerly so --help
 // is complete; each action imports its run module lazily.
 import { Command } from "commander";
+import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
@@ -33,6 +34,7 @@ export const REGISTRARS: ((program: Command) => void)[] = [
   registerEvents,
   registerCursors,
   registerSandbox,
+  registerApi,
   registerCompletion,
 ];
 
@@ -45,8 +47,17 @@ export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout
     .helpOption("-h, --help", "show help")
     .option("--profile <name>", "stored profile to use (env PARTNER_PROFILE)")
     .option("--base-url <url>", "service base URL, the part before /api/partner/v1 (env PARTNER_BASE_URL)")
-    .option("--json", "machine output (JSON) on stdout")
-    .option("--no-color", "no ANSI colors (also off with NO_COLOR or when not a terminal)")
+    .option("--json", "machine output (JSON) on stdout; with it, an error is one JSON object on stderr")
+    .option(
+      "--fields <list>",
+      "only these fields, comma-separated, nested with dots (a,b.c): columns or JSON keys",
+    )
+    .option("--jq <expr>", "filter the JSON output with jq's language (strings print raw)")
+    .option("--quiet", "print nothing on stderr but errors (no notices, hints or progress)")
+    .option(
+      "--no-color",
+      "no ANSI colors (also off with NO_COLOR or CLICOLOR=0, or when not a terminal; FORCE_COLOR/CLICOLOR_FORCE force them)",
+    )
     .option("--no-input", "never prompt; a missing answer is a usage error")
     .option("--yes", "confirm destructive actions without a prompt")
     .option("--verbose", "trace requests on stderr, secrets redacted (env PARTNER_DEBUG=1)")

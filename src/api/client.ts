@@ -102,6 +102,25 @@ export interface Response<T> {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** A request for `ApiClient.raw`: sent as given. */
+export interface RawRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path below /api/partner/v1 with its query string, already encoded. */
+  path: string;
+  /** The JSON body as text. */
+  body?: string | undefined;
+  retry: RetryClass;
+}
+
+/** The answer of `ApiClient.raw`, as the service sent it. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** For an error answer (status 400 and up): the decoded error, which decides the exit code. */
+  error?: ApiError | ConfigError | undefined;
+}
+
 /**
  * Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. A segment
  * of dots only ("." or "..") is percent-encoded too, so no URL normalization (ours, a proxy's) can
@@ -382,16 +401,55 @@ export class ApiClient {
    * cap on the body (maxResponseBytes) counted while it streams in.
    */
   private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
+    const payload = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
+    const { status, headers, text, contentType } = await this.exchange(spec, payload);
+    if (status >= 400) throw await this.decodeError(spec, status, text, headers, contentType);
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw this.notTheApi(spec, status, `${this.describeBody(text, contentType)} instead of JSON`);
+      }
+    } else if (spec.schema) {
+      // Every answer of the API that has a schema has a body.
+      throw this.notTheApi(spec, status, "without a body");
+    }
+    if (spec.schema) {
+      const parsed = spec.schema.safeParse(body);
+      if (!parsed.success) {
+        throw new ProtocolError(
+          `The service's answer to ${spec.method} ${spec.path} does not match the API: ${parsed.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join(".")}: ${i.message}`)
+            .join("; ")}`,
+        );
+      }
+      body = parsed.data;
+    }
+    return { status, body: body as T, headers };
+  }
+
+  /**
+   * One attempt on the wire, shared by typed calls and `raw`: bearer auth, the attempt's deadline
+   * (body included), redirects refused, the response size cap, network failures classified. Returns
+   * the answer as text; deciding what it means is the caller's.
+   */
+  private async exchange(
+    spec: RequestSpec<unknown>,
+    payload: string | undefined,
+  ): Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+    contentType: string | undefined;
+  }> {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       accept: "application/json",
       "user-agent": "partner-cli",
     };
-    let payload: string | undefined;
-    if (spec.body !== undefined) {
-      headers["content-type"] = "application/json";
-      payload = JSON.stringify(spec.body);
-    }
+    if (payload !== undefined) headers["content-type"] = "application/json";
     const t0 = Date.now();
     const path = this.requestPath(spec.path, spec.query, spec.prefix ?? API_PREFIX);
     const url = this.base().origin + path;
@@ -489,32 +547,7 @@ export class ApiClient {
     this.trace(
       `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${bytes.length} bytes)`,
     );
-    if (res.statusCode >= 400)
-      throw await this.decodeError(spec, res.statusCode, text, res.headers, contentType);
-    let body: unknown;
-    if (text.length > 0) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw this.notTheApi(spec, res.statusCode, `${this.describeBody(text, contentType)} instead of JSON`);
-      }
-    } else if (spec.schema) {
-      // Every answer of the API that has a schema has a body.
-      throw this.notTheApi(spec, res.statusCode, "without a body");
-    }
-    if (spec.schema) {
-      const parsed = spec.schema.safeParse(body);
-      if (!parsed.success) {
-        throw new ProtocolError(
-          `The service's answer to ${spec.method} ${spec.path} does not match the API: ${parsed.error.issues
-            .slice(0, 3)
-            .map((i) => `${i.path.join(".")}: ${i.message}`)
-            .join("; ")}`,
-        );
-      }
-      body = parsed.data;
-    }
-    return { status: res.statusCode, body: body as T, headers: res.headers };
+    return { status: res.statusCode, headers: res.headers, text, contentType };
   }
 
   private redirected(
@@ -552,6 +585,58 @@ export class ApiClient {
       `The answer to ${spec.method} ${spec.path} from ${this.where()} is larger than the ${formatBytes(cap)} limit (${how}); it was not retried. The Partner API's answers are far smaller (a 1,000-row feed page is about 0.5 MB).`,
       `Check that the base URL is the Partner API; if it is, raise PARTNER_MAX_RESPONSE_BYTES (now ${cap} bytes). ${this.fixHint()}`,
     );
+  }
+
+  /**
+   * One request whose answer comes back as the service sent it (status, headers, body text), for
+   * `partner-cli api`. The same transport as typed calls (deadline, size cap, redirects refused,
+   * network errors named) and the same retry policy, without a read-back (`retry`: "read" for GET;
+   * "create" for a write of unknown kind, so an uncertain outcome is never repeated). An error
+   * answer that the retries did not cure is returned too, with its decoded error (for the exit
+   * code); a network failure throws NetworkError.
+   */
+  async raw(req: RawRequest): Promise<RawResponse> {
+    const spec: RequestSpec<unknown> = { method: req.method, path: req.path, retry: req.retry };
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      this.checkAborted();
+      let outcome: Outcome;
+      let answer: RawResponse | undefined;
+      let failure: Error;
+      try {
+        const ex = await this.exchange(spec, req.body);
+        answer = { status: ex.status, headers: ex.headers, text: ex.text };
+        if (ex.status < 400) return answer;
+        const error = await this.decodeError(spec, ex.status, ex.text, ex.headers, ex.contentType);
+        const errorAnswer: RawResponse = { ...answer, error };
+        answer = errorAnswer;
+        if (!(error instanceof ApiError)) return errorAnswer;
+        outcome = {
+          kind: "status",
+          status: error.status,
+          code: error.code,
+          retryAfterMs: error.retryAfterMs,
+        };
+        failure = error;
+      } catch (err) {
+        if (!(err instanceof NetworkFailure)) throw err;
+        outcome = { kind: "network", sent: err.sent };
+        failure = this.networkError(spec, err, attempt + 1);
+      }
+      const d = decide(req.retry, outcome, attempt, Date.now() - started, this.settings, false);
+      if (d.action !== "retry") {
+        if (answer) return answer;
+        throw failure;
+      }
+      this.opts.onRetry?.({
+        method: req.method,
+        path: req.path,
+        reason: describe(outcome),
+        delayMs: d.delayMs,
+      });
+      this.trace(`  retrying in ${d.delayMs} ms after ${describe(outcome)}`);
+      await this.wait(d.delayMs);
+    }
   }
 
   private async decodeError(

@@ -53,10 +53,16 @@ export function registerCampaigns(program: Command): void {
     .option("--through <YYYY-MM-DD>", "last day, inclusive (inside the offer's redemption dates)")
     .option(
       "--code-limit <n>",
-      "codes the campaign may hand out (1 to 10,000,000 and the offer's codes available)",
+      "codes the campaign may hand out, 1000 or 1,000 (1 to 10,000,000 and the offer's codes available)",
     )
-    .option("--rate <fraction>", "commission rate as a fraction, 0 to 1, up to 4 decimals (0.1 = 10%)")
-    .option("--unit-price <dollars>", "estimated unit sale price in dollars, 0 to 100000, up to 2 decimals")
+    .option(
+      "--rate <rate>",
+      "commission rate, 10% or 0.1: 0% to 100% (0 to 1), up to 2 decimals as % (4 as a fraction)",
+    )
+    .option(
+      "--unit-price <dollars>",
+      "estimated unit sale price, 4.99 or $4.99: $0 to $100,000, up to 2 decimals",
+    )
     .option("--retailer-domain <domain>", "restrict to this retailer (one of the offer's allowed retailers)")
     .option("--retailer-name <name>", "the retailer's display name (with --retailer-domain)")
     .option(
@@ -82,15 +88,18 @@ export function registerCampaigns(program: Command): void {
     .option("--name <name>", "new name")
     .option("--from <YYYY-MM-DD>", "new first day")
     .option("--through <YYYY-MM-DD>", "new last day")
-    .option("--code-limit <n>", "new absolute code limit (raise, or lower down to the codes handed out)")
-    .option("--rate <fraction>", "new commission rate (0 to 1, up to 4 decimals)")
-    .option("--unit-price <dollars>", "new estimated unit sale price (0 to 100000, up to 2 decimals)")
+    .option(
+      "--code-limit <n>",
+      "new absolute code limit, 1000 or 1,000 (raise, or lower down to the codes handed out)",
+    )
+    .option("--rate <rate>", "new commission rate, 10% or 0.1 (0% to 100%)")
+    .option("--unit-price <dollars>", "new estimated unit sale price, 4.99 or $4.99 ($0 to $100,000)")
     .option("--retailer-domain <domain>", "restrict to this retailer (with --retailer-name)")
     .option("--retailer-name <name>", "the retailer's display name (with --retailer-domain)")
     .option("--no-retailer", "remove the retailer restriction");
   examples(update, [
     "partner-cli campaigns update spring-oats --code-limit 8000",
-    "partner-cli campaigns update spring-oats --through 2026-06-30 --rate 0.12",
+    "partner-cli campaigns update spring-oats --through 2026-06-30 --rate 12%",
     "partner-cli campaigns update spring-oats --no-retailer",
   ]);
   action(update, async (ctx, args, opts) =>

@@ -34,6 +34,9 @@ export function action(cmd: Command, fn: Action): Command {
       yes: Boolean(g.yes),
       verbose: Boolean(g.verbose),
       sandbox: Boolean(g.sandbox),
+      quiet: Boolean(g.quiet),
+      fields: g.fields,
+      jq: g.jq,
     };
     if (!runtime) throw new Error("CLI runtime not set");
     await fn(runtime.makeContext(globals), args, opts, command);

@@ -1,4 +1,5 @@
-// A progress bar on stderr, shown only when stderr is a terminal. Otherwise every call is a no-op.
+// A progress bar on stderr, shown only when stderr is a terminal and --quiet is off. Otherwise every
+// call is a no-op.
 import type { Io } from "./io.js";
 
 export interface Progress {
@@ -9,7 +10,7 @@ export interface Progress {
 const silent: Progress = { update() {}, stop() {} };
 
 export async function startProgress(io: Io, label: string, total: number): Promise<Progress> {
-  if (!io.stderrIsTTY) return silent;
+  if (!io.stderrIsTTY || io.quiet) return silent;
   const { SingleBar, Presets } = (await import("cli-progress")).default;
   const bar = new SingleBar(
     {

@@ -1,4 +1,6 @@
-// Lists and records: a table on a terminal, TSV when piped, JSON with --json.
+// Lists and records: a table on a terminal, TSV when piped, JSON with --json. With --fields or --jq
+// a command prints JSON (io.json is true) and the Io shapes it (io.ts, shape.ts), so every list,
+// get and report printed here gets them.
 import Table from "cli-table3";
 import type { Io } from "./io.js";
 
@@ -8,7 +10,7 @@ export interface Column<T> {
 }
 
 /** Text of one cell: null/undefined become "-" in tables and "" in TSV. */
-function cellText(v: unknown, forTable: boolean): string {
+export function cellText(v: unknown, forTable: boolean): string {
   if (v === null || v === undefined) return forTable ? "-" : "";
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (typeof v === "object") return JSON.stringify(v);
@@ -16,7 +18,7 @@ function cellText(v: unknown, forTable: boolean): string {
 }
 
 /** TSV cells must not hold tabs or newlines. */
-function tsvCell(s: string): string {
+export function tsvCell(s: string): string {
   return s.replace(/[\t\r\n]+/g, " ");
 }
 

@@ -43,6 +43,7 @@ describe.skipIf(!existsSync(MAIN))("start-up imports of dist/main.js", () => {
       "cli-progress",
       "decimal.js",
       "temporal-polyfill",
+      "jq-wasm",
     ]) {
       expect(pkgs.has(heavy), `${heavy} is imported at start-up`).toBe(false);
     }

@@ -133,10 +133,12 @@ describe("campaigns update", () => {
     expect(bad.code).toBe(2);
     expect(bad.error).toMatch(/--code-limit: must be a whole number/);
     expect(bad.error).toMatch(/--from: must be a calendar day/);
-    expect(bad.error).toMatch(/--unit-price: must be a decimal number/);
+    expect(bad.error).toMatch(/--unit-price: must be an amount in dollars like 4.99 or \$4.99/);
+    // What the campaign's current values decide is named by flag too (not dates.through).
     const svc = await run(campaignsUpdateRun, { idOrRef: "u2", through: day(-1000) });
     expect(svc.code).toBe(2);
-    expect(svc.error).toMatch(/dates\.through/);
+    expect(svc.error).toMatch(/--through: must be on or after the campaign's first day/);
+    expect(svc.error).not.toMatch(/dates\.through/);
     const missing = await run(campaignsUpdateRun, { idOrRef: "missing-ref", name: "x" });
     expect(missing.code).toBe(5);
   });

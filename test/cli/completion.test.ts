@@ -68,7 +68,7 @@ describe("completion scripts", () => {
     // A global option's value is skipped, an alias leads to the same place.
     expect(bashComplete(["partner-cli", "--profile", "prod", "profile", "r"])).toEqual(["remove", "rm"]);
     expect(bashComplete(["partner-cli", "login", "--api"])).toEqual(["--api-key-stdin"]);
-    expect(bashComplete(["partner-cli", "profiles", "list", "--j"])).toEqual(["--json"]);
+    expect(bashComplete(["partner-cli", "profiles", "list", "--js"])).toEqual(["--json"]);
     expect(bashComplete(["partner-cli", "completion", "--he"])).toEqual(["--help"]);
   });
 

@@ -43,8 +43,18 @@ async function me(args: string[], env: NodeJS.ProcessEnv = {}, o: { tty?: boolea
   });
   const body = r.exitCode === 0 ? JSON.parse(r.stdout) : undefined;
   const url = /> GET (\S+)\/api\/partner\/v1\/me/.exec(r.stderr)?.[1];
+  // With --json a failure is one JSON object on stderr: its message and hint, read back as lines.
+  const stderr = r.stderr
+    .split("\n")
+    .map((line) => {
+      if (!line.startsWith('{"error"')) return line;
+      const e = JSON.parse(line).error;
+      return [e.message, e.hint].filter(Boolean).join("\n");
+    })
+    .join("\n");
   return {
     ...r,
+    stderr,
     org: body?.organization.id as string | undefined,
     keyName: body?.key.name as string | undefined,
     url,

@@ -76,7 +76,10 @@ describe("partner-cli roster (built bin)", () => {
       { line: 5, externalId: "e-1", reasons: ["externalId: also on line 2"] },
     ]);
     expect(r.stderr).toMatch(/line 3 \(e-2\): email: must be a valid email address/);
-    expect(r.stderr).toMatch(/Error: 2 of 3 rows were rejected/);
+    // With --json the failure is one JSON object on stderr.
+    expect(r.stderr).toMatch(
+      /^\{"error":\{"code":"partial_failure","message":"2 of 3 rows were rejected\.".*"exitCode":3\}$/m,
+    );
     expect(readFileSync(rejects, "utf8")).toBe(
       "line,externalId,reasons\n3,e-2,email: must be a valid email address\n5,e-1,externalId: also on line 2\n",
     );

@@ -12,6 +12,7 @@ import { ApiError, DeclinedError, UsageError } from "../../errors.js";
 import type { Choice, Prompter } from "../../io/prompter.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
+import { LIMITS } from "../../spec/limits.js";
 import type { Offer } from "../../spec/offers.js";
 import {
   type CampaignFlags,
@@ -24,6 +25,7 @@ import {
   checkUnitPrice,
   createBody,
   dollars,
+  FIELD_FLAG,
   FLAG,
   formatProblems,
   generateReference,
@@ -32,23 +34,7 @@ import {
   perRedemption,
   problemLines,
 } from "./form.js";
-
-/** Body fields (as the service names them in error details) → the flags that set them. */
-const FIELD_FLAG: Record<string, string> = {
-  name: FLAG.name,
-  baseGs1: FLAG.offer,
-  dates: `${FLAG.from}/${FLAG.through}`,
-  "dates.from": FLAG.from,
-  "dates.through": FLAG.through,
-  codeLimit: FLAG.codeLimit,
-  commission: `${FLAG.rate}/${FLAG.unitPrice}`,
-  "commission.rate": FLAG.rate,
-  "commission.estimatedUnitSalePrice": FLAG.unitPrice,
-  retailer: `${FLAG.retailerDomain}/${FLAG.retailerName}`,
-  "retailer.emailDomain": FLAG.retailerDomain,
-  "retailer.name": FLAG.retailerName,
-  externalReference: FLAG.externalReference,
-};
+import { codeLimitMax, grouped, type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
 
 export interface CampaignsCreateOptions extends CampaignFlags {
   activate?: boolean | undefined;
@@ -303,13 +289,23 @@ async function interactiveSetup(
     });
   }
 
+  const understood = (label: string, r: Parsed) => {
+    if (r.ok) ctx.io.err(`  ${label}: ${r.shown}`);
+  };
   if (v.codeLimit === undefined) {
     const cap = offer.codesAvailable;
+    if (cap === 0)
+      throw new UsageError(
+        `Offer ${offer.baseGs1} has no codes available, so no campaign can be created on it.`,
+        'Run "partner-cli offers list --distributable" to see the offers a campaign can use.',
+      );
+    // The range shown is the range checked: the API's cap, or the offer's codes when fewer.
     v.codeLimit = await p.input({
-      message: `Code limit (1 to ${(cap === null ? 10_000_000 : Math.min(cap, 10_000_000)).toLocaleString("en-US")})`,
+      message: `Code limit (1 to ${grouped(codeLimitMax(cap))})`,
       default: String(cap === null ? 1000 : Math.max(1, Math.min(1000, cap))),
       validate: (s) => checkCodeLimit(s, cap) ?? true,
     });
+    understood("Code limit", parseCodeLimit(v.codeLimit, cap));
   }
 
   if (v.retailerDomain === undefined && offer.allowedRetailers.length > 0) {
@@ -334,15 +330,17 @@ async function interactiveSetup(
 
   if (v.rate === undefined) {
     v.rate = await p.input({
-      message: "Commission rate, as a fraction (0.1 = 10%)",
+      message: "Commission rate, 0% to 100% (10% or 0.1)",
       validate: (s) => checkRate(s) ?? true,
     });
+    understood("Commission rate", parseRate(v.rate));
   }
   if (v.unitPrice === undefined) {
     v.unitPrice = await p.input({
-      message: "Estimated unit sale price, in dollars",
+      message: `Estimated unit sale price, $0 to $${grouped(LIMITS.unitSalePriceMax)} (4.99 or $4.99)`,
       validate: (s) => checkUnitPrice(s) ?? true,
     });
+    understood("Unit sale price", parseUnitPrice(v.unitPrice));
   }
   const per = perRedemption(v.rate, v.unitPrice);
   if (per !== undefined) ctx.io.err(`Estimated commission per redemption: ${dollars(per)}`);
@@ -357,16 +355,21 @@ async function interactiveSetup(
   return { offer, values: v };
 }
 
+/** How a checked value was understood (as typed when it does not parse: offerProblems said why). */
+function shown(r: Parsed, typed: string): string {
+  return r.ok ? r.shown : typed.trim();
+}
+
 function printSummary(ctx: Context, offer: Offer, v: CampaignFlags, reference: string): void {
   const rows: [string, string][] = [
     ["Name", v.name!.trim()],
     ["Offer", offerLabel(offer)],
     ["Brand", offer.brand.name],
     ["Dates", `${v.from!.trim()} to ${v.through!.trim()}`],
-    ["Code limit", Number(v.codeLimit).toLocaleString("en-US")],
+    ["Code limit", shown(parseCodeLimit(v.codeLimit!), v.codeLimit!)],
     ["Retailer", v.retailerDomain ? `${v.retailerDomain.trim()} (${v.retailerName?.trim()})` : "any"],
-    ["Commission rate", v.rate!.trim()],
-    ["Unit sale price", dollars(v.unitPrice!.trim())],
+    ["Commission rate", shown(parseRate(v.rate!), v.rate!)],
+    ["Unit sale price", shown(parseUnitPrice(v.unitPrice!), v.unitPrice!)],
     ["Per redemption", dollars(perRedemption(v.rate, v.unitPrice) ?? "?")],
     ["External reference", reference],
   ];

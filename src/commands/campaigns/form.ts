@@ -4,16 +4,13 @@ import { randomBytes } from "node:crypto";
 import type { CampaignCreate, CampaignPatch } from "../../api/campaigns.js";
 import type { Campaign } from "../../spec/campaigns.js";
 import {
-  COMMISSION_RATE,
   CampaignNameRule,
-  checkDecimal,
   estimatedPerRedemption,
   ExternalReferenceRule,
   isCalendarDay,
-  UNIT_SALE_PRICE,
 } from "../../spec/campaigns.js";
-import { LIMITS } from "../../spec/limits.js";
 import type { Offer } from "../../spec/offers.js";
+import { type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
 
 /** The create flags as commander hands them over (all text). */
 export interface CampaignFlags {
@@ -41,6 +38,28 @@ export const FLAG: Record<keyof CampaignFlags, string> = {
   retailerName: "--retailer-name",
   externalReference: "--external-reference",
 };
+
+/** Body fields (as the service names them in error details) → the flags that set them. */
+export const FIELD_FLAG: Record<string, string> = {
+  name: FLAG.name,
+  baseGs1: FLAG.offer,
+  dates: `${FLAG.from}/${FLAG.through}`,
+  "dates.from": FLAG.from,
+  "dates.through": FLAG.through,
+  codeLimit: FLAG.codeLimit,
+  commission: `${FLAG.rate}/${FLAG.unitPrice}`,
+  "commission.rate": FLAG.rate,
+  "commission.estimatedUnitSalePrice": FLAG.unitPrice,
+  retailer: `${FLAG.retailerDomain}/${FLAG.retailerName}`,
+  "retailer.emailDomain": FLAG.retailerDomain,
+  "retailer.name": FLAG.retailerName,
+  externalReference: FLAG.externalReference,
+};
+
+/** The flag for a field named in an API error's details (the field itself when none sets it). */
+export function flagOfField(field: string): string {
+  return FIELD_FLAG[field] ?? FIELD_FLAG[field.split(".")[0]!] ?? field;
+}
 
 export const REQUIRED: (keyof CampaignFlags)[] = [
   "name",
@@ -85,23 +104,23 @@ export function checkDay(v: string): string | undefined {
 }
 
 export function checkCodeLimit(v: string, codesAvailable?: number | null): string | undefined {
-  const t = v.trim();
-  if (!/^\d+$/.test(t)) return "must be a whole number";
-  const n = Number(t);
-  if (n < LIMITS.codeLimitMin || n > LIMITS.codeLimitMax) return "must be between 1 and 10,000,000";
-  if (codesAvailable !== undefined && codesAvailable !== null && n > codesAvailable)
-    return `must be at most ${codesAvailable.toLocaleString("en-US")}, the codes the offer has available`;
-  return undefined;
+  const r = parseCodeLimit(v, codesAvailable);
+  return r.ok ? undefined : r.reason;
 }
 
 export function checkRate(v: string): string | undefined {
-  const r = checkDecimal(v, COMMISSION_RATE);
-  return r.ok ? undefined : `${r.reason} (a fraction: 0.1 means 10%)`;
+  const r = parseRate(v);
+  return r.ok ? undefined : r.reason;
 }
 
 export function checkUnitPrice(v: string): string | undefined {
-  const r = checkDecimal(v, UNIT_SALE_PRICE);
-  return r.ok ? undefined : `${r.reason} (dollars)`;
+  const r = parseUnitPrice(v);
+  return r.ok ? undefined : r.reason;
+}
+
+/** The value sent for a checked flag (a flag that does not parse is sent as typed: the service says why). */
+function sent(r: Parsed, v: string): number {
+  return Number(r.ok ? r.value : v.trim());
 }
 
 function nonBlankLine(v: string): string | undefined {
@@ -201,12 +220,6 @@ export function generateReference(now: Date): string {
   return `pcli-${day}-${rand}`;
 }
 
-/** Decimal text → the JSON number sent (at most 4 decimal places: exact in a double's shortest form). */
-function decimalNumber(v: string, bounds: typeof COMMISSION_RATE | typeof UNIT_SALE_PRICE): number {
-  const r = checkDecimal(v, bounds);
-  return Number(r.ok ? r.value : v);
-}
-
 /** The POST /campaigns body from complete, checked flags. */
 export function createBody(
   f: Required<Pick<CampaignFlags, (typeof REQUIRED)[number]>> & CampaignFlags,
@@ -216,10 +229,11 @@ export function createBody(
     name: f.name.trim(),
     baseGs1: f.offer.trim(),
     dates: { from: f.from.trim(), through: f.through.trim() },
-    codeLimit: Number(f.codeLimit.trim()),
+    codeLimit: sent(parseCodeLimit(f.codeLimit), f.codeLimit),
     commission: {
-      rate: decimalNumber(f.rate, COMMISSION_RATE),
-      estimatedUnitSalePrice: decimalNumber(f.unitPrice, UNIT_SALE_PRICE),
+      // Decimal text → JSON number: at most 4 decimal places, exact in a double's shortest form.
+      rate: sent(parseRate(f.rate), f.rate),
+      estimatedUnitSalePrice: sent(parseUnitPrice(f.unitPrice), f.unitPrice),
     },
     externalReference: ref,
   };
@@ -240,12 +254,12 @@ export function patchBody(
     if (given(f.from)) body.dates.from = f.from.trim();
     if (given(f.through)) body.dates.through = f.through.trim();
   }
-  if (given(f.codeLimit)) body.codeLimit = Number(f.codeLimit.trim());
+  if (given(f.codeLimit)) body.codeLimit = sent(parseCodeLimit(f.codeLimit), f.codeLimit);
   if (given(f.rate) || given(f.unitPrice)) {
     body.commission = {};
-    if (given(f.rate)) body.commission.rate = decimalNumber(f.rate, COMMISSION_RATE);
+    if (given(f.rate)) body.commission.rate = sent(parseRate(f.rate), f.rate);
     if (given(f.unitPrice))
-      body.commission.estimatedUnitSalePrice = decimalNumber(f.unitPrice, UNIT_SALE_PRICE);
+      body.commission.estimatedUnitSalePrice = sent(parseUnitPrice(f.unitPrice), f.unitPrice);
   }
   if (clearRetailer) body.retailer = null;
   else if (given(f.retailerDomain) && given(f.retailerName))
@@ -256,8 +270,8 @@ export function patchBody(
 /** rate × price, four places, ties to even (or undefined while either is not a valid decimal). */
 export function perRedemption(rate: string | undefined, price: string | undefined): string | undefined {
   if (rate === undefined || price === undefined) return undefined;
-  const r = checkDecimal(rate, COMMISSION_RATE);
-  const p = checkDecimal(price, UNIT_SALE_PRICE);
+  const r = parseRate(rate);
+  const p = parseUnitPrice(price);
   if (!r.ok || !p.ok) return undefined;
   return estimatedPerRedemption(r.value, p.value);
 }

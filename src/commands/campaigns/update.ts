@@ -1,10 +1,26 @@
 // campaigns update: PATCH with only the given fields (spec: PATCH rules 1-6, merge semantics).
+// Every invalid flag is reported at once, by flag name: the flags' own format, then what the
+// campaign's current values and its offer's rules decide; a 400 the service still answers names
+// the flags too.
 import { patchCampaign } from "../../api/campaigns.js";
+import { getOffer } from "../../api/offers.js";
 import type { Context } from "../../context.js";
-import { UsageError } from "../../errors.js";
+import { ApiError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
-import { type CampaignFlags, campaignFields, formatProblems, patchBody, problemLines } from "./form.js";
+import type { Offer } from "../../spec/offers.js";
+import {
+  type CampaignFlags,
+  campaignFields,
+  checkDay,
+  FLAG,
+  flagOfField,
+  formatProblems,
+  type Problem,
+  patchBody,
+  problemLines,
+} from "./form.js";
+import { grouped, parseCodeLimit } from "./input.js";
 import { resolveCampaign } from "./resolve.js";
 
 export interface CampaignsUpdateOptions extends Omit<CampaignFlags, "offer" | "externalReference"> {
@@ -15,7 +31,7 @@ export interface CampaignsUpdateOptions extends Omit<CampaignFlags, "offer" | "e
 
 export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context): Promise<void> {
   const clearRetailer = o.retailer === false;
-  const flags: Omit<CampaignFlags, "offer" | "externalReference"> = {
+  const flags: UpdateFlags = {
     name: o.name,
     from: o.from,
     through: o.through,
@@ -25,6 +41,11 @@ export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context
     retailerDomain: o.retailerDomain,
     retailerName: o.retailerName,
   };
+  if (Object.values(flags).every((v) => v === undefined) && !clearRetailer) {
+    throw new UsageError(
+      "Nothing to update: give at least one of --name, --from, --through, --code-limit, --rate, --unit-price, --retailer-domain with --retailer-name, --no-retailer.",
+    );
+  }
   const problems = formatProblems(flags);
   const hasDomain = o.retailerDomain !== undefined;
   const hasName = o.retailerName !== undefined;
@@ -39,24 +60,125 @@ export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context
       message:
         "is needed too: a retailer is set with both --retailer-domain and --retailer-name (to rename, repeat the same domain)",
     });
-  if (problems.length) throw new UsageError(`Cannot update the campaign:\n${problemLines(problems)}`);
-  const body = patchBody(flags, clearRetailer);
-  if (Object.keys(body).length === 0) {
-    throw new UsageError(
-      "Nothing to update: give at least one of --name, --from, --through, --code-limit, --rate, --unit-price, --retailer-domain with --retailer-name, --no-retailer.",
-    );
-  }
+  const refused = (ps: Problem[], label = "the campaign") =>
+    new UsageError(`Cannot update ${label}; nothing was changed:\n${problemLines(ps)}`);
+
+  // The campaign's current values (and its offer's rules) show the rest: every problem at once.
   const api = await ctx.api();
-  const campaign = await resolveCampaign(api, o.idOrRef);
-  const updated = await patchCampaign(api, campaign.id, body);
-  const label = `"${updated.name}" (${updated.externalReference ?? updated.id})`;
+  let campaign: Campaign;
+  try {
+    campaign = await resolveCampaign(api, o.idOrRef);
+  } catch (err) {
+    if (problems.length) throw refused(problems);
+    throw err;
+  }
+  const label = `campaign "${campaign.name}" (${campaign.externalReference ?? campaign.id})`;
+  const offer = needsOffer(flags)
+    ? await getOffer(api, campaign.offer.baseGs1).catch(() => undefined)
+    : undefined;
+  problems.push(...campaignProblems(flags, clearRetailer, campaign, offer));
+  if (problems.length) throw refused(sortByFlag(problems), label);
+
+  const body = patchBody(flags, clearRetailer);
+  let updated: Campaign;
+  try {
+    updated = await patchCampaign(api, campaign.id, body);
+  } catch (err) {
+    // The service's field names (dates.through) → the flags that set them (--through).
+    if (err instanceof ApiError && err.status === 400 && err.details) {
+      const details: Record<string, string[]> = {};
+      for (const [field, msgs] of Object.entries(err.details))
+        details[flagOfField(field)] = [...(details[flagOfField(field)] ?? []), ...msgs];
+      throw new ApiError({ ...err, message: err.message, details, hint: "Nothing was changed." });
+    }
+    throw err;
+  }
+  const shownLabel = `"${updated.name}" (${updated.externalReference ?? updated.id})`;
   ctx.io.err(
     // The editable fields as before: the campaign already had these values (a re-run); success.
     editable(updated) === editable(campaign)
-      ? `Campaign ${label} already had these values; nothing changed.`
-      : `Updated campaign ${label}: ${Object.keys(body).join(", ")}.`,
+      ? `Campaign ${shownLabel} already had these values; nothing changed.`
+      : `Updated campaign ${shownLabel}: ${Object.keys(body).join(", ")}.`,
   );
   printRecord(ctx.io, updated, campaignFields(updated));
+}
+
+type UpdateFlags = Omit<CampaignFlags, "offer" | "externalReference">;
+
+/** The offer is read only for what it decides: days, a raised limit, a retailer. */
+function needsOffer(f: UpdateFlags): boolean {
+  return [f.from, f.through, f.codeLimit, f.retailerDomain].some((v) => v !== undefined);
+}
+
+/** Problems that need the campaign's current values and its offer (PATCH rules 2-4), by flag name. */
+export function campaignProblems(
+  f: UpdateFlags,
+  clearRetailer: boolean,
+  c: Campaign,
+  offer: Offer | undefined,
+): Problem[] {
+  const out: Problem[] = [];
+  const day = (v: string | undefined) => (v !== undefined && !checkDay(v) ? v.trim() : undefined);
+  const from = day(f.from);
+  const through = day(f.through);
+  // Dates merge with the current ones (rule 4); both given is checked with the flags alone.
+  if (from && f.through === undefined && from > c.dates.through)
+    out.push({ flag: FLAG.from, message: `must be on or before the campaign's last day ${c.dates.through}` });
+  if (through && f.from === undefined && through < c.dates.from)
+    out.push({ flag: FLAG.through, message: `must be on or after the campaign's first day ${c.dates.from}` });
+  const rd = offer?.redemptionDates;
+  if (rd) {
+    for (const [k, v, current] of [
+      ["from", from, c.dates.from],
+      ["through", through, c.dates.through],
+    ] as const) {
+      if (v && v !== current && (v < rd.from || v > rd.through))
+        out.push({
+          flag: FLAG[k],
+          message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
+        });
+    }
+  }
+  // codeLimit (rule 2): an absolute total, not below the codes handed out, not above what the offer has.
+  const limit = f.codeLimit !== undefined ? parseCodeLimit(f.codeLimit) : undefined;
+  if (limit?.ok) {
+    const n = Number(limit.value);
+    const handedOut = c.codes.issued + c.codes.testCodes;
+    if (n < c.codes.limit && n < handedOut)
+      out.push({
+        flag: FLAG.codeLimit,
+        message: `must be at least ${grouped(handedOut)}, the codes already handed out (issued and test codes)`,
+      });
+    else if (n > c.codes.limit && offer?.codesAvailable !== null && offer?.codesAvailable !== undefined) {
+      const max = handedOut + offer.codesAvailable;
+      if (n > max)
+        out.push({
+          flag: FLAG.codeLimit,
+          message: `must be at most ${grouped(max)}: the offer has ${grouped(offer.codesAvailable)} codes available`,
+        });
+    }
+  }
+  // Retailer (rule 3).
+  if (clearRetailer && c.retailer && offer?.retailerChoiceRequired)
+    out.push({ flag: "--no-retailer", message: "this offer requires a retailer" });
+  const domain = f.retailerDomain?.trim().toLowerCase();
+  const sameDomain = domain !== undefined && c.retailer?.emailDomain.toLowerCase() === domain;
+  if (domain && !sameDomain && offer && c.canChangeRetailer) {
+    if (!offer.allowedRetailers.map((d) => d.toLowerCase()).includes(domain))
+      out.push({
+        flag: FLAG.retailerDomain,
+        message: offer.allowedRetailers.length
+          ? `must be one of the offer's retailers: ${offer.allowedRetailers.join(", ")}`
+          : "this offer allows no retailer restriction",
+      });
+  }
+  return out;
+}
+
+/** Problems in the order of the flags on the form. */
+function sortByFlag(ps: Problem[]): Problem[] {
+  const order = [...Object.values(FLAG), "--no-retailer"];
+  return [...ps].sort((a, b) => order.indexOf(a.flag) - order.indexOf(b.flag));
 }
 
 /** The fields a PATCH can change, as one comparable text. */

@@ -1,0 +1,248 @@
+// --fields and --jq: what a command prints as JSON, picked and queried before it reaches stdout.
+// Loaded by io.ts only when one of them is given; jq (jq 1.8 compiled to WebAssembly, the jq-wasm
+// package) only when --jq is.
+//
+// --fields a,b.c picks keys (dot for nested keys; through arrays, element by element). With JSON
+// output the picked keys keep their nesting; otherwise a list becomes a table (terminal) or TSV
+// (piped) whose columns are the fields, and one object becomes "field value" lines.
+// --jq EXPR runs jq's language on the (picked) JSON, like `jq -r`: strings print raw, everything
+// else as JSON (pretty on a terminal, one line each when piped).
+import { UsageError } from "../errors.js";
+import { cellText, renderTable, tsvCell } from "./render.js";
+
+/** A complete JSON value a command printed: with outJson (a document) or as text with out(). */
+export interface ShapeValue {
+  /** document: one whole output (outJson, outJsonText); line: one value of a stream written with out(). */
+  kind: "document" | "line";
+  value: unknown;
+  /** The JSON text as the command wrote it, when it wrote text: jq reads it unchanged (numbers keep their digits). */
+  text?: string | undefined;
+}
+
+export interface Shaper {
+  push(v: ShapeValue): Promise<void>;
+  end(): Promise<void>;
+}
+
+export interface ShaperOptions {
+  fields?: string[][] | undefined;
+  jq?: string | undefined;
+  /** json: --json, --jq or a command whose output is JSON by nature; text: a table or TSV. */
+  format: "json" | "text";
+  write(text: string): void;
+  stdoutIsTTY: boolean;
+  color: boolean;
+}
+
+interface FieldNode {
+  /** The whole value at this key was asked for. */
+  leaf: boolean;
+  /** The field as given (for messages), when leaf. */
+  name: string;
+  children: Map<string, FieldNode>;
+}
+
+function fieldTree(fields: string[][]): Map<string, FieldNode> {
+  const root = new Map<string, FieldNode>();
+  for (const path of fields) {
+    let level = root;
+    path.forEach((key, i) => {
+      let node = level.get(key);
+      if (!node) {
+        node = { leaf: false, name: path.slice(0, i + 1).join("."), children: new Map() };
+        level.set(key, node);
+      }
+      if (i === path.length - 1) node.leaf = true;
+      level = node.children;
+    });
+  }
+  return root;
+}
+
+function leafNames(node: FieldNode, out: Set<string>): void {
+  if (node.leaf) out.add(node.name);
+  for (const c of node.children.values()) leafNames(c, out);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** Picks the fields out of a value; arrays are picked element by element. `found` collects the fields met. */
+export function project(v: unknown, tree: Map<string, FieldNode>, found: Set<string>): unknown {
+  if (Array.isArray(v)) return v.map((x) => project(x, tree, found));
+  if (!isObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [key, node] of tree) {
+    if (!Object.hasOwn(v, key)) continue;
+    const x = v[key];
+    if (node.leaf || x === null) {
+      // The whole value; a null parent means its nested fields are known, and empty.
+      out[key] = x;
+      leafNames(node, found);
+    } else if (typeof x === "object") {
+      out[key] = project(x, node.children, found);
+    }
+  }
+  return out;
+}
+
+/** The value at a path; through arrays, element by element. */
+export function valueAt(v: unknown, path: readonly string[]): unknown {
+  if (path.length === 0) return v;
+  if (Array.isArray(v)) return v.map((x) => valueAt(x, path));
+  if (!isObject(v)) return undefined;
+  return valueAt(v[path[0]!], path.slice(1));
+}
+
+/** Whether the value holds any object to pick from (an empty list does not). */
+function hasObjects(v: unknown): boolean {
+  return Array.isArray(v) ? v.some(hasObjects) : isObject(v);
+}
+
+function firstObject(v: unknown): Record<string, unknown> | undefined {
+  if (isObject(v)) return v;
+  if (Array.isArray(v)) for (const x of v) if (isObject(x)) return x;
+  return undefined;
+}
+
+interface JqRunner {
+  run(inputText: string): string;
+}
+
+/** Loads jq (about 80 ms the first time) and wraps it: output like `jq -r`, errors as usage errors. */
+export async function loadJqRunner(expr: string, pretty: boolean): Promise<JqRunner> {
+  const { loadJq } = await import("jq-wasm");
+  const jq = await loadJq();
+  const flags = pretty ? ["-r"] : ["-r", "-c"];
+  return {
+    run(inputText) {
+      const r = jq.raw(inputText, expr, flags);
+      if (r.exitCode !== 0) throw jqError(r.stderr || `jq exited with status ${r.exitCode}`);
+      return r.stdout;
+    },
+  };
+}
+
+function jqError(stderr: string): UsageError {
+  return new UsageError(
+    stderr.trim().replace(/\/dev\/stdin/g, "<stdin>"),
+    "--jq runs on the JSON this command prints (run it with --json to see it); see https://jqlang.org/manual/.",
+  );
+}
+
+/**
+ * Checks that an expression compiles, without running it on anything: it is wrapped as the body of
+ * a function that is never called. Only when that fails is the expression itself compiled, for
+ * jq's own message and positions.
+ */
+export async function checkJq(expr: string): Promise<void> {
+  const { loadJq } = await import("jq-wasm");
+  const jq = await loadJq();
+  const wrapped = jq.raw(null, `def __partner_cli_check:\n(${expr}\n);\nempty`, ["-n"]);
+  if (wrapped.exitCode === 0) return;
+  const plain = jq.raw(null, expr, ["-n"]);
+  if (plain.exitCode === 3 || /compile error/.test(plain.stderr)) throw jqError(plain.stderr);
+}
+
+export function createShaper(o: ShaperOptions): Shaper {
+  const tree = o.fields ? fieldTree(o.fields) : undefined;
+  const columns = o.fields?.map((f) => ({ name: f.join("."), path: f }));
+  let jq: Promise<JqRunner> | undefined;
+  let streamHeader = false;
+
+  const pick = (v: ShapeValue): unknown => {
+    if (!tree) return v.value;
+    if (!hasObjects(v.value)) {
+      if (Array.isArray(v.value) && v.value.length === 0) return v.value;
+      throw new UsageError(
+        `--fields picks keys of JSON objects, and this command printed ${describe(v.value)}.`,
+        "Leave out --fields, or use --jq.",
+      );
+    }
+    const found = new Set<string>();
+    const picked = project(v.value, tree, found);
+    // A line of a stream (NDJSON) may lack an optional key that other lines have: no check there.
+    if (v.kind === "document") {
+      const unknown = columns!.map((c) => c.name).filter((n) => !found.has(n));
+      if (unknown.length) {
+        const sample = firstObject(v.value) ?? {};
+        const keys = Object.keys(sample);
+        const nested = keys.find((k) => isObject(sample[k]) && Object.keys(sample[k]).length > 0);
+        const example = nested
+          ? `, nested keys with dots as in ${nested}.${Object.keys(sample[nested] as object)[0]}`
+          : "";
+        throw new UsageError(
+          `--fields: no field ${unknown.map((u) => `"${u}"`).join(", ")} in this output.`,
+          `Its fields are: ${keys.join(", ")}${example} (--json shows them all).`,
+        );
+      }
+    }
+    return picked;
+  };
+
+  const renderText = (v: ShapeValue, picked: unknown) => {
+    const cols = columns!;
+    if (Array.isArray(picked)) {
+      const rows = picked as unknown[];
+      if (o.stdoutIsTTY) {
+        o.write(
+          renderTable(
+            rows,
+            cols.map((c) => ({ header: c.name, value: (r: unknown) => valueAt(r, c.path) })),
+            o.color,
+          ),
+        );
+      } else {
+        const lines = [cols.map((c) => c.name).join("\t")];
+        for (const r of rows)
+          lines.push(cols.map((c) => tsvCell(cellText(valueAt(r, c.path), false))).join("\t"));
+        o.write(`${lines.join("\n")}\n`);
+      }
+      return;
+    }
+    if (v.kind === "line") {
+      // One line of a stream: a row, under one header.
+      if (!streamHeader) o.write(`${cols.map((c) => c.name).join("\t")}\n`);
+      streamHeader = true;
+      o.write(`${cols.map((c) => tsvCell(cellText(valueAt(picked, c.path), o.stdoutIsTTY))).join("\t")}\n`);
+      return;
+    }
+    // One object: "field value" lines.
+    if (o.stdoutIsTTY) {
+      const width = Math.max(...cols.map((c) => c.name.length));
+      o.write(
+        `${cols.map((c) => `${c.name.padEnd(width)}  ${cellText(valueAt(picked, c.path), true)}`).join("\n")}\n`,
+      );
+    } else {
+      o.write(
+        `${cols.map((c) => `${c.name}\t${tsvCell(cellText(valueAt(picked, c.path), false))}`).join("\n")}\n`,
+      );
+    }
+  };
+
+  return {
+    async push(v) {
+      const picked = pick(v);
+      if (o.jq !== undefined) {
+        jq ??= loadJqRunner(o.jq, o.stdoutIsTTY);
+        // Text as printed goes to jq unchanged (numbers keep their digits); picked values re-encoded.
+        const input = tree ? JSON.stringify(picked) : (v.text ?? JSON.stringify(v.value));
+        const out = (await jq).run(input);
+        if (out !== "") o.write(out.endsWith("\n") ? out : `${out}\n`);
+        return;
+      }
+      if (o.format === "json") {
+        o.write(`${JSON.stringify(picked, null, o.stdoutIsTTY && v.kind === "document" ? 2 : undefined)}\n`);
+        return;
+      }
+      renderText(v, picked);
+    },
+    async end() {},
+  };
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return "a list of values that are not objects";
+  if (v === null) return "null";
+  return `a ${typeof v}`;
+}

@@ -1,0 +1,231 @@
+// --fields and --jq, applied in one place (the Io) to every command that prints through it: a list,
+// a get, a report and api output. In-process runs against a sandbox on port 0.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runIn } from "../helpers/run.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+
+let sb: RunningSandbox;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  sb = await sandbox();
+  env = {
+    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-out-"),
+    PARTNER_BASE_URL: sb.url,
+    PARTNER_API_KEY: sb.writeKey,
+  };
+});
+afterAll(async () => {
+  await sb.close();
+});
+beforeEach(async () => {
+  await http(sb, "POST", "/reset", { control: true, body: {} });
+});
+
+const run = (args: string[], o: { tty?: boolean } = {}) => runIn(args, { env, ...o });
+const OATS = "0012345000011";
+
+describe("--fields", () => {
+  it("a list, piped: TSV with exactly the fields as columns (nested with dots)", async () => {
+    const offers = (await http(sb, "GET", "/offers?pageSize=200")).body.items;
+    const r = await run(["offers", "list", "--fields", "baseGs1,brand.name,state"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("baseGs1\tbrand.name\tstate");
+    expect(lines.slice(1)).toEqual(
+      offers.map((o: { baseGs1: string; brand: { name: string }; state: string }) =>
+        [o.baseGs1, o.brand.name, o.state].join("\t"),
+      ),
+    );
+  });
+
+  it("a list on a terminal: a table whose headers are the fields", async () => {
+    const r = await run(["offers", "list", "--fields", "baseGs1,state"], { tty: true });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/baseGs1\s*│\s*state/);
+    expect(r.stdout).toContain(OATS);
+    expect(r.stdout).not.toContain("Crunchy Oats"); // the brand column was not asked for
+  });
+
+  it("a list with --json: the objects with only those keys, nesting kept", async () => {
+    const r = await run(["roster", "list", "--json", "--fields", "externalId,active"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const items = JSON.parse(r.stdout);
+    expect(items.length).toBeGreaterThan(0);
+    for (const c of items) expect(Object.keys(c)).toEqual(["externalId", "active"]);
+    const o = await run(["offers", "list", "--json", "--fields", "baseGs1,brand.name,savings.cents"]);
+    expect(JSON.parse(o.stdout)[0]).toEqual({
+      baseGs1: expect.any(String),
+      brand: { name: expect.any(String) },
+      savings: expect.anything(),
+    });
+  });
+
+  it("roster list --all --json (written as a stream) gets them too", async () => {
+    const total = (await http(sb, "GET", "/creators")).body.totalCount;
+    const r = await run(["roster", "list", "--all", "--json", "--fields", "externalId"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const items = JSON.parse(r.stdout);
+    expect(items).toHaveLength(total);
+    expect(items[0]).toEqual({ externalId: "cr-0001" });
+  });
+
+  it("a get: 'field value' lines, or the picked object with --json; a null parent stays null", async () => {
+    let r = await run(["offers", "get", OATS, "--fields", "baseGs1,savings.display,codesAvailable"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`baseGs1\t${OATS}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`);
+    r = await run(["offers", "get", OATS, "--json", "--fields", "baseGs1,savings.display"]);
+    expect(JSON.parse(r.stdout)).toEqual({ baseGs1: OATS, savings: { display: "$1.50 off" } });
+    const c = await http(sb, "POST", "/campaigns", {
+      body: {
+        name: "F",
+        baseGs1: OATS,
+        dates: { from: "2026-11-01", through: "2026-11-30" },
+        codeLimit: 10,
+        commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
+        externalReference: "fields-null",
+      },
+    });
+    expect(c.status, JSON.stringify(c.body)).toBe(201);
+    r = await run(["campaigns", "get", "fields-null", "--json", "--fields", "retailer.name,codes.limit"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ retailer: null, codes: { limit: 10 } });
+  });
+
+  it("a report: one object, fields anywhere in it", async () => {
+    const r = await run(["reports", "summary", "--fields", "range.preset,totals.campaigns"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^range\.preset\t30d\ntotals\.campaigns\t\d+\n$/);
+  });
+
+  it("api output stays JSON", async () => {
+    const r = await run(["api", "GET", "/me", "--fields", "key.canWrite,organization.name"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({
+      key: { canWrite: true },
+      organization: { name: expect.any(String) },
+    });
+    const list = await run(["api", "GET", "/offers", "--fields", "items.baseGs1,totalCount"]);
+    const body = JSON.parse(list.stdout);
+    expect(Object.keys(body)).toEqual(["items", "totalCount"]);
+    expect(body.items[0]).toEqual({ baseGs1: expect.any(String) });
+  });
+
+  it("an unknown field is exit 2 naming the fields there are; nothing on stdout", async () => {
+    const r = await run(["offers", "get", OATS, "--fields", "baseGs1,brandName"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain('--fields: no field "brandName" in this output.');
+    expect(r.stderr).toMatch(/Its fields are: baseGs1, brand, .*brand\.id/);
+  });
+
+  it("an empty field list or name is exit 2 before any request", async () => {
+    for (const f of ["", ",", "a,,b", "a..b"]) {
+      const r = await runIn(["offers", "list", "--fields", f], {
+        env: { ...env, PARTNER_BASE_URL: "http://127.0.0.1:1" },
+      });
+      expect(r.exitCode, f).toBe(2);
+      expect(r.stderr, f).toMatch(/--fields/);
+      expect(r.stderr, f).not.toMatch(/reach/);
+    }
+  });
+});
+
+describe("--jq", () => {
+  it("a list: jq's language, strings printed raw (like jq -r), one result per line when piped", async () => {
+    const r = await run(["offers", "list", "--jq", ".[] | select(.canDistribute) | .baseGs1"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.trimEnd().split("\n")).toEqual([
+      "0012345000011",
+      "0012345000028",
+      "0098765000014",
+      "0098765000021",
+    ]);
+    const objs = await run(["offers", "list", "--jq", ".[:2][] | {baseGs1, state}"]);
+    expect(
+      objs.stdout
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      { baseGs1: "0012345000011", state: "available" },
+      { baseGs1: "0012345000028", state: "available" },
+    ]);
+  });
+
+  it("a get, with and without --json; identifiers stay text", async () => {
+    for (const extra of [[], ["--json"]]) {
+      const r = await run([
+        "offers",
+        "get",
+        OATS,
+        ...extra,
+        "--jq",
+        ".baseGs1, .codesAvailable, .productBarcodes",
+      ]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const [id, codes, barcodes] = r.stdout.trimEnd().split("\n");
+      expect(id).toBe(OATS);
+      expect(codes).toBe("50000");
+      expect(JSON.parse(barcodes!).every((b: unknown) => typeof b === "string")).toBe(true);
+    }
+  });
+
+  it("api output, after --fields", async () => {
+    const r = await run([
+      "api",
+      "GET",
+      "offers",
+      "--fields",
+      "items.state",
+      "--jq",
+      '[.items[].state] | unique | join(",")',
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("available,expired,not_distributable,not_yet_started,temporarily_unavailable\n");
+  });
+
+  it("a jq syntax error is exit 2 with jq's message, before anything is done (a create creates nothing)", async () => {
+    const before = (await http(sb, "GET", "/campaigns")).body.totalCount;
+    const r = await run([
+      "campaigns",
+      "create",
+      "--name",
+      "J",
+      "--offer",
+      OATS,
+      "--from",
+      "2026-11-01",
+      "--through",
+      "2026-11-30",
+      "--code-limit",
+      "10",
+      "--rate",
+      "0.1",
+      "--unit-price",
+      "2",
+      "--jq",
+      ".id |",
+    ]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("jq: error: syntax error");
+    expect(r.stderr).toContain("jq: 1 compile error");
+    expect(r.stdout).toBe("");
+    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(before);
+  });
+
+  it("a jq runtime error is exit 2 with jq's message and nothing on stdout", async () => {
+    const r = await run(["offers", "list", "--jq", ".foo"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(
+      /^Error: jq: error \(at <stdin>:0\): Cannot index array with string \("foo"\)$/m,
+    );
+  });
+
+  it("output that is not JSON is refused (exit 2), not passed through", async () => {
+    const r = await run(["completion", "bash", "--jq", "."]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/--jq works on JSON output, and this command printed something else/);
+  });
+});
