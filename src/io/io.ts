@@ -17,8 +17,13 @@ export interface Io extends IoStreams {
   color: boolean;
   /** Write data to stdout (as is). */
   out(text: string): void;
-  /** Write one message line to stderr. */
+  /** Write one message line to stderr (a status line on show is cleared first and drawn again after). */
   err(line: string): void;
+  /**
+   * Shows a live status line (a progress bar) at the bottom of stderr, replacing the one shown; null
+   * clears it. Only on a terminal: elsewhere a no-op.
+   */
+  status(line: string | null): void;
   /** Print a value as JSON on stdout (one document, pretty on a TTY). */
   outJson(value: unknown): void;
 }
@@ -29,6 +34,9 @@ export function createIo(
 ): Io {
   const noColorEnv = opts.env.NO_COLOR !== undefined && opts.env.NO_COLOR !== "";
   const color = streams.stderrIsTTY && streams.stdoutIsTTY && !noColorEnv && !opts.noColor;
+  // The status line drawn last, if any: every other stderr line goes above it.
+  let status: string | null = null;
+  const CLEAR_LINE = "\r\u001b[2K";
   return {
     ...streams,
     json: opts.json,
@@ -37,7 +45,18 @@ export function createIo(
       streams.stdout.write(text);
     },
     err(line) {
-      streams.stderr.write(line.endsWith("\n") ? line : `${line}\n`);
+      const text = line.endsWith("\n") ? line : `${line}\n`;
+      streams.stderr.write(status === null ? text : `${CLEAR_LINE}${text}${status}`);
+    },
+    status(line) {
+      if (!streams.stderrIsTTY) return;
+      if (line === null) {
+        if (status !== null) streams.stderr.write(CLEAR_LINE);
+        status = null;
+        return;
+      }
+      status = line;
+      streams.stderr.write(`${CLEAR_LINE}${line}`);
     },
     outJson(value) {
       streams.stdout.write(`${JSON.stringify(value, null, streams.stdoutIsTTY ? 2 : undefined)}\n`);
