@@ -94,6 +94,12 @@ function distance(a: string, b: string): number {
 export function resembles(header: string, fields: readonly RosterField[]): RosterField | undefined {
   const h = loose(header);
   if (h.length < 2) return undefined;
+  // "Influencer ID", "member_id", "partnerId": an identifier column.
+  if (
+    fields.includes("externalId") &&
+    /(^|[^A-Za-z]|[a-z](?=I[dD]\b))(id|ID|Id|identifier)([^a-z]|$)/.test(header)
+  )
+    return "externalId";
   for (const f of fields) {
     const names = [f.toLowerCase(), ...SYNONYMS[f]];
     if (names.some((n) => n === h || (n.length >= 4 && h.includes(n)))) return f;

@@ -358,8 +358,10 @@ export class CsvReader {
     const col = assumed
       ? err.byteInLine
       : new TextDecoder(err.encoding).decode(err.lineBytes.subarray(0, err.byteInLine)).length;
+    const delimiter =
+      this.facts.delimiterSource === "default" ? (detectDelimiter(shown) ?? ",") : this.facts.delimiter;
     const before = shown.slice(0, col).replace(/"[^"]*"/g, "");
-    const field = before.split(this.facts.delimiter).length - 1;
+    const field = before.split(delimiter).length - 1;
     const label = err.encoding.toUpperCase().replace(/^UTF-16(LE|BE)$/, "UTF-16 $1");
     if (assumed) {
       return new CsvFileError(

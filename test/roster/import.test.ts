@@ -292,6 +292,23 @@ describe("roster import", () => {
     expect(await creatorCount(sb)).toBe(SEEDED + 10);
   });
 
+  it("Ctrl-C while the file is being checked: exit 130, nothing sent", async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => `cc-${i},Name ${i}`);
+    const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
+    const ac = new AbortController();
+    ac.abort();
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+      setup: async (ctx) => {
+        Object.defineProperty(ctx, "signal", { value: ac.signal });
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(errorText(r)).toMatch(
+      /^Interrupted while checking .*roster\.csv \(0 rows read\): nothing was sent\.$/,
+    );
+    expect(await creatorCount(sb)).toBe(SEEDED);
+  });
+
   it("without --json prints nothing on stdout and the summary on stderr", async () => {
     const r = await imp("externalId,name\nn-1,Ann\n", {}, { json: false });
     expect(r.code).toBe(0);
@@ -305,7 +322,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
       tty: true,
-      // cli-progress asks the stream itself whether it is a terminal.
+      // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
         Object.assign(ctx.io.stderr, { isTTY: true, columns: 100 });
       },

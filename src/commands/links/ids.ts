@@ -67,7 +67,7 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
   const name = input.name;
 
   // The whole list as text (it is small), decoded like any input file.
-  const reader = new CsvReader({ name, encoding, delimiter: forced ?? ",", note: o.note });
+  const reader = new CsvReader({ name, encoding, delimiter: forced, note: o.note });
   let text: string;
   try {
     text = await reader.text(capped(input.bytes(), name));

@@ -103,7 +103,7 @@ async function openRoster(
 /** "Reading stdin as UTF-16LE (byte order mark), tab-delimited." when either is not the plain default. */
 function readingNote(name: string, reader: CsvReader): string | undefined {
   const f = reader.facts;
-  if (f.source === "default" && f.delimiter === ",") return undefined;
+  if (f.encoding === "utf-8" && f.delimiter === ",") return undefined;
   const enc =
     f.source === "bom"
       ? `${f.encoding.toUpperCase()} (byte order mark)`
@@ -168,7 +168,15 @@ async function importInput(
   if (!dryRun) {
     try {
       const { it } = await openRoster(input, read, flags);
-      for await (const _ of it) total++;
+      for await (const _ of it) {
+        if (ctx.signal.aborted) {
+          await it.return(undefined);
+          throw new CancelledError(
+            `Interrupted while checking ${file} (${plural(total, "row")} read): nothing was sent.`,
+          );
+        }
+        total++;
+      }
     } catch (err) {
       if (err instanceof CsvFileError) throw err.withNote("Nothing was sent.");
       throw err;
