@@ -40,10 +40,6 @@ export class IdIndex {
     this.lines = new Uint32Array(cap);
   }
 
-  get size(): number {
-    return this.count;
-  }
-
   private slot(h: number, l: number, cap: number): number {
     return ((h ^ Math.imul(l, 0x27d4eb2d)) >>> 0) % cap;
   }

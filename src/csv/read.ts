@@ -12,7 +12,6 @@
 import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
 import { DecodeError, type DecodedText, decodeText } from "./decode.js";
-import { delimiterName } from "./headers.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
 /** Records given to csv-parse in one call. */
@@ -130,7 +129,9 @@ class RecordCutter {
       pos = next;
     }
     if (pos < s.length) {
-      if (end) this.addLine(s, pos, s.length, s.length, out);
+      // A line far longer than any record is handed over as it is (csv-parse refuses it): memory
+      // stays bounded even for a file without line ends.
+      if (end || s.length - pos > 2 * MAX_RECORD_BYTES) this.addLine(s, pos, s.length, s.length, out);
       else this.partial = s.slice(pos);
     }
     if (end && this.parts) this.finish(out);
@@ -475,20 +476,4 @@ export class CsvReader {
       );
     }
   }
-
-  /** The delimiter as words for messages. */
-  get delimiterName(): string {
-    return delimiterName(this.facts.delimiter);
-  }
-}
-
-/** Streams the records of a CSV byte stream (header first). */
-export function readCsvRecords(
-  chunks: AsyncIterable<Uint8Array>,
-  o: CsvReadOptions,
-  facts?: (f: CsvFacts) => void,
-): AsyncGenerator<CsvRecord> {
-  const reader = new CsvReader(o);
-  facts?.(reader.facts);
-  return reader.records(chunks);
 }

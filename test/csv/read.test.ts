@@ -265,3 +265,13 @@ describe("CsvReader: errors name the physical line and field, with an excerpt", 
     expect(l1![l2!.indexOf("^")]).toBe('"');
   });
 });
+
+describe("CsvReader: bounded memory on a file without line ends", () => {
+  it("a 3 MB line is refused as an oversize record on line 2", async () => {
+    const err = await readError(`a,b\n1,${"x".repeat(3 * 1024 * 1024)}`);
+    expect(err.line).toBe(2);
+    expect(err.headline).toMatch(
+      /line 2, field 2 \(b\): the record starting on line 2 is longer than 64 KiB/,
+    );
+  });
+});

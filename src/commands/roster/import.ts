@@ -143,6 +143,8 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   if (opts.rejects && file !== "-" && resolve(opts.rejects) === resolve(file))
     throw new UsageError("--rejects names the input file itself; choose another file.");
 
+  if (file === "-" && io.stdinIsTTY)
+    io.err("Reading the roster from the terminal: paste it, then press Ctrl-D on a new line.");
   const input = await openInput(file, io.stdin, { passes: dryRun ? 1 : 2 });
   try {
     await importInput(input, { ...opts, encoding, delimiter, batchSize, dryRun, clearEmpty }, flags, ctx);
