@@ -10,6 +10,8 @@
 //    `POST /_sandbox/simulate`) to CSV, against a raw undici loop reading the same feed pages and
 //    writing JSON lines; then both again with 50 ms of latency injected per request.
 //
+// 4. Peak RSS of a 1,000,000-row roster import (bench/import-1m.mjs).
+//
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
 // import), BENCH_BUDGET_SEC (110: no import round starts after that),
@@ -21,6 +23,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { importOneMillion } from "./import-1m.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -539,6 +542,13 @@ async function main() {
     exportError = e.message;
     log(`  export not measured: ${e.message}`);
   }
+  let oneM;
+  try {
+    oneM = await importOneMillion({ measured, freshSandbox, tmp, bin: BIN, configDir, log });
+  } catch (e) {
+    oneM = { error: e.message };
+    log(`  1M-row import not measured: ${e.message}`);
+  }
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -550,6 +560,7 @@ async function main() {
     startup: start,
     import: imp ?? { error: importError },
     export: exp ?? { error: exportError },
+    importOneMillion: oneM,
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -625,6 +636,12 @@ async function main() {
   } else {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }
+  out.push("");
+  out.push(
+    oneM.error
+      ? `Roster import of 1,000,000 rows: not measured (${oneM.error}).`
+      : `Roster import of ${oneM.rows.toLocaleString("en-US")} rows: peak RSS ${oneM.import.peakRssMb} MB (${oneM.import.rowsPerSec} rows/s); --dry-run ${oneM.dryRun.peakRssMb} MB.`,
+  );
   out.push("");
   out.push(
     `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,

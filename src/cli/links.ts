@@ -1,7 +1,7 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
 import { type Command, Option } from "commander";
-import { action, examples, parseBoolArg, parseDuration } from "./define.js";
+import { action, collect, examples, parseBoolArg, parseDuration } from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
 const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
@@ -76,13 +76,31 @@ export function registerLinks(program: Command): void {
     .argument(...CAMPAIGN)
     .argument("[external-ids...]", "creators' externalIds (instead of --roster or --ids)")
     .option("--roster", "every active creator on the roster")
-    .option("--ids <file>", 'a CSV with an externalId column, or one id per line ("-" = stdin)')
+    .option(
+      "--ids <file>",
+      'a CSV with an id column (externalId, "Creator ID", id...), or one id per line ("-" = stdin)',
+    )
+    .option(
+      "--column <field=header>",
+      'with --ids: read the ids from the column named HEADER, e.g. --column externalId="Member No"',
+      collect,
+      [],
+    )
+    .option(
+      "--encoding <name>",
+      "with --ids: the file's encoding, e.g. windows-1252 (default: UTF-8, or UTF-16 by BOM)",
+    )
+    .option(
+      "--delimiter <c>",
+      'with --ids: field separator "," ";" "|" or tab (default: from the first line)',
+    )
     .option("--no-wait", "print the job id and return at once")
     .addOption(timeoutOption("how long to wait for the job (e.g. 90s, 10m)"))
     .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)");
   examples(assign, [
     "partner-cli links assign spring-oats --roster",
     "partner-cli links assign spring-oats --ids creators.csv --unassignable left-out.csv",
+    'partner-cli links assign spring-oats --ids crm.csv --column externalId="Member No" --encoding windows-1252',
     "partner-cli links assign spring-oats cr-0001 cr-0002 --json",
     "partner-cli links assign spring-oats --roster --no-wait",
   ]);

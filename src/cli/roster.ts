@@ -13,10 +13,18 @@ export function registerRoster(program: Command): void {
     .description(
       "add or update creators from a CSV file (header row with externalId and any of name, email, handle, active)",
     )
-    .argument("<file>", "CSV file in UTF-8 (see docs/roster.md)")
+    .argument("<file>", 'CSV file (see docs/roster.md); "-" reads stdin')
+    .option(
+      "--encoding <name>",
+      "the file's encoding, e.g. windows-1252, latin1, shift_jis (default: UTF-8; UTF-16 with a byte order mark is recognized)",
+    )
+    .option("--delimiter <c>", 'field separator: "," ";" "|" or tab (default: taken from the header line)')
     .option("--dry-run", "check every row and report what would be sent; sends nothing (no network)")
     .option("--batch-size <n>", "rows per request, 1 to 1000", parseIntArg(1, 1000), 1000)
-    .option("--rejects <file>", "write the rejected rows as CSV (line, externalId, reasons)")
+    .option(
+      "--rejects <file>",
+      "write the rejected rows as CSV: line, reasons and the row's own columns (fix it and import it as it is)",
+    )
     .option("--clear-empty", "blank email/handle cells clear the stored value (default: blank keeps it)")
     .option(
       "--column <field=header>",
@@ -27,8 +35,9 @@ export function registerRoster(program: Command): void {
   examples(imp, [
     "partner-cli roster import roster.csv",
     "partner-cli roster import roster.csv --dry-run",
-    'partner-cli roster import export.csv --column externalId="Creator ID" --column email="Work email" --rejects rejects.csv',
-    "partner-cli roster import roster.csv --json > result.json",
+    "partner-cli roster import excel-export.csv --encoding windows-1252",
+    'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
+    "crm-export | partner-cli roster import - --json > result.json",
   ]);
   action(imp, async (ctx, args, opts) =>
     (await import("../commands/roster/import.js")).rosterImportRun(args[0]!, opts, ctx),

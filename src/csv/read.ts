@@ -1,20 +1,37 @@
-// Streaming CSV reading for input files (rosters, id lists): strict UTF-8 (a BOM is accepted), CRLF,
-// LF or CR line ends (mixed too), quoted fields with commas, quotes and line breaks. Yields each
-// non-blank record with the physical line it starts on (the first line is 1). Nothing is relaxed
-// silently: a file that is not valid UTF-8 or not valid CSV stops with a CsvFileError naming the line.
-import { once } from "node:events";
-import { open } from "node:fs/promises";
-import { parse } from "csv-parse";
+// Streaming CSV reading for input files (rosters, id lists). Bytes are decoded by src/csv/decode.ts
+// (UTF-8, UTF-16 by byte order mark, or --encoding), the delimiter is taken from the header line
+// (`,` `;` tab `|`, or --delimiter), and csv-parse reads the fields: CRLF, LF or CR line ends (mixed
+// too), quoted fields with delimiters, quotes and line breaks.
+//
+// Line numbers are exact in any file size: the text is cut into records here (a record ends at a
+// line end where the number of quote characters seen since its start is even, which is where a
+// valid CSV record ends), so each record's first physical line is known; csv-parse then reads a
+// block of whole records at a time. When csv-parse refuses a record, the error names the physical
+// line and field where it stopped, with an excerpt. Blank lines are skipped before the parser sees
+// them: they cost a line count, nothing more.
+import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
+import { DecodeError, type DecodedText, decodeText } from "./decode.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
+/** Records given to csv-parse in one call. */
+const PARSE_AT_ONCE = 128;
 
 /** The input file itself cannot be used. `line` is where the problem is, when known. */
 export class CsvFileError extends UsageError {
   readonly line: number | undefined;
-  constructor(message: string, line?: number, hint?: string) {
-    super(message, hint);
+  /** The first line of the message (what and where), without the excerpt. */
+  readonly headline: string;
+  readonly excerpt: string | undefined;
+  constructor(headline: string, line?: number, hint?: string, excerpt?: string) {
+    super(excerpt ? `${headline}\n${excerpt}` : headline, hint);
+    this.headline = headline;
     this.line = line;
+    this.excerpt = excerpt;
+  }
+  /** The same error with more said after the headline ("Nothing was sent."). */
+  withNote(note: string): CsvFileError {
+    return new CsvFileError(`${this.headline} ${note}`, this.line, this.hint, this.excerpt);
   }
 }
 
@@ -24,215 +41,439 @@ export interface CsvRecord {
   cells: string[];
 }
 
-/** Offset of the first byte that is not valid UTF-8, or -1. */
-export function firstInvalidUtf8(buf: Uint8Array): number {
-  const n = buf.length;
-  let i = 0;
-  while (i < n) {
-    const b = buf[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) need = 2;
-    else if (b >= 0xf0 && b <= 0xf4) need = 3;
-    else return i;
-    for (let k = 1; k <= need; k++) {
-      if (i + k >= n || (buf[i + k]! & 0xc0) !== 0x80) return i;
-    }
-    const b1 = buf[i + 1]!;
-    if (
-      (b === 0xe0 && b1 < 0xa0) ||
-      (b === 0xed && b1 > 0x9f) ||
-      (b === 0xf0 && b1 < 0x90) ||
-      (b === 0xf4 && b1 > 0x8f)
-    )
-      return i;
-    i += need + 1;
-  }
-  return -1;
+export interface CsvReadOptions {
+  /** The file as named in messages ("roster.csv", "stdin"). */
+  name: string;
+  /** `--encoding`, already checked with checkEncoding. */
+  encoding?: string | undefined;
+  /** `--delimiter`, already checked with parseDelimiter. */
+  delimiter?: string | undefined;
+  /** Where notes for stderr go (a byte order mark that overrides --encoding). */
+  note?: ((line: string) => void) | undefined;
 }
 
-/** Length of an unfinished multi-byte sequence at the end of `buf` (0 when it ends cleanly). */
-function incompleteTail(buf: Uint8Array): number {
-  const n = buf.length;
-  for (let back = 1; back <= Math.min(3, n); back++) {
-    const b = buf[n - back]!;
-    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead byte
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
-    return need > back ? back : 0;
-  }
-  return 0;
+/** What was found out while reading: filled in as soon as it is known. */
+export interface CsvFacts extends DecodedText {
+  delimiter: string;
+  delimiterSource: "flag" | "header" | "default";
 }
 
-function countByte(buf: Uint8Array, byte: number, end = buf.length): number {
-  let c = 0;
-  for (let i = 0; i < end; i++) if (buf[i] === byte) c++;
-  return c;
+const DELIMITERS = [",", ";", "\t", "|"];
+
+/** Parses `--delimiter`: `,` `;` `|`, a tab, or the words `tab` / `\t`. */
+export function parseDelimiter(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value === "\t" ? value : value.trim();
+  const d = v.toLowerCase() === "tab" || v === "\\t" ? "\t" : v;
+  if (!DELIMITERS.includes(d)) {
+    throw new UsageError(
+      `--delimiter "${value}" is not one of , ; | tab.`,
+      'Examples: --delimiter ";" (European Excel), --delimiter tab (tab-separated text).',
+    );
+  }
+  return d;
+}
+
+/** The delimiter a header line uses: the candidate found most often outside quotes (`,` when none). */
+export function detectDelimiter(headerLine: string): string | undefined {
+  const bare = headerLine.replace(/"[^"]*"/g, "");
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const d of DELIMITERS) {
+    const n = bare.split(d).length - 1;
+    if (n > bestCount) {
+      best = d;
+      bestCount = n;
+    }
+  }
+  return best;
 }
 
 const BREAK_RE = /\r\n|\r|\n/g;
 function countBreaks(s: string): number {
-  return s.match(BREAK_RE)?.length ?? 0;
+  let n = 0;
+  BREAK_RE.lastIndex = 0;
+  while (BREAK_RE.exec(s) !== null) n++;
+  return n;
 }
 
-function readError(path: string, err: unknown): UsageError {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "ENOENT"
-      ? "no such file"
-      : e.code === "EISDIR"
-        ? "it is a folder, not a file"
-        : e.code === "EACCES" || e.code === "EPERM"
-          ? "permission denied"
-          : (e.message ?? String(err));
-  return new UsageError(`Cannot read ${path}: ${why}.`);
+/** A record as cut from the text: its first line and its text with line ends. */
+interface RawRecord {
+  line: number;
+  text: string;
 }
 
-/** Decodes the file's bytes as strict UTF-8, chunk by chunk. */
-async function* decodeUtf8(path: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
-  // ignoreBOM keeps a leading BOM in the text; csv-parse (bom: true) removes it from the start only.
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  let carry: Uint8Array = new Uint8Array(0);
-  let newlines = 0;
-  let bytes = 0;
-  let first = true;
-  for await (const chunk of chunks) {
-    let buf: Uint8Array = chunk;
-    if (first) {
-      first = false;
-      if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff))) {
-        throw new CsvFileError(
-          `${path} is UTF-16 text; partner-cli reads CSV files in UTF-8.`,
-          1,
-          'Save it again as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8).',
-        );
+/** Cuts text blocks into records by quote parity; blank lines (spaces and tabs only) are skipped. */
+class RecordCutter {
+  /** Physical line number of the next line. */
+  line = 1;
+  private partial = "";
+  private parts: string[] | null = null;
+  private size = 0;
+  private odd = false;
+  private start = 0;
+
+  /** Adds text; appends finished records to `out`. With `end`, the text is the last. */
+  push(text: string, out: RawRecord[], end = false): void {
+    const s = this.partial ? this.partial + text : text;
+    this.partial = "";
+    let pos = 0;
+    BREAK_RE.lastIndex = 0;
+    for (;;) {
+      const m = BREAK_RE.exec(s);
+      if (m === null) break;
+      const next = m.index + m[0].length;
+      // A CR at the very end may be the first half of a CRLF: wait for more text.
+      if (!end && next === s.length && m[0] === "\r") break;
+      this.addLine(s, pos, m.index, next, out);
+      pos = next;
+    }
+    if (pos < s.length) {
+      // A line far longer than any record is handed over as it is (csv-parse refuses it): memory
+      // stays bounded even for a file without line ends.
+      if (end || s.length - pos > 2 * MAX_RECORD_BYTES) this.addLine(s, pos, s.length, s.length, out);
+      else this.partial = s.slice(pos);
+    }
+    if (end && this.parts) this.finish(out);
+  }
+
+  private addLine(s: string, a: number, b: number, next: number, out: RawRecord[]): void {
+    if (this.parts === null) {
+      let blank = true;
+      for (let i = a; i < b; i++) {
+        const c = s.charCodeAt(i);
+        if (c !== 0x20 && c !== 0x09) {
+          blank = false;
+          break;
+        }
       }
+      if (blank) {
+        this.line++;
+        return;
+      }
+      this.parts = [];
+      this.size = 0;
+      this.odd = false;
+      this.start = this.line;
     }
-    if (carry.length) {
-      const joined = new Uint8Array(carry.length + buf.length);
-      joined.set(carry, 0);
-      joined.set(buf, carry.length);
-      buf = joined;
+    let q = s.indexOf('"', a);
+    while (q >= 0 && q < b) {
+      this.odd = !this.odd;
+      q = s.indexOf('"', q + 1);
     }
-    const tail = incompleteTail(buf);
-    const body = buf.subarray(0, buf.length - tail);
-    carry = buf.slice(buf.length - tail);
-    let text: string;
-    try {
-      text = decoder.decode(body);
-    } catch {
-      const at = Math.max(0, firstInvalidUtf8(body));
-      throw invalidUtf8(path, newlines + countByte(body, 0x0a, at) + 1, bytes + at);
-    }
-    newlines += countByte(body, 0x0a);
-    bytes += body.length;
-    yield text;
+    this.parts.push(a === 0 && next === s.length ? s : s.slice(a, next));
+    this.size += next - a;
+    this.line++;
+    // An open quote that runs past the size limit is handed over as it is: csv-parse refuses it.
+    if (!this.odd || this.size > MAX_RECORD_BYTES) this.finish(out);
   }
-  if (carry.length) throw invalidUtf8(path, newlines + 1, bytes);
-}
 
-function invalidUtf8(path: string, line: number, offset: number): CsvFileError {
-  return new CsvFileError(
-    `${path} is not valid UTF-8 text: line ${line} (byte ${offset}) holds bytes that are not UTF-8.`,
-    line,
-    'Save the file as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8) and try again.',
-  );
-}
-
-function csvError(path: string, err: Error & { code?: string }, line: number): CsvFileError {
-  switch (err.code) {
-    case "CSV_QUOTE_NOT_CLOSED":
-      return new CsvFileError(
-        `${path}: the record starting on line ${line} opens a quoted field that is never closed.`,
-        line,
-        'Close the quote (a quote inside a quoted field is written twice: "").',
-      );
-    case "CSV_MAX_RECORD_SIZE":
-      return new CsvFileError(
-        `${path}: the record starting on line ${line} is longer than ${MAX_RECORD_BYTES / 1024} KiB.`,
-        line,
-        "A quoted field probably lacks its closing quote on or after that line.",
-      );
-    case "INVALID_OPENING_QUOTE":
-    case "CSV_INVALID_OPENING_QUOTE":
-    case "CSV_INVALID_CLOSING_QUOTE":
-    case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
-      return new CsvFileError(
-        `${path}: the record starting on line ${line} has a misplaced quote (${err.code?.endsWith("INVALID_OPENING_QUOTE") ? "a quote inside a field that is not quoted" : "text right after a closing quote"}).`,
-        line,
-        'Quote the whole field and write each quote inside it twice, e.g. "Maria ""Mia"" Lopez".',
-      );
-    default:
-      return new CsvFileError(
-        `${path}: the record starting on line ${line} is not valid CSV (${err.code ?? err.message}).`,
-        line,
-      );
+  private finish(out: RawRecord[]): void {
+    const parts = this.parts!;
+    out.push({ line: this.start, text: parts.length === 1 ? parts[0]! : parts.join("") });
+    this.parts = null;
   }
 }
 
-/**
- * Streams the records of a CSV file. Blank lines (and records whose cells are all blank) are
- * skipped but counted, so `line` is always the physical line a record starts on. Memory stays flat:
- * the parser is paused while the consumer is busy.
- */
-export async function* readCsvRecords(path: string): AsyncGenerator<CsvRecord> {
-  let fh: Awaited<ReturnType<typeof open>>;
-  try {
-    fh = await open(path, "r");
-    const st = await fh.stat();
-    if (st.isDirectory()) {
-      await fh.close();
-      throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
-    }
-  } catch (err) {
-    throw readError(path, err);
-  }
-  const stream = fh.createReadStream({ highWaterMark: 64 * 1024 });
-  const parser = parse({
-    bom: true,
-    raw: true,
+function parseOptions(delimiter: string, raw = false) {
+  return {
+    delimiter,
+    raw,
     relax_column_count: true, // a row with a wrong field count is reported per row by the caller
     // Spaces around a field are not part of it (`a, "b, c" ,d` is a, "b, c", d); spaces inside quotes are.
     ltrim: true,
     rtrim: true,
     max_record_size: MAX_RECORD_BYTES,
     record_delimiter: ["\r\n", "\n", "\r"],
-    skip_empty_lines: false, // counted below to keep line numbers right
-  });
-  let line = 1; // where the next record starts
-  let pumpError: unknown;
-  const pump = (async () => {
-    try {
-      for await (const text of decodeUtf8(path, stream)) {
-        if (parser.destroyed) return;
-        if (!parser.write(text)) {
-          await Promise.race([once(parser, "drain"), once(parser, "close")]);
+    skip_empty_lines: false,
+  };
+}
+
+type CsvParseError = Error & { code?: string; column?: number | string; raw?: string; records?: number };
+
+/** Shows a line with a caret under `col`; long lines are cut around it. Tabs show as "→". */
+export function excerpt(lineNo: number, text: string, col?: number): string {
+  const shown = text.replace(/\t/g, "→").replace(/[\u0000-\u001f\u007f]/g, "·");
+  let from = 0;
+  let to = shown.length;
+  const c = col ?? 0;
+  if (to > 100) {
+    from = Math.max(0, c - 60);
+    to = Math.min(shown.length, from + 100);
+  }
+  const body = `${from > 0 ? "…" : ""}${shown.slice(from, to)}${to < shown.length ? "…" : ""}`;
+  const gutter = `  ${lineNo} | `;
+  const lines = [`${gutter}${body}`];
+  if (col !== undefined)
+    lines.push(`${" ".repeat(gutter.length - 2)}| ${" ".repeat(c - from + (from > 0 ? 1 : 0))}^`);
+  return lines.join("\n");
+}
+
+export class CsvReader {
+  readonly facts: CsvFacts;
+  private header: string[] | undefined;
+
+  constructor(private readonly o: CsvReadOptions) {
+    this.facts = {
+      encoding: "utf-8",
+      source: "default",
+      delimiter: o.delimiter ?? ",",
+      delimiterSource: o.delimiter ? "flag" : "default",
+    };
+  }
+
+  private fieldName(col: number | string | undefined): string {
+    if (typeof col !== "number") return "";
+    const h = this.header?.[col]?.trim();
+    return `, field ${col + 1}${h ? ` (${h})` : ""}`;
+  }
+
+  /** The error for a record csv-parse refused, at the physical line and field where it stopped. */
+  private describe(err: CsvParseError, rec: RawRecord): CsvFileError {
+    const name = this.o.name;
+    const lines = rec.text.split(/\r\n|\r|\n/);
+    const raw = err.raw ?? "";
+    const upto = raw.length > 0 ? raw.slice(0, -1) : "";
+    const idx = Math.min(countBreaks(upto), lines.length - 1);
+    const lastBreak = Math.max(upto.lastIndexOf("\n"), upto.lastIndexOf("\r"));
+    const col = upto.length - (lastBreak + 1);
+    const at = rec.line + idx;
+    const quoteHint =
+      'Put the whole field in quotes and write each quote inside it twice, e.g. "Tom ""The Bomb"" Jones".';
+    const unclosed = () => {
+      // The line where the never-closed quoted field opens: the first prefix of the record that
+      // ends inside that same field.
+      let open = 0;
+      for (let k = 1; k <= Math.min(lines.length, 500); k++) {
+        try {
+          parse(lines.slice(0, k).join("\n"), { ...parseOptions(this.facts.delimiter), max_record_size: 0 });
+        } catch (e) {
+          const pe = e as CsvParseError;
+          if (pe.code === "CSV_QUOTE_NOT_CLOSED" && pe.column === err.column) {
+            open = k - 1;
+            break;
+          }
         }
       }
-      if (!parser.destroyed) parser.end();
+      const line = lines[open] ?? "";
+      return new CsvFileError(
+        `${name}: line ${rec.line + open}${this.fieldName(err.column)}: a quoted field opens here and is never closed${open > 0 ? ` (the record starts on line ${rec.line})` : ""}.`,
+        rec.line + open,
+        'Close the quote. If the quote is part of the text, quote the whole field and write the quote twice ("").',
+        excerpt(rec.line + open, line),
+      );
+    };
+    switch (err.code) {
+      case "CSV_QUOTE_NOT_CLOSED":
+        return unclosed();
+      case "CSV_MAX_RECORD_SIZE": {
+        let open = false;
+        try {
+          parse(rec.text, { ...parseOptions(this.facts.delimiter), max_record_size: 0 });
+        } catch (e) {
+          open = (e as CsvParseError).code === "CSV_QUOTE_NOT_CLOSED";
+        }
+        if (open) return unclosed();
+        return new CsvFileError(
+          `${name}: line ${at}${this.fieldName(err.column)}: the record starting on line ${rec.line} is longer than ${MAX_RECORD_BYTES / 1024} KiB.`,
+          at,
+          "No roster row is that long; check the file is the CSV you meant.",
+          excerpt(at, lines[idx] ?? "", col),
+        );
+      }
+      case "INVALID_OPENING_QUOTE":
+      case "CSV_INVALID_OPENING_QUOTE":
+        return new CsvFileError(
+          `${name}: line ${at}${this.fieldName(err.column)}: a quote inside a field that is not quoted.`,
+          at,
+          quoteHint,
+          excerpt(at, lines[idx] ?? "", col),
+        );
+      case "CSV_INVALID_CLOSING_QUOTE":
+        return new CsvFileError(
+          `${name}: line ${at}${this.fieldName(err.column)}: text right after the closing quote of a quoted field.`,
+          at,
+          quoteHint,
+          excerpt(at, lines[idx] ?? "", col + 1),
+        );
+      case "CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE":
+        return new CsvFileError(
+          `${name}: line ${at}${this.fieldName(err.column)}: text right after the closing quote of a quoted field.`,
+          at,
+          quoteHint,
+          excerpt(at, lines[idx] ?? "", col),
+        );
+      default:
+        return new CsvFileError(
+          `${name}: line ${at}${this.fieldName(err.column)}: not valid CSV (${err.code ?? err.message}).`,
+          at,
+          undefined,
+          excerpt(at, lines[idx] ?? "", col),
+        );
+    }
+  }
+
+  /** Reads a record on its own, to find where it fails. */
+  private parseOne(rec: RawRecord): string[][] {
+    try {
+      const rows = parse(rec.text, parseOptions(this.facts.delimiter, true)) as unknown as {
+        record: string[];
+      }[];
+      return rows.map((r) => r.record);
     } catch (err) {
-      pumpError = err instanceof UsageError ? err : readError(path, err);
-      parser.destroy(pumpError as Error);
+      throw this.describe(err as CsvParseError, rec);
     }
-  })();
-  try {
-    for await (const rec of parser as AsyncIterable<{ record: string[]; raw: string }>) {
-      const start = line;
-      line += countBreaks(rec.raw);
-      if (rec.record.every((c) => c.trim() === "")) continue;
-      yield { line: start, cells: rec.record };
+  }
+
+  /** Reads a block of whole records; the result has one cell array per record. */
+  private parseBlock(recs: RawRecord[]): string[][] {
+    if (recs.length === 0) return [];
+    const text = recs.length === 1 ? recs[0]!.text : recs.map((r) => r.text).join("");
+    let rows: string[][] | undefined;
+    try {
+      rows = parse(text, parseOptions(this.facts.delimiter)) as string[][];
+    } catch {
+      rows = undefined; // found below, record by record
     }
-  } catch (err) {
-    if (pumpError) throw pumpError;
-    if (err instanceof UsageError) throw err;
-    throw csvError(path, err as Error, line);
-  } finally {
-    parser.destroy();
-    stream.destroy();
-    await pump.catch(() => {});
-    await fh.close().catch(() => {});
+    if (rows && rows.length === recs.length) return rows;
+    return recs.map((rec) => {
+      const one = this.parseOne(rec);
+      if (one.length !== 1) {
+        throw new CsvFileError(
+          `${this.o.name}: line ${rec.line}: the record starting here could not be read as one CSV record.`,
+          rec.line,
+          undefined,
+          excerpt(rec.line, rec.text.split(/\r\n|\r|\n/)[0] ?? ""),
+        );
+      }
+      return one[0]!;
+    });
+  }
+
+  private decodeFailure(err: DecodeError): CsvFileError {
+    const name = this.o.name;
+    const assumed = !err.chosen && err.encoding === "utf-8";
+    const shown = assumed
+      ? new TextDecoder("windows-1252").decode(err.lineBytes)
+      : new TextDecoder(err.encoding).decode(err.lineBytes);
+    const col = assumed
+      ? err.byteInLine
+      : new TextDecoder(err.encoding).decode(err.lineBytes.subarray(0, err.byteInLine)).length;
+    const delimiter =
+      this.facts.delimiterSource === "default" ? (detectDelimiter(shown) ?? ",") : this.facts.delimiter;
+    const before = shown.slice(0, col).replace(/"[^"]*"/g, "");
+    const field = before.split(delimiter).length - 1;
+    const label = err.encoding.toUpperCase().replace(/^UTF-16(LE|BE)$/, "UTF-16 $1");
+    if (assumed) {
+      return new CsvFileError(
+        `${name}: line ${err.line}${this.fieldName(field)}: bytes that are not UTF-8 (byte ${err.byteInLine + 1} of the line).`,
+        err.line,
+        `If it reads right, run again with --encoding windows-1252 (Excel's "CSV" on Windows writes that), or save the file as "CSV UTF-8". Other encodings: --encoding latin1, iso-8859-15, shift_jis, ...`,
+        `Read as Windows-1252, line ${err.line} is:\n${excerpt(err.line, shown, col)}`,
+      );
+    }
+    return new CsvFileError(
+      `${name}: line ${err.line}${this.fieldName(field)}: bytes that are not valid ${label} (byte ${err.byteInLine + 1} of the line).`,
+      err.line,
+      err.chosen
+        ? `The file is not ${label} text: check --encoding (Excel's "CSV" on Windows is windows-1252).`
+        : `The file starts with a ${label} byte order mark but is damaged after it.`,
+      excerpt(err.line, shown, col),
+    );
+  }
+
+  /**
+   * Streams the records of a CSV file: the header first, then every record that is not blank
+   * (records whose cells are all blank are skipped too). Throws CsvFileError for a file that cannot
+   * be read as text or as CSV.
+   */
+  async *records(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord> {
+    yield* this.recordsOf(this.decoded(chunks));
+  }
+
+  /** The whole input as text (for small files such as id lists), with the same checks. */
+  async text(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+    const parts: string[] = [];
+    for await (const t of this.decoded(chunks)) parts.push(t);
+    const text = parts.join("");
+    this.checkNotUtf16(text.slice(0, text.search(/\r|\n|$/)), 1);
+    return text;
+  }
+
+  private async *decoded(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+    try {
+      yield* decodeText(
+        chunks,
+        { name: this.o.name, encoding: this.o.encoding, note: this.o.note },
+        this.facts,
+      );
+    } catch (err) {
+      if (err instanceof DecodeError) throw this.decodeFailure(err);
+      throw err;
+    }
+  }
+
+  /** Records of text blocks made of whole lines (the header first). */
+  async *recordsOf(texts: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+    const iterator = texts[Symbol.asyncIterator]();
+    try {
+      yield* this.cut(iterator, new RecordCutter());
+    } finally {
+      await iterator.return?.();
+    }
+  }
+
+  private async *cut(iterator: AsyncIterator<string>, cutter: RecordCutter): AsyncGenerator<CsvRecord> {
+    let recs: RawRecord[] = [];
+    let first = true;
+    let done = false;
+    while (!done) {
+      const block = await iterator.next();
+      done = block.done === true;
+      recs = [];
+      cutter.push(done ? "" : block.value, recs, done);
+      if (recs.length === 0) continue;
+      if (first) {
+        // The header on its own: it settles the delimiter and names the fields in later errors.
+        first = false;
+        const head = recs.shift()!;
+        this.startWith(head);
+        const cells = this.parseOne(head)[0] ?? [];
+        this.header = cells;
+        yield { line: head.line, cells };
+      }
+      // A few records at a time: what the consumer holds across a network wait stays small.
+      for (let from = 0; from < recs.length; from += PARSE_AT_ONCE) {
+        const part = recs.slice(from, from + PARSE_AT_ONCE);
+        const rows = this.parseBlock(part);
+        for (let i = 0; i < rows.length; i++) {
+          const cells = rows[i]!;
+          if (cells.every((c) => c.trim() === "")) continue;
+          yield { line: part[i]!.line, cells };
+        }
+      }
+    }
+  }
+
+  /** Settles the delimiter from the header's first line, and refuses text that is clearly not CSV. */
+  private startWith(header: RawRecord): void {
+    const firstLine = header.text.split(/\r\n|\r|\n/)[0] ?? "";
+    this.checkNotUtf16(firstLine, header.line);
+    if (this.o.delimiter) return;
+    const d = detectDelimiter(firstLine);
+    if (d) {
+      this.facts.delimiter = d;
+      this.facts.delimiterSource = "header";
+    }
+  }
+
+  private checkNotUtf16(firstLine: string, line: number): void {
+    if (this.facts.source === "default" && firstLine.includes("\u0000")) {
+      throw new CsvFileError(
+        `${this.o.name} looks like UTF-16 text without a byte order mark (its first line holds NUL characters).`,
+        line,
+        "Run again with --encoding utf-16le (or utf-16be).",
+      );
+    }
   }
 }

@@ -1,114 +1,60 @@
 // The roster file format: which column holds which creator field, and turning one record into a
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
-import { UsageError } from "../errors.js";
 import { checkCreatorWrite } from "../spec/creators.js";
+import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
-export const ROSTER_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
-export type RosterField = (typeof ROSTER_FIELDS)[number];
+export { type ColumnMap, mapColumns, parseColumnFlags, ROSTER_FIELDS, type RosterField } from "./headers.js";
 
 /** The header of the import format (and of `roster export`). */
 export const ROSTER_HEADER: readonly string[] = ROSTER_FIELDS;
 
-export interface ColumnMap {
-  /** Column index of each field found. */
-  index: Partial<Record<RosterField, number>>;
-  /** Number of columns in the header. */
-  width: number;
-  /** Headers no field uses. */
-  ignored: string[];
-}
+const TRUE_WORDS = new Set(["true", "yes", "y", "1", "active", "enabled"]);
+const FALSE_WORDS = new Set(["false", "no", "n", "0", "inactive", "disabled"]);
+export const ACTIVE_WORDS = "true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled";
 
-const norm = (s: string) => s.trim().toLowerCase();
-/** Automatic matching also ignores spaces, "_" and "-": "External ID" and "external_id" are externalId. */
-const loose = (s: string) => norm(s).replace(/[\s_-]+/g, "");
-
-function fieldNamed(name: string): RosterField | undefined {
-  return ROSTER_FIELDS.find((f) => f.toLowerCase() === norm(name));
-}
-
-/** Parses repeated `--column FIELD=HEADER` flags. */
-export function parseColumnFlags(flags: readonly string[]): Map<RosterField, string> {
-  const out = new Map<RosterField, string>();
-  for (const flag of flags) {
-    const eq = flag.indexOf("=");
-    const field = eq > 0 ? fieldNamed(flag.slice(0, eq)) : undefined;
-    const header = eq > 0 ? flag.slice(eq + 1).trim() : "";
-    if (eq <= 0 || header === "") {
-      throw new UsageError(
-        `--column "${flag}" is not FIELD=HEADER.`,
-        `Example: --column externalId="Creator ID". Fields: ${ROSTER_FIELDS.join(", ")}.`,
-      );
-    }
-    if (!field) {
-      throw new UsageError(
-        `--column "${flag}": "${flag.slice(0, eq)}" is not a roster field.`,
-        `Fields: ${ROSTER_FIELDS.join(", ")}.`,
-      );
-    }
-    if (out.has(field)) throw new UsageError(`--column maps ${field} twice.`);
-    out.set(field, header);
-  }
-  return out;
-}
-
-const list = (hs: readonly string[]) => hs.map((h) => `"${h}"`).join(", ");
-
-/** Matches the header row to the fields. Throws a UsageError the user can act on. */
-export function mapColumns(
-  path: string,
-  headers: readonly string[],
-  flags: Map<RosterField, string>,
-): ColumnMap {
-  const index: Partial<Record<RosterField, number>> = {};
-  const used = new Set<number>();
-  for (const [field, header] of flags) {
-    const at = headers.findIndex((h) => norm(h) === norm(header));
-    if (at < 0) {
-      throw new UsageError(
-        `--column ${field}=${header}: ${path} has no column "${header}".`,
-        `Its columns are: ${list(headers)}.`,
-      );
-    }
-    if (used.has(at)) throw new UsageError(`--column maps column "${headers[at]}" to two fields.`);
-    index[field] = at;
-    used.add(at);
-  }
-  for (const field of ROSTER_FIELDS) {
-    if (flags.has(field)) continue;
-    const matches = headers
-      .map((h, i) => ({ h, i }))
-      .filter(({ h, i }) => !used.has(i) && loose(h) === field.toLowerCase());
-    if (matches.length > 1) {
-      throw new UsageError(
-        `${path} has ${matches.length} columns for ${field}: ${list(matches.map((m) => m.h))}.`,
-        `Choose one with --column ${field}=HEADER.`,
-      );
-    }
-    if (matches[0]) {
-      index[field] = matches[0].i;
-      used.add(matches[0].i);
-    }
-  }
-  if (index.externalId === undefined) {
-    throw new UsageError(
-      `${path} has no externalId column. The columns found are: ${list(headers)}.`,
-      'Name the column "externalId" or map it, e.g. --column externalId="Creator ID".',
-    );
-  }
-  const ignored = headers.filter((h, i) => !used.has(i) && h.trim() !== "");
-  return { index, width: headers.length, ignored };
-}
-
-const TRUE_WORDS = new Set(["true", "yes", "1", "y"]);
-const FALSE_WORDS = new Set(["false", "no", "0", "n"]);
-
-/** Parses an `active` cell: true/false, yes/no, 1/0 (any case). */
+/** Parses an `active` cell: true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled (any case). */
 export function parseActiveCell(cell: string): boolean | undefined {
   const v = cell.trim().toLowerCase();
   if (TRUE_WORDS.has(v)) return true;
   if (FALSE_WORDS.has(v)) return false;
+  return undefined;
+}
+
+/** C0 control characters except tab, CR and LF (those two are "one line" rules of the service). */
+const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+
+/**
+ * Why a cell from a file cannot be sent: a control character (NUL and the rest of C0 except tab).
+ * The service's rules do not name them, so this is the client's own check: such a creator could not
+ * be named on a command line, and the character would travel into every export.
+ */
+export function controlCharReason(value: string): string | undefined {
+  const m = CONTROL_RE.exec(value);
+  if (!m) return undefined;
+  const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  return `holds a control character (U+${code}${code === "0000" ? ", NUL" : ""}) at position ${m.index + 1}`;
+}
+
+/**
+ * A row must have as many fields as the header. Trailing columns whose header is blank (Excel writes
+ * `a,b,,`) may be missing, and extra cells past the header may be there when blank. Nothing else is
+ * guessed.
+ */
+export function fieldCountReason(cells: readonly string[], headers: readonly string[]): string | undefined {
+  const width = headers.length;
+  let named = width;
+  while (named > 0 && headers[named - 1]!.trim() === "") named--;
+  if (cells.length < named) {
+    const missing = headers.slice(cells.length, named).filter((h) => h.trim() !== "");
+    return `row has ${cells.length} field${cells.length === 1 ? "" : "s"}; the header has ${width} (missing: ${missing.join(", ")})`;
+  }
+  const extra = cells.findIndex((c, i) => i >= width && c.trim() !== "");
+  if (extra >= 0) {
+    const v = cells[extra]!.trim();
+    return `row has ${cells.length} fields; the header has ${width} (field ${extra + 1} is "${v.length > 30 ? `${v.slice(0, 30)}…` : v}")`;
+  }
   return undefined;
 }
 
@@ -141,12 +87,12 @@ export function checkRosterRow(
   };
   const externalId = (cell("externalId") ?? "").trim();
   const reasons: string[] = [];
-  if (cells.length !== map.width) {
-    const extraBlank = cells.length > map.width && cells.slice(map.width).every((c) => c.trim() === "");
-    if (!extraBlank) {
-      reasons.push(`row has ${cells.length} fields; the header has ${map.width}`);
-      return { externalId, reasons };
-    }
+  const fieldCount = fieldCountReason(cells, map.headers);
+  if (fieldCount) return { externalId, reasons: [fieldCount] };
+  for (const f of ["externalId", "name", "email", "handle"] as const) {
+    const v = cell(f);
+    const why = v === undefined ? undefined : controlCharReason(v);
+    if (why) reasons.push(`${f}: ${why}`);
   }
   const raw: Record<string, unknown> = { externalId: cell("externalId") ?? "" };
   const name = cell("name");
@@ -161,11 +107,11 @@ export function checkRosterRow(
   if (active !== undefined && active.trim() !== "") {
     const b = parseActiveCell(active);
     if (b === undefined)
-      reasons.push(`active: must be true/false, yes/no or 1/0 (found "${active.trim().slice(0, 40)}")`);
+      reasons.push(`active: must be ${ACTIVE_WORDS} (found "${active.trim().slice(0, 40)}")`);
     else raw.active = b;
   }
   const checked = checkCreatorWrite(raw, { withExternalId: true });
-  if (!checked.ok) reasons.push(...checked.reasons);
+  if (!checked.ok) reasons.push(...checked.reasons.filter((r) => !reasons.includes(r)));
   if (reasons.length) {
     reasons.sort((a, b) => fieldOrder(a) - fieldOrder(b));
     return { externalId, reasons };

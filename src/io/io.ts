@@ -28,8 +28,13 @@ export interface Io extends IoStreams {
   readonly quiet: boolean;
   /** Write data to stdout (as is, unless --fields/--jq shape it). */
   out(text: string): void;
-  /** Write one message line to stderr (nothing with --quiet). */
+  /** Write one message line to stderr (nothing with --quiet; a status line on show is cleared first and drawn again after). */
   err(line: string): void;
+  /**
+   * Shows a live status line (a progress bar) at the bottom of stderr, replacing the one shown; null
+   * clears it. Only on a terminal and without --quiet: elsewhere a no-op.
+   */
+  status(line: string | null): void;
   /** Print a value as JSON on stdout (one document, pretty on a TTY). */
   outJson(value: unknown): void;
   /**
@@ -84,6 +89,9 @@ export function createIo(streams: IoStreams, opts: OutputOptions): Io {
   const jq = opts.jq;
   const shaping = fields !== undefined || jq !== undefined;
   const quiet = Boolean(opts.quiet);
+  // The status line drawn last, if any: every other stderr line goes above it.
+  let status: string | null = null;
+  const CLEAR_LINE = "\r\u001b[2K";
   const color = colorEnabled({
     env: opts.env,
     noColorFlag: opts.noColor,
@@ -178,7 +186,18 @@ export function createIo(streams: IoStreams, opts: OutputOptions): Io {
     },
     err(line) {
       if (quiet) return;
-      streams.stderr.write(line.endsWith("\n") ? line : `${line}\n`);
+      const text = line.endsWith("\n") ? line : `${line}\n`;
+      streams.stderr.write(status === null ? text : `${CLEAR_LINE}${text}${status}`);
+    },
+    status(line) {
+      if (!streams.stderrIsTTY || quiet) return;
+      if (line === null) {
+        if (status !== null) streams.stderr.write(CLEAR_LINE);
+        status = null;
+        return;
+      }
+      status = line;
+      streams.stderr.write(`${CLEAR_LINE}${line}`);
     },
     outJson(value) {
       if (!shaping) {

@@ -1,5 +1,7 @@
-// A progress bar on stderr, shown only when stderr is a terminal and --quiet is off. Otherwise every
-// call is a no-op.
+// A progress bar on stderr, shown only when stderr is a terminal and --quiet is off (otherwise every
+// call is a no-op).
+// It is the Io's status line: any message written with io.err() clears it first and redraws it
+// after, so the bar never overwrites a message or gets cut by one. It shows the rate and an ETA.
 import type { Io } from "./io.js";
 
 export interface Progress {
@@ -9,28 +11,77 @@ export interface Progress {
 
 const silent: Progress = { update() {}, stop() {} };
 
+/** Redraws at most this often (updates come once per row). */
+const REDRAW_MS = 100;
+/** The rate is measured over this much recent time. */
+const RATE_WINDOW_MS = 10_000;
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+/** "45s", "3m05s", "1h02m". */
+export function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return "?";
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/** One line of the bar, fitted to `columns`. */
+export function renderBar(
+  label: string,
+  done: number,
+  total: number,
+  ratePerSec: number | undefined,
+  columns: number,
+): string {
+  const t = Math.max(total, 1);
+  const frac = Math.min(1, Math.max(0, done / t));
+  const rate = ratePerSec === undefined ? "" : ` | ${fmt(ratePerSec)}/s`;
+  const eta =
+    ratePerSec === undefined || ratePerSec <= 0
+      ? done >= t
+        ? ""
+        : " | ETA ?"
+      : ` | ETA ${formatEta((t - done) / ratePerSec)}`;
+  const tail = ` ${Math.floor(frac * 100)}% | ${fmt(done)}/${fmt(t)}${rate}${eta}`;
+  const room = columns - 1 - label.length - 3 - tail.length;
+  const width = Math.max(10, Math.min(30, room));
+  const full = Math.round(frac * width);
+  const line = `${label} [${"█".repeat(full)}${"░".repeat(width - full)}]${tail}`;
+  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line;
+}
+
 export async function startProgress(io: Io, label: string, total: number): Promise<Progress> {
   if (!io.stderrIsTTY || io.quiet) return silent;
-  const { SingleBar, Presets } = (await import("cli-progress")).default;
-  const bar = new SingleBar(
-    {
-      stream: io.stderr as NodeJS.WriteStream,
-      format: `${label} [{bar}] {percentage}% | {value}/{total}`,
-      hideCursor: true,
-      clearOnComplete: true,
-      noTTYOutput: false,
-      etaBuffer: 50,
-    },
-    Presets.shades_classic,
-  );
-  bar.start(Math.max(total, 1), 0);
+  const columns = () => (io.stderr as NodeJS.WriteStream).columns || 80;
+  let max = total;
+  let current = 0;
+  let lastDraw = 0;
+  let stopped = false;
+  const samples: { t: number; done: number }[] = [{ t: Date.now(), done: 0 }];
+  const draw = (now: number) => {
+    lastDraw = now;
+    samples.push({ t: now, done: current });
+    while (samples.length > 2 && now - samples[0]!.t > RATE_WINDOW_MS) samples.shift();
+    const first = samples[0]!;
+    const secs = (now - first.t) / 1000;
+    const rate = secs >= 0.5 ? (current - first.done) / secs : undefined;
+    io.status(renderBar(label, current, max, rate, columns()));
+  };
+  draw(Date.now());
   return {
     update(done, newTotal) {
-      if (newTotal !== undefined) bar.setTotal(Math.max(newTotal, 1));
-      bar.update(done);
+      if (stopped) return;
+      if (newTotal !== undefined) max = newTotal;
+      current = done;
+      const now = Date.now();
+      if (now - lastDraw >= REDRAW_MS) draw(now);
     },
     stop() {
-      bar.stop();
+      if (stopped) return;
+      stopped = true;
+      io.status(null);
     },
   };
 }

@@ -81,7 +81,7 @@ describe("partner-cli roster (built bin)", () => {
       /^\{"error":\{"code":"partial_failure","message":"2 of 3 rows were rejected\.".*"exitCode":3\}$/m,
     );
     expect(readFileSync(rejects, "utf8")).toBe(
-      "line,externalId,reasons\n3,e-2,email: must be a valid email address\n5,e-1,externalId: also on line 2\n",
+      "line,reasons,externalId,name,email\n3,email: must be a valid email address,e-2,Bob,bad\n5,externalId: also on line 2,e-1,Again,\n",
     );
   });
 
@@ -94,18 +94,20 @@ describe("partner-cli roster (built bin)", () => {
     const a = await cli(["roster", "import", utf, "--json"], { env });
     expect(a.exitCode).toBe(2);
     expect(a.stdout).toBe("");
-    expect(a.stderr).toMatch(/not valid UTF-8 text: line 2/);
+    expect(a.stderr).toMatch(/line 2, field 2 \(name\): bytes that are not UTF-8/);
     expect(a.stderr).toMatch(/CSV UTF-8/);
 
     const quote = file("quote.csv", 'externalId,name\nx-1,Ann\nx-2,"Bob\nx-3,Cy\n');
     const b = await cli(["roster", "import", quote], { env });
     expect(b.exitCode).toBe(2);
-    expect(b.stderr).toMatch(/line 3 opens a quoted field that is never closed\. Nothing was sent/);
+    expect(b.stderr).toMatch(
+      /line 3, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent/,
+    );
 
-    const noId = file("noid.csv", "id,name\n1,Ann\n");
+    const noId = file("noid.csv", "code,name\n1,Ann\n");
     const c = await cli(["roster", "import", noId], { env });
     expect(c.exitCode).toBe(2);
-    expect(c.stderr).toMatch(/no externalId column\. The columns found are: "id", "name"/);
+    expect(c.stderr).toMatch(/no externalId column\. The columns found are: "code", "name"/);
     expect(c.stderr).toMatch(/--column externalId=/);
 
     expect((await http(sb, "GET", "/creators/x-1")).status).toBe(404);

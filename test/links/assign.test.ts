@@ -76,8 +76,8 @@ describe("links assign: choosing creators", () => {
       stdin,
     );
     expect(csv).toEqual({ ids: ["cr-1", "cr,2", "=cr3"], read: 4, duplicates: 1, format: "csv" });
-    const lines = await readIdList(file("ids.txt", 'cr-1\n  cr "2"  \n\ncr,3\r\n'), stdin);
-    expect(lines).toEqual({ ids: ["cr-1", 'cr "2"', "cr,3"], read: 3, duplicates: 0, format: "lines" });
+    const lines = await readIdList(file("ids.txt", 'cr-1\n  cr "2"  \n\ncr-3\r\n'), stdin);
+    expect(lines).toEqual({ ids: ["cr-1", 'cr "2"', "cr-3"], read: 3, duplicates: 0, format: "lines" });
     const header = await readIdList(file("h.csv", "EXTERNALID\nx\n"), stdin);
     expect(header.ids).toEqual(["x"]);
     const piped = new PassThrough();
@@ -101,7 +101,7 @@ describe("links assign: choosing creators", () => {
     writeFileSync(join(dir, "bad.txt"), Buffer.from([0x63, 0x72, 0xe9, 0x0a]));
     const bad = await run({ ids: join(dir, "bad.txt") });
     expect(bad.code).toBe(2);
-    expect(bad.error).toMatch(/not valid UTF-8/);
+    expect(bad.error).toMatch(/line 1, field 1: bytes that are not UTF-8/);
   });
 });
 

@@ -97,7 +97,9 @@ describe("--json failures: one JSON object on stderr", () => {
     expect(r.stdout).toBe("");
     const e = oneJsonLine(r.stderr);
     expect(e).toMatchObject({ error: { code: "network_error", details: null }, exitCode: 7 });
-    expect(e.error.message).toMatch(/Could not reach http:\/\/127\.0\.0\.1:1 \(PARTNER_BASE_URL\) for GET \/offers: connection refused \(ECONNREFUSED\)/);
+    expect(e.error.message).toMatch(
+      /Could not reach http:\/\/127\.0\.0\.1:1 \(PARTNER_BASE_URL\) for GET \/offers: connection refused \(ECONNREFUSED\)/,
+    );
   });
 
   it("no credentials without a terminal: code config_error, exit 4; the key never appears", async () => {

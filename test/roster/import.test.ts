@@ -80,9 +80,9 @@ describe("roster import", () => {
   });
 
   it("a missing externalId column is exit 2 naming the headers found; nothing is sent", async () => {
-    const r = await imp("id,name\n1,Ann\n");
+    const r = await imp("code,name\n1,Ann\n");
     expect(r.code).toBe(2);
-    expect(errorText(r)).toMatch(/no externalId column.*"id", "name"/);
+    expect(errorText(r)).toMatch(/no externalId column.*"code", "name"/);
     expect(r.stdout).toBe("");
     expect(await creatorCount(sb)).toBe(SEEDED);
   });
@@ -94,7 +94,13 @@ describe("roster import", () => {
     expect(r.json.rejected).toEqual([
       { line: 2, externalId: "l-1", reasons: ["name: must be at most 200 characters"] },
       { line: 3, externalId: "l-2", reasons: ["email: must be a valid email address"] },
-      { line: 4, externalId: "l-3", reasons: ['active: must be true/false, yes/no or 1/0 (found "maybe")'] },
+      {
+        line: 4,
+        externalId: "l-3",
+        reasons: [
+          'active: must be true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled (found "maybe")',
+        ],
+      },
     ]);
     expect(r.json.summary.added).toBe(1);
   });
@@ -132,7 +138,7 @@ describe("roster import", () => {
     expect(r.json.summary).toEqual({ rows: 4, valid: 3, rejected: 1 });
     expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([2, 1]);
     expect(r.json.rejected).toEqual([
-      { line: 4, externalId: "dr-3", reasons: ["row has 3 fields; the header has 2"] },
+      { line: 4, externalId: "dr-3", reasons: ['row has 3 fields; the header has 2 (field 3 is "extra")'] },
     ]);
     expect(r.stderr).toMatch(/Dry run.*3 valid and would be sent in 2 batches.*Nothing was sent/);
     expect(r.stderr).not.toMatch(/embedded sandbox/);
@@ -171,9 +177,12 @@ describe("roster import", () => {
         x.reasons.join("; "),
       ]),
     ).toEqual(expected);
+    // The rejects file: line, reasons, then the row's own columns as read.
     const csv = parse(readFileSync(rejects, "utf8")) as string[][];
-    expect(csv[0]).toEqual(["line", "externalId", "reasons"]);
-    expect(csv.slice(1)).toEqual(expected.map((e) => e.map(String)));
+    expect(csv[0]).toEqual(["line", "reasons", "externalId", "name", "email"]);
+    expect(csv.slice(1).map((r) => [r[0], r[2], r[1]])).toEqual(expected.map((e) => e.map(String)));
+    expect(csv[1]).toEqual(["6", "email: must be a valid email address", "big-5", "Five", "five@bad"]);
+    expect(csv[2]).toEqual(["8", "name: is required for a new creator", "big-7", "", ""]);
     expect(await creatorCount(sb)).toBe(SEEDED + 2497);
   });
 
@@ -192,21 +201,25 @@ describe("roster import", () => {
     ]);
     const r = await imp(bytes);
     expect(r.code).toBe(2);
-    expect(errorText(r)).toMatch(/not valid UTF-8.*line 3.*Nothing was sent/);
+    expect(errorText(r)).toMatch(/line 3, field 2 \(name\): bytes that are not UTF-8.*Nothing was sent/);
     expect(await creator(sb, "u-1")).toBeUndefined();
   });
 
   it("an unclosed quote is exit 2 naming the line; nothing is sent", async () => {
     const r = await imp('externalId,name\nq-1,Ann\nq-2,"Bob\nq-3,Cy\n');
     expect(r.code).toBe(2);
-    expect(errorText(r)).toMatch(/line 3 opens a quoted field that is never closed\. Nothing was sent/);
+    expect(errorText(r)).toMatch(
+      /line 3, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent/,
+    );
     expect(await creator(sb, "q-1")).toBeUndefined();
   });
 
   it("a record over 64 KiB is exit 2 naming the line", async () => {
     const r = await imp(`externalId,name\nq-1,Ann\nq-2,${"b".repeat(70_000)}\n`);
     expect(r.code).toBe(2);
-    expect(errorText(r)).toMatch(/line 3 is longer than 64 KiB/);
+    expect(errorText(r)).toMatch(
+      /line 3, field 2 \(name\): the record starting on line 3 is longer than 64 KiB/,
+    );
   });
 
   it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
@@ -274,9 +287,26 @@ describe("roster import", () => {
     expect(r.json.interrupted).toBe(true);
     expect(r.json.batches).toHaveLength(1);
     expect(readFileSync(rejects, "utf8")).toBe(
-      "line,externalId,reasons\n5,i-3,email: must be a valid email address\n",
+      "line,reasons,externalId,name,email\n5,email: must be a valid email address,i-3,N,bad\n",
     );
     expect(await creatorCount(sb)).toBe(SEEDED + 10);
+  });
+
+  it("Ctrl-C while the file is being checked: exit 130, nothing sent", async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => `cc-${i},Name ${i}`);
+    const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
+    const ac = new AbortController();
+    ac.abort();
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+      setup: async (ctx) => {
+        Object.defineProperty(ctx, "signal", { value: ac.signal });
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(errorText(r)).toMatch(
+      /^Interrupted while checking .*roster\.csv \(0 rows read\): nothing was sent\.$/,
+    );
+    expect(await creatorCount(sb)).toBe(SEEDED);
   });
 
   it("without --json prints nothing on stdout and the summary on stderr", async () => {
@@ -292,7 +322,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
       tty: true,
-      // cli-progress asks the stream itself whether it is a terminal.
+      // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
         Object.assign(ctx.io.stderr, { isTTY: true, columns: 100 });
       },

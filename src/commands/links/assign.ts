@@ -31,6 +31,10 @@ export interface LinksAssignOptions {
   externalIds: string[];
   roster?: boolean | undefined;
   ids?: string | undefined;
+  /** How to read the --ids file: --column externalId=HEADER, --encoding, --delimiter. */
+  column?: string[] | undefined;
+  encoding?: string | undefined;
+  delimiter?: string | undefined;
   /** commander's --no-wait: false when given. */
   wait?: boolean | undefined;
   timeout?: number | undefined;
@@ -71,7 +75,12 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
   } else {
     let ids: string[];
     if (o.ids !== undefined) {
-      const list = await readIdList(o.ids, ctx.io.stdin);
+      const list = await readIdList(o.ids, ctx.io.stdin, {
+        column: o.column,
+        encoding: o.encoding,
+        delimiter: o.delimiter,
+        note: (line) => ctx.io.err(line),
+      });
       ids = list.ids;
       if (list.duplicates > 0)
         ctx.io.err(

@@ -1,16 +1,24 @@
-// `links assign --ids FILE`: a CSV with an externalId column (a roster export, an --unassignable
-// file) or a plain list with one id per line. The first non-blank line decides: a CSV header that
-// names an externalId column (any case) means CSV; anything else means one id per line (so ids
-// holding commas or quotes need no quoting there). Ids are trimmed, blank lines skipped, repeats
-// dropped; every id is checked as the service would (1 to 100 characters, one line).
-import { readFile } from "node:fs/promises";
+// `links assign --ids FILE`: the creators to link, read with the same decoding, delimiter detection
+// and header matcher as `roster import` (src/csv/). A file is one id per line only when no line holds
+// the delimiter (taken from --delimiter, else the first line, else the first of , ; tab | found);
+// then a first line that names an id column ("externalId", "Creator ID", "id", ...) is skipped as a
+// header. Otherwise the file is CSV and its header must name the id column (or --column
+// externalId=HEADER). Ids are trimmed, blank ones skipped, repeats dropped, and every id is checked
+// as the service would (1 to 100 characters, one line) plus no control characters. The caller is
+// told (`note`) what was read, with a sample, before anything is sent.
 import type { Readable } from "node:stream";
-import { parse } from "csv-parse/sync";
+import { checkEncoding } from "../../csv/decode.js";
+import { delimiterName, loose, mapColumns, parseColumnFlags } from "../../csv/headers.js";
+import { openInput } from "../../csv/input.js";
+import { CsvReader, detectDelimiter, parseDelimiter } from "../../csv/read.js";
+import { controlCharReason } from "../../csv/roster.js";
+import { unescapeFormulaCell } from "../../csv/write.js";
 import { UsageError } from "../../errors.js";
 import { LIMITS } from "../../spec/limits.js";
 
-/** Bigger than any useful id list (10,000 ids) with a few extra columns: refuse before reading. */
+/** Bigger than any useful id list (10,000 ids) with a few extra columns: refuse past it. */
 const MAX_BYTES = 64 * 1024 * 1024;
+const SAMPLE = 5;
 
 export interface IdList {
   ids: string[];
@@ -20,106 +28,129 @@ export interface IdList {
   format: "csv" | "lines";
 }
 
-async function readInput(path: string, stdin: Readable): Promise<Buffer> {
-  if (path === "-") {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const c of stdin) {
-      const b = Buffer.isBuffer(c) ? c : Buffer.from(String(c));
-      size += b.length;
-      if (size > MAX_BYTES) throw new UsageError("The id list on stdin is too large (more than 64 MB).");
-      chunks.push(b);
-    }
-    return Buffer.concat(chunks);
-  }
-  try {
-    const { stat } = await import("node:fs/promises");
-    const st = await stat(path);
-    if (st.isDirectory()) throw new UsageError(`Cannot read ${path}: it is a folder, not a file.`);
-    if (st.size > MAX_BYTES) throw new UsageError(`${path} is too large (more than 64 MB) for an id list.`);
-    return await readFile(path);
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw new UsageError(
-      `Cannot read ${path}: ${e.code === "ENOENT" ? "no such file" : e.code === "EACCES" ? "permission denied" : e.message}.`,
-    );
-  }
+export interface IdListOptions {
+  /** `--column externalId=HEADER` flags (only externalId can be mapped). */
+  column?: string[] | undefined;
+  /** `--encoding NAME`. */
+  encoding?: string | undefined;
+  /** `--delimiter C`. */
+  delimiter?: string | undefined;
+  /** Receives the lines to show on stderr (what was read, a sample). */
+  note?: ((line: string) => void) | undefined;
 }
 
-function decode(buf: Buffer, name: string): string {
-  if (buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff)))
-    throw new UsageError(
-      `${name} is UTF-16 text; partner-cli reads id lists in UTF-8.`,
-      'Save it as "CSV UTF-8".',
-    );
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(buf);
-  } catch {
-    throw new UsageError(`${name} is not valid UTF-8 text.`, 'Save it as "CSV UTF-8" or plain UTF-8 text.');
+/** Bytes of the input, refused past MAX_BYTES. */
+async function* capped(chunks: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const c of chunks) {
+    size += c.length;
+    if (size > MAX_BYTES) throw new UsageError(`${name} is too large (more than 64 MB) for an id list.`);
+    yield c;
   }
-}
-
-/** Removes the one apostrophe an export adds before a formula-like cell ("'=x" → "=x"). */
-function unescapeFormula(v: string): string {
-  return /^'+[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(v) ? v.slice(1) : v;
 }
 
 function idProblem(id: string): string | undefined {
-  if (id.length > LIMITS.creatorExternalIdMax)
+  if ([...id].length > LIMITS.creatorExternalIdMax)
     return `is longer than ${LIMITS.creatorExternalIdMax} characters`;
   if (/[\r\n\u2028\u2029]/.test(id)) return "is not one line";
-  return undefined;
+  return controlCharReason(id);
 }
 
+const show = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
+
 /** Parses an id list (file path or "-" for stdin). Usage errors name the line. */
-export async function readIdList(path: string, stdin: Readable): Promise<IdList> {
-  const name = path === "-" ? "stdin" : path;
-  const text = decode(await readInput(path, stdin), name);
+export async function readIdList(path: string, stdin: Readable, o: IdListOptions = {}): Promise<IdList> {
+  const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
+  const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
+  const forced = parseDelimiter(o.delimiter);
+  const input = await openInput(path, stdin, { passes: 1 });
+  const name = input.name;
+
+  // The whole list as text (it is small), decoded like any input file.
+  const reader = new CsvReader({ name, encoding, delimiter: forced, note: o.note });
+  let text: string;
+  try {
+    text = await reader.text(capped(input.bytes(), name));
+  } finally {
+    await input.close();
+  }
   const lines = text.split(/\r\n|\r|\n/);
   const firstIdx = lines.findIndex((l) => l.trim() !== "");
   if (firstIdx < 0) throw new UsageError(`${name} holds no externalIds.`);
 
-  let header: string[] | undefined;
-  try {
-    const rec = parse(lines[firstIdx]!, { relax_column_count: true, relax_quotes: true }) as string[][];
-    header = rec[0];
-  } catch {
-    header = undefined;
-  }
-  const col = header?.findIndex((h) => h.trim().toLowerCase() === "externalid") ?? -1;
+  const candidates = [",", ";", "\t", "|"];
+  const delimiter =
+    forced ??
+    detectDelimiter(lines[firstIdx]!) ??
+    candidates.find((d) => lines.some((l) => l.includes(d))) ??
+    undefined;
+  const holder = delimiter === undefined ? -1 : lines.findIndex((l) => l.includes(delimiter));
 
   const entries: { id: string; line: number }[] = [];
   let format: IdList["format"];
-  if (col >= 0) {
-    format = "csv";
-    let records: { record: string[]; info: { lines: number } }[];
-    try {
-      records = parse(text, {
-        bom: true,
-        relax_column_count: true,
-        skip_empty_lines: true,
-        info: true,
-      }) as never;
-    } catch (err) {
-      const e = err as Error & { lines?: number };
-      throw new UsageError(`${name} is not valid CSV${e.lines ? ` (line ${e.lines})` : ""}: ${e.message}`);
-    }
-    for (const r of records.slice(1)) {
-      const id = unescapeFormula((r.record[col] ?? "").trim());
-      if (id !== "") entries.push({ id, line: r.info.lines });
-    }
-  } else {
+  let from: string;
+  if (holder < 0) {
     format = "lines";
+    const first = lines[firstIdx]!.trim();
+    const mapped = flags.get("externalId");
+    const isHeader = mapped
+      ? loose(first) === loose(mapped)
+      : (() => {
+          try {
+            mapColumns(name, [first], new Map(), { fields: ["externalId"] });
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+    if (mapped && !isHeader) {
+      throw new UsageError(
+        `--column externalId=${mapped}: ${name} is one id per line and its first line is "${first}", not "${mapped}".`,
+        "Drop --column for a plain list of ids.",
+      );
+    }
     lines.forEach((l, i) => {
+      if (isHeader && i === firstIdx) return;
       const id = l.trim();
       if (id !== "") entries.push({ id, line: i + 1 });
     });
+    from = isHeader ? `one per line, after the header "${first}"` : "one per line";
+  } else {
+    format = "csv";
+    const csv = new CsvReader({ name, delimiter: delimiter! });
+    const records = csv.recordsOf(
+      (async function* () {
+        yield text;
+      })(),
+    );
+    const head = await records.next();
+    let col: number;
+    try {
+      col = mapColumns(name, head.done ? [] : head.value.cells, flags, {
+        fields: ["externalId"],
+        delimiter,
+      }).index.externalId!;
+    } catch (err) {
+      if (!(err instanceof UsageError) || flags.size > 0) throw err;
+      const found = head.done ? [] : head.value.cells;
+      throw new UsageError(
+        `${name} is CSV (line ${holder + 1} holds ${delimiterName(delimiter!)}), so its first line must name the id column; its columns are: ${found.map((h) => `"${h}"`).join(", ")}.`,
+        /did you mean/i.test(err.hint ?? "")
+          ? err.hint
+          : `Name the column "externalId" (or "Creator ID", "id"), map it with --column externalId=HEADER, or give one id per line with no ${delimiterName(delimiter!)} in it.`,
+      );
+    }
+    const header = head.done ? "" : head.value.cells[col]!;
+    for await (const r of records) {
+      const id = unescapeFormulaCell((r.cells[col] ?? "").trim());
+      if (id !== "") entries.push({ id, line: r.line });
+    }
+    from = `CSV column "${header}", fields separated by ${delimiterName(delimiter!)}`;
   }
 
   const bad = entries.flatMap((e) => {
     const p = idProblem(e.id);
-    return p ? [`  line ${e.line}: "${e.id.slice(0, 40)}${e.id.length > 40 ? "…" : ""}" ${p}`] : [];
+    return p ? [`  line ${e.line}: ${show(e.id)} ${p}`] : [];
   });
   if (bad.length) {
     throw new UsageError(
@@ -132,5 +163,10 @@ export async function readIdList(path: string, stdin: Readable): Promise<IdList>
     throw new UsageError(
       `${name} holds no externalIds${format === "csv" ? " in its externalId column" : ""}.`,
     );
-  return { ids: [...seen], read: entries.length, duplicates: entries.length - seen.size, format };
+  const ids = [...seen];
+  const sample = ids.slice(0, SAMPLE).map(show).join(", ");
+  o.note?.(
+    `${name}: read ${entries.length.toLocaleString("en-US")} id${entries.length === 1 ? "" : "s"} (${from}): ${sample}${ids.length > SAMPLE ? `, … ${show(ids[ids.length - 1]!)}` : ""}.`,
+  );
+  return { ids, read: entries.length, duplicates: entries.length - seen.size, format };
 }

@@ -1,9 +1,15 @@
 // roster import FILE: stream a CSV roster, check every row locally with the shared rules, send the
 // valid rows in batches to POST /creators/batch and map every outcome back to its file line.
+// FILE may be "-" (stdin), /dev/stdin, a named pipe or `<(...)`: the input is read once; when it is
+// not a regular file, the checking pass keeps a private copy for the sending pass (src/csv/input.ts).
 import { resolve } from "node:path";
 import { type BatchCreator, batchCreators } from "../../api/creators.js";
 import type { Context } from "../../context.js";
-import { CsvFileError, type CsvRecord, readCsvRecords } from "../../csv/read.js";
+import { checkEncoding } from "../../csv/decode.js";
+import { type ColumnMap, describeMapping, loose, REJECTS_COLUMNS } from "../../csv/headers.js";
+import { IdIndex } from "../../csv/id-index.js";
+import { type InputFile, openInput } from "../../csv/input.js";
+import { CsvFileError, type CsvReadOptions, CsvReader, parseDelimiter } from "../../csv/read.js";
 import { checkRosterRow, mapColumns, parseColumnFlags } from "../../csv/roster.js";
 import { type CsvSink, openCsvSink } from "../../csv/write.js";
 import { CancelledError, CliError, PartialFailure, ProtocolError, UsageError } from "../../errors.js";
@@ -16,12 +22,16 @@ export interface ImportOptions {
   rejects?: string | undefined;
   clearEmpty?: boolean | undefined;
   column?: string[] | undefined;
+  encoding?: string | undefined;
+  delimiter?: string | undefined;
 }
 
 export interface Rejected {
   line: number;
   externalId: string;
   reasons: string[];
+  /** The row's cells as read (written to the rejects file, not to the JSON output). */
+  cells: string[];
 }
 
 export interface BatchReport {
@@ -37,6 +47,8 @@ export interface BatchReport {
 }
 
 const STDERR_REJECT_CAP = 20;
+/** Cells kept with a sent row only for the rejects file. */
+const NO_CELLS: string[] = [];
 const LOCAL_REJECT_CAP = 1000;
 const fmt = (n: number) => n.toLocaleString("en-US");
 const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
@@ -53,7 +65,7 @@ class JsonOut {
     }
     return ",";
   }
-  rejected(r: Rejected) {
+  rejected(r: Omit<Rejected, "cells">) {
     if (!this.write) return;
     this.write(this.start() + JSON.stringify(r));
   }
@@ -65,26 +77,57 @@ class JsonOut {
   }
 }
 
-async function* records(path: string): AsyncGenerator<CsvRecord> {
-  yield* readCsvRecords(path);
-}
-
-/** Reads the header and maps the columns; returns the map and the iterator positioned after it. */
-async function openRoster(path: string, flags: ReturnType<typeof parseColumnFlags>) {
-  const it = records(path);
-  const first = await it.next();
-  if (first.done) {
-    await it.return(undefined);
-    throw new CsvFileError(
-      `${path} is empty: it needs a header row naming the columns (externalId,name,email,handle,active).`,
-    );
-  }
+/** Opens one reading pass: reads the header and maps the columns. */
+async function openRoster(
+  input: InputFile,
+  read: CsvReadOptions,
+  flags: ReturnType<typeof parseColumnFlags>,
+) {
+  const reader = new CsvReader(read);
+  const it = reader.records(input.bytes());
   try {
-    return { it, map: mapColumns(path, first.value.cells, flags), headerLine: first.value.line };
+    const first = await it.next();
+    if (first.done) {
+      throw new CsvFileError(
+        `${input.name} is empty: it needs a header row naming the columns (externalId,name,email,handle,active).`,
+      );
+    }
+    const map = mapColumns(input.name, first.value.cells, flags, { delimiter: reader.facts.delimiter });
+    return { it, map, reader };
   } catch (err) {
     await it.return(undefined);
     throw err;
   }
+}
+
+/** "Reading stdin as UTF-16LE (byte order mark), tab-delimited." when either is not the plain default. */
+function readingNote(name: string, reader: CsvReader): string | undefined {
+  const f = reader.facts;
+  if (f.encoding === "utf-8" && f.delimiter === ",") return undefined;
+  const enc =
+    f.source === "bom"
+      ? `${f.encoding.toUpperCase()} (byte order mark)`
+      : f.source === "flag"
+        ? `${f.encoding} (--encoding)`
+        : "UTF-8";
+  const delim = f.delimiter === "\t" ? "tab" : `"${f.delimiter}"`;
+  return `Reading ${name} as ${enc}, fields separated by ${delim}${f.delimiterSource === "flag" ? " (--delimiter)" : ""}.`;
+}
+
+/** The rejects file: line and reasons, then the input's own columns in its order (a rejects file's line and reasons columns left out). */
+function rejectsLayout(map: ColumnMap) {
+  const skip = (h: string) => (REJECTS_COLUMNS as readonly string[]).includes(loose(h));
+  const keep = map.headers.map((h, i) => (skip(h) ? -1 : i)).filter((i) => i >= 0);
+  const width = map.headers.length;
+  return {
+    header: ["line", "reasons", ...keep.map((i) => map.headers[i]!)],
+    row: (r: Rejected) => [
+      r.line,
+      r.reasons.join("; "),
+      ...keep.filter((i) => i < r.cells.length).map((i) => r.cells[i]!),
+      ...r.cells.slice(width),
+    ],
+  };
 }
 
 export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Context): Promise<void> {
@@ -93,39 +136,68 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   const batchSize = opts.batchSize ?? LIMITS.creatorBatchMax;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LIMITS.creatorBatchMax)
     throw new UsageError(`--batch-size must be a whole number from 1 to ${LIMITS.creatorBatchMax}.`);
+  const encoding = opts.encoding === undefined ? undefined : checkEncoding(opts.encoding);
+  const delimiter = parseDelimiter(opts.delimiter);
   const dryRun = Boolean(opts.dryRun);
   const clearEmpty = Boolean(opts.clearEmpty);
-  if (opts.rejects && resolve(opts.rejects) === resolve(file))
+  if (opts.rejects && file !== "-" && resolve(opts.rejects) === resolve(file))
     throw new UsageError("--rejects names the input file itself; choose another file.");
 
-  // Who to talk to, before any file is read or created (--dry-run sends nothing, so needs no one):
-  // without credentials and without a terminal this refuses here (exit 4), touching nothing.
+  // Who to talk to, before any input is read or a file created (--dry-run sends nothing, so needs no
+  // one): without credentials and without a terminal this refuses here (exit 4), touching nothing.
   if (!dryRun) await ctx.target();
 
-  // Pass 1 (not for --dry-run, which sends nothing): prove the whole file is readable UTF-8 CSV with
-  // an externalId column before any request, and count its rows for the progress bar.
+  if (file === "-" && io.stdinIsTTY)
+    io.err("Reading the roster from the terminal: paste it, then press Ctrl-D on a new line.");
+  const input = await openInput(file, io.stdin, { passes: dryRun ? 1 : 2 });
+  try {
+    await importInput(input, { ...opts, encoding, delimiter, batchSize, dryRun, clearEmpty }, flags, ctx);
+  } finally {
+    await input.close();
+  }
+}
+
+async function importInput(
+  input: InputFile,
+  opts: ImportOptions & { batchSize: number; dryRun: boolean; clearEmpty: boolean },
+  flags: ReturnType<typeof parseColumnFlags>,
+  ctx: Context,
+): Promise<void> {
+  const io = ctx.io;
+  const { batchSize, dryRun, clearEmpty } = opts;
+  const file = input.name;
+  const read: CsvReadOptions = { name: file, encoding: opts.encoding, delimiter: opts.delimiter };
+
+  // Pass 1 (not for --dry-run, which sends nothing): prove the whole input is readable text and CSV
+  // with an externalId column before any request, and count its rows for the progress bar.
   let total = 0;
   if (!dryRun) {
     try {
-      const { it } = await openRoster(file, flags);
-      for await (const _ of it) total++;
+      const { it } = await openRoster(input, read, flags);
+      for await (const _ of it) {
+        if (ctx.signal.aborted) {
+          await it.return(undefined);
+          throw new CancelledError(
+            `Interrupted while checking ${file} (${plural(total, "row")} read): nothing was sent.`,
+          );
+        }
+        total++;
+      }
     } catch (err) {
-      if (err instanceof CsvFileError) throw new UsageError(`${err.message} Nothing was sent.`, err.hint);
+      if (err instanceof CsvFileError) throw err.withNote("Nothing was sent.");
       throw err;
     }
   }
 
-  const { it, map } = await openRoster(file, flags);
-  if (map.ignored.length)
-    io.err(
-      `Ignoring ${plural(map.ignored.length, "column")} not used by the roster: ${map.ignored.join(", ")}.`,
-    );
+  const { it, map, reader } = await openRoster(input, { ...read, note: (l) => io.err(l) }, flags);
+  const note = readingNote(file, reader);
+  if (note) io.err(note);
+  for (const line of describeMapping(map)) io.err(line);
+  const layout = rejectsLayout(map);
 
   let sink: CsvSink | undefined;
   try {
-    sink = opts.rejects
-      ? await openCsvSink(opts.rejects, ["line", "externalId", "reasons"], io.stdout)
-      : undefined;
+    sink = opts.rejects ? await openCsvSink(opts.rejects, layout.header, io.stdout) : undefined;
   } catch (err) {
     await it.return(undefined);
     throw err;
@@ -139,8 +211,8 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   let valid = 0;
   const batches: BatchReport[] = [];
   const shown: Rejected[] = [];
-  const seen = new Map<string, number>();
-  let batch: { line: number; item: BatchCreator }[] = [];
+  const seen = new IdIndex(total);
+  let batch: { line: number; item: BatchCreator; cells: string[] }[] = [];
   let sentRows = 0;
   let lastLine = 0;
   let interrupted = false;
@@ -151,9 +223,9 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   const emit = async (list: readonly Rejected[]) => {
     for (const r of list) {
       if (shown.length < STDERR_REJECT_CAP) shown.push(r);
-      json.rejected(r);
+      json.rejected({ line: r.line, externalId: r.externalId, reasons: r.reasons });
     }
-    await sink?.write(list.map((r) => [r.line, r.externalId, r.reasons.join("; ")]));
+    await sink?.write(list.map(layout.row));
   };
   const emitPending = async (server: Rejected[] = []) => {
     const merged: Rejected[] = [];
@@ -238,7 +310,12 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
         throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
       if (out.outcome === "rejected" || out.reasons.length > 0) {
         counts.rejected++;
-        serverRejected.push({ line: sent.line, externalId: sent.item.externalId, reasons: out.reasons });
+        serverRejected.push({
+          line: sent.line,
+          externalId: sent.item.externalId,
+          reasons: out.reasons,
+          cells: sent.cells,
+        });
       } else if (out.outcome === "added" || out.outcome === "unchanged") {
         counts[out.outcome]++;
       } else {
@@ -295,14 +372,18 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
       lastLine = rec.line;
       const check = checkRosterRow(rec.cells, map, { clearEmpty });
       if (check.externalId !== "") {
-        const firstSeen = seen.get(check.externalId);
+        const firstSeen = seen.firstLineOrAdd(check.externalId, rec.line);
         if (firstSeen !== undefined) check.reasons.push(`externalId: also on line ${firstSeen}`);
-        else seen.set(check.externalId, rec.line);
       }
       if (check.reasons.length || !check.item) {
-        await rejectLocally({ line: rec.line, externalId: check.externalId, reasons: check.reasons });
+        await rejectLocally({
+          line: rec.line,
+          externalId: check.externalId,
+          reasons: check.reasons,
+          cells: rec.cells,
+        });
       } else {
-        batch.push({ line: rec.line, item: check.item });
+        batch.push({ line: rec.line, item: check.item, cells: sink ? rec.cells : NO_CELLS });
         if (batch.length >= batchSize) {
           await flush();
           if (interrupted) break;
@@ -316,8 +397,8 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
     await it.return(undefined);
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof CsvFileError) {
-      await finishOutputs({ complete: false, stoppedAt: { line: err.line ?? null, reason: message } });
-      throw new UsageError(`${message} The import stopped there: ${sentSoFar()}.`, err.hint);
+      await finishOutputs({ complete: false, stoppedAt: { line: err.line ?? null, reason: err.headline } });
+      throw err.withNote(`The import stopped there: ${sentSoFar()}.`);
     }
     if (!(err instanceof CliError)) {
       progress.stop();

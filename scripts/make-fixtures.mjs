@@ -1,0 +1,191 @@
+// The corpus of input files operators really have (test/fixtures/files/): what Excel and CRM exports
+// write, byte for byte. Each file has a test of its exact outcome in test/roster/files.test.ts, and
+// test/roster/fixtures.test.ts checks that the committed files are what this script makes.
+//   node scripts/make-fixtures.mjs    (re)write test/fixtures/files/
+// The 50,000-row file with a misplaced quote is not committed: tests make it with bigMisplacedQuote().
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const FIXTURES_DIR = fileURLToPath(new URL("../test/fixtures/files/", import.meta.url));
+
+const crlf = (lines) => `${lines.join("\r\n")}\r\n`;
+const lf = (lines) => `${lines.join("\n")}\n`;
+/** Windows-1252 bytes of a string that only uses characters Latin-1 and Windows-1252 share. */
+const cp1252 = (s) => {
+  for (const ch of s) if (ch.charCodeAt(0) > 0xff) throw new Error(`not in Windows-1252: ${ch}`);
+  return Buffer.from(s, "latin1");
+};
+const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
+const utf16be = (s) => {
+  const b = Buffer.from(s, "utf16le");
+  for (let i = 0; i < b.length; i += 2) [b[i], b[i + 1]] = [b[i + 1], b[i]];
+  return Buffer.concat([Buffer.from([0xfe, 0xff]), b]);
+};
+
+/** Three creators with the names Excel users type. */
+const PEOPLE = [
+  ["fx-1", "Zoë Adams", "zoe@example.com", "@zoe", "true"],
+  ["fx-2", "Jürgen Müller", "jurgen@example.de", "@jmuller", "true"],
+  ["fx-3", "José Núñez", "jose@example.es", "", "false"],
+];
+const HEADER = ["externalId", "name", "email", "handle", "active"];
+const rows = (d, people = PEOPLE, header = HEADER) => [header.join(d), ...people.map((p) => p.join(d))];
+
+/** name → file bytes. */
+export function fixtures() {
+  const f = new Map();
+  f.set(".gitattributes", Buffer.from("# Bytes exactly as made by scripts/make-fixtures.mjs\n* binary\n"));
+  // Excel on Windows, "CSV (Comma delimited)": Windows-1252, CRLF.
+  f.set("excel-cp1252.csv", cp1252(crlf(rows(","))));
+  // A CRM export in ISO-8859-1 (latin1).
+  f.set(
+    "crm-latin1.csv",
+    cp1252(
+      lf(
+        rows(",", [
+          ["la-1", "Françoise Ångström", "francoise@example.fr", "@fa", "yes"],
+          ["la-2", "Øyvind Ærø", "oyvind@example.no", "@oy", "no"],
+        ]),
+      ),
+    ),
+  );
+  // Excel "Unicode text": UTF-16 LE with a byte order mark, tab-separated, CRLF.
+  f.set("excel-unicode-utf16le.txt", utf16le(crlf(rows("\t"))));
+  // The same in UTF-16 BE with a byte order mark (some Mac tools).
+  f.set("utf16be-bom.txt", utf16be(crlf(rows("\t"))));
+  // Excel "CSV UTF-8": a byte order mark, CRLF.
+  f.set("excel-utf8-bom.csv", Buffer.from(`\ufeff${crlf(rows(","))}`));
+  // Plain UTF-8, LF, no byte order mark.
+  f.set("utf8.csv", Buffer.from(lf(rows(","))));
+  // European Excel: ";" between fields (and a decimal comma in an extra column).
+  f.set(
+    "excel-semicolon.csv",
+    cp1252(
+      crlf([
+        "externalId;name;email;handle;active;score",
+        "se-1;Zoë Adams;zoe@example.com;@zoe;true;4,5",
+        'se-2;"Müller; Jürgen";jurgen@example.de;;false;3,0',
+      ]),
+    ),
+  );
+  f.set(
+    "tab-separated.tsv",
+    Buffer.from(lf(["externalId\tname\temail", "tb-1\tZoë Adams\tzoe@example.com", "tb-2\tAnn, B.\t"])),
+  );
+  f.set("pipe.csv", Buffer.from(lf(["externalId|name|active", "pp-1|Zoë Adams|yes", "pp-2|Bo, Jr.|no"])));
+  // A CRM's headers and status words.
+  f.set(
+    "crm-headers.csv",
+    Buffer.from(
+      crlf([
+        "Creator ID,Full Name,E-mail,Instagram,Status",
+        "crm-1,Amara Okafor,amara@example.com,@amaracooks,Active",
+        "crm-2,Priya Evans,priya@example.co.uk,@priyaeats,Inactive",
+        "crm-3,Wei Zhang,wei@example.com,,ACTIVE",
+      ]),
+    ),
+  );
+  // Every status word, in several cases, and one the import cannot read (line 14).
+  const words = [
+    "true",
+    "FALSE",
+    "Yes",
+    "no",
+    "Y",
+    "n",
+    "1",
+    "0",
+    "active",
+    "Inactive",
+    "ENABLED",
+    "disabled",
+  ];
+  f.set(
+    "status-words.csv",
+    Buffer.from(
+      lf([
+        "externalId,name,active",
+        ...words.map((w, i) => `sw-${i + 1},Status ${w},${w}`),
+        "sw-13,Bad,maybe",
+      ]),
+    ),
+  );
+  // A hand-edited name with quotes inside an unquoted field, on line 4.
+  f.set(
+    "misplaced-quote.csv",
+    Buffer.from(
+      crlf([
+        "externalId,name,email",
+        "mq-1,Ann,ann@example.com",
+        "mq-2,Bob,",
+        'mq-3,Tom "The Bomb" Jones,',
+        "mq-4,Cy,",
+      ]),
+    ),
+  );
+  // A quoted cell over two lines (line 3-4) before a quote that is never closed on line 6.
+  f.set(
+    "unclosed-quote.csv",
+    Buffer.from(
+      lf([
+        "externalId,name,handle",
+        "uq-1,Ann,@ann",
+        'uq-2,"Bob',
+        'Builder",@bob',
+        "uq-3,Cy,@cy",
+        'uq-4,"Dee,@dee',
+        "uq-5,Eve,@eve",
+      ]),
+    ),
+  );
+  // Blank lines, lines of spaces, all-blank records and Excel's trailing empty columns.
+  f.set(
+    "blank-and-trailing.csv",
+    Buffer.from(
+      crlf([
+        "externalId,name,email,,",
+        "",
+        "bt-1,Ann,ann@example.com,,",
+        "   ",
+        ",,,,",
+        "bt-2,Bob,,,",
+        "bt-3,Cy",
+        "bt-4,Dee,,,,,",
+        "bt-5,Eve,,,,x",
+        "",
+        "",
+      ]),
+    ),
+  );
+  return f;
+}
+
+/**
+ * A roster of `rows` data rows where the row on physical line `badLine` holds a misplaced quote;
+ * every 1,000th row before it has a quoted name over two lines, so record numbers and physical lines
+ * differ. Returns the text and the line of the bad row.
+ */
+export function bigMisplacedQuote(rows = 50_000, badRow = 30_000) {
+  const out = ["externalId,name"];
+  let line = 1;
+  let badLine = -1;
+  for (let i = 1; i <= rows; i++) {
+    line++;
+    if (i === badRow) {
+      out.push(`big-${i},Tom "The Bomb" Jones`);
+      badLine = line;
+    } else if (i % 1000 === 0) {
+      out.push(`big-${i},"Two\nLines ${i}"`);
+      line++;
+    } else out.push(`big-${i},Name ${i}`);
+  }
+  return { text: `${out.join("\r\n")}\r\n`, badLine };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const files = fixtures();
+  mkdirSync(FIXTURES_DIR, { recursive: true });
+  for (const name of readdirSync(FIXTURES_DIR)) if (!files.has(name)) rmSync(FIXTURES_DIR + name);
+  for (const [name, bytes] of files) writeFileSync(FIXTURES_DIR + name, bytes);
+  process.stdout.write(`Wrote ${files.size} files to ${FIXTURES_DIR}\n`);
+}

@@ -1,0 +1,214 @@
+// One header matcher for every input file (roster import, `links assign --ids`): which column holds
+// which creator field. Matching ignores case, spaces, "_" and "-"; the field's own name wins over the
+// common names other tools use for it (a CRM's "Creator ID", "Full Name", "E-mail", "Instagram",
+// "Status"); `--column FIELD=HEADER` wins over both. Columns left over are named, with a
+// "did you mean --column ...?" line for those that look like a field.
+import { UsageError } from "../errors.js";
+
+export const ROSTER_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
+export type RosterField = (typeof ROSTER_FIELDS)[number];
+
+/** Compares header names: case, spaces, "_" and "-" do not count. */
+export const loose = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, "");
+
+/** Other names for each field, as `loose` makes them. */
+const SYNONYMS: Record<RosterField, readonly string[]> = {
+  externalId: ["creatorid", "id", "externalcreatorid"],
+  name: ["fullname", "creatorname", "displayname"],
+  email: ["emailaddress", "mail"],
+  handle: ["instagram", "username", "socialhandle", "instagramhandle"],
+  active: ["status", "enabled"],
+};
+
+/** Columns of a rejects file (src/commands/roster/import.ts) that an import reads past silently. */
+export const REJECTS_COLUMNS = ["line", "reasons"] as const;
+
+export interface ColumnMap {
+  /** Column index of each field found. */
+  index: Partial<Record<RosterField, number>>;
+  /** The header names, as read. */
+  headers: readonly string[];
+  /** How each field was found, for the note on stderr. */
+  how: Partial<Record<RosterField, "flag" | "name" | "synonym">>;
+  /** Non-blank headers no field uses (a rejects file's line and reasons columns not included). */
+  ignored: string[];
+  /** "Did you mean" suggestions for ignored columns that look like a field. */
+  suggestions: { field: RosterField; header: string }[];
+}
+
+function fieldNamed(name: string): RosterField | undefined {
+  return ROSTER_FIELDS.find((f) => f.toLowerCase() === name.trim().toLowerCase());
+}
+
+/** Parses repeated `--column FIELD=HEADER` flags. `allowed` limits the fields (an --ids file: externalId). */
+export function parseColumnFlags(
+  flags: readonly string[],
+  allowed: readonly RosterField[] = ROSTER_FIELDS,
+): Map<RosterField, string> {
+  const out = new Map<RosterField, string>();
+  for (const flag of flags) {
+    const eq = flag.indexOf("=");
+    const field = eq > 0 ? fieldNamed(flag.slice(0, eq)) : undefined;
+    const header = eq > 0 ? flag.slice(eq + 1).trim() : "";
+    if (eq <= 0 || header === "") {
+      throw new UsageError(
+        `--column "${flag}" is not FIELD=HEADER.`,
+        `Example: --column externalId="Creator ID". Fields: ${allowed.join(", ")}.`,
+      );
+    }
+    if (!field || !allowed.includes(field)) {
+      throw new UsageError(
+        allowed.length === ROSTER_FIELDS.length
+          ? `--column "${flag}": "${flag.slice(0, eq)}" is not a roster field.`
+          : `--column "${flag}": only ${allowed.join(", ")} can be mapped here.`,
+        `Fields: ${allowed.join(", ")}.`,
+      );
+    }
+    if (out.has(field)) throw new UsageError(`--column maps ${field} twice.`);
+    out.set(field, header);
+  }
+  return out;
+}
+
+const list = (hs: readonly string[]) => hs.map((h) => `"${h}"`).join(", ");
+
+/** A header as a shell word for a suggested command line. */
+export function shellHeader(h: string): string {
+  return /^[A-Za-z0-9_.@%+:,/-]+$/.test(h) ? h : `"${h.replace(/(["\\$`])/g, "\\$1")}"`;
+}
+
+/** Edit distance, for typos in short header names ("emial"). */
+function distance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The field a header name looks like, if any (for "did you mean"). */
+export function resembles(header: string, fields: readonly RosterField[]): RosterField | undefined {
+  const h = loose(header);
+  if (h.length < 2) return undefined;
+  // "Influencer ID", "member_id", "partnerId": an identifier column.
+  if (
+    fields.includes("externalId") &&
+    /(^|[^A-Za-z]|[a-z](?=I[dD]\b))(id|ID|Id|identifier)([^a-z]|$)/.test(header)
+  )
+    return "externalId";
+  for (const f of fields) {
+    const names = [f.toLowerCase(), ...SYNONYMS[f]];
+    if (names.some((n) => n === h || (n.length >= 4 && h.includes(n)))) return f;
+  }
+  for (const f of fields) {
+    const names = [f.toLowerCase(), ...SYNONYMS[f]];
+    if (names.some((n) => n.length >= 4 && distance(n, h) <= (n.length >= 8 ? 2 : 1))) return f;
+  }
+  return undefined;
+}
+
+export interface MapOptions {
+  /** The fields this file can hold (an --ids file: externalId only). */
+  fields?: readonly RosterField[];
+  /** The delimiter the file was read with, for the "looks delimited by" hint. */
+  delimiter?: string | undefined;
+}
+
+const DELIMITER_NAMES: Record<string, string> = { ",": '","', ";": '";"', "\t": "tab", "|": '"|"' };
+export const delimiterName = (d: string) => DELIMITER_NAMES[d] ?? JSON.stringify(d);
+
+/** Matches the header row to the fields. Throws a UsageError the user can act on. */
+export function mapColumns(
+  path: string,
+  headers: readonly string[],
+  flags: Map<RosterField, string>,
+  o: MapOptions = {},
+): ColumnMap {
+  const fields = o.fields ?? ROSTER_FIELDS;
+  const index: Partial<Record<RosterField, number>> = {};
+  const how: ColumnMap["how"] = {};
+  const used = new Set<number>();
+  for (const [field, header] of flags) {
+    const at = headers.findIndex((h) => h.trim().toLowerCase() === header.trim().toLowerCase());
+    if (at < 0) {
+      throw new UsageError(
+        `--column ${field}=${header}: ${path} has no column "${header}".`,
+        `Its columns are: ${list(headers)}.`,
+      );
+    }
+    if (used.has(at)) throw new UsageError(`--column maps column "${headers[at]}" to two fields.`);
+    index[field] = at;
+    how[field] = "flag";
+    used.add(at);
+  }
+  // The field's own name first, then the other common names; two candidates at one level need a choice.
+  for (const level of ["name", "synonym"] as const) {
+    for (const field of fields) {
+      if (index[field] !== undefined) continue;
+      const names = level === "name" ? [field.toLowerCase()] : SYNONYMS[field];
+      const matches = headers
+        .map((h, i) => ({ h, i }))
+        .filter(({ h, i }) => !used.has(i) && names.includes(loose(h)));
+      if (matches.length > 1) {
+        throw new UsageError(
+          `${path} has ${matches.length} columns that could be ${field}: ${list(matches.map((m) => m.h))}.`,
+          `Choose one with --column ${field}=${shellHeader(matches[0]!.h)}.`,
+        );
+      }
+      if (matches[0]) {
+        index[field] = matches[0].i;
+        how[field] = level;
+        used.add(matches[0].i);
+      }
+    }
+  }
+  if (index.externalId === undefined) {
+    const single = headers.length === 1 ? headers[0]! : undefined;
+    const other = single
+      ? [";", "\t", "|", ","].find((d) => d !== o.delimiter && single.includes(d))
+      : undefined;
+    if (other) {
+      throw new UsageError(
+        `${path} has no externalId column: its header is one column, "${single}", which looks delimited by ${delimiterName(other)}.`,
+        `Run again with --delimiter ${other === "\t" ? "tab" : `"${other}"`}${o.delimiter ? "" : " (the header line decides the delimiter otherwise)"}.`,
+      );
+    }
+    const guess = headers.find((h, i) => !used.has(i) && resembles(h, ["externalId"]) === "externalId");
+    throw new UsageError(
+      `${path} has no externalId column. The columns found are: ${list(headers)}.`,
+      guess
+        ? `Did you mean --column externalId=${shellHeader(guess)}?`
+        : 'Name the column "externalId" (or "Creator ID", "id") or map it, e.g. --column externalId="Creator ID".',
+    );
+  }
+  const ignored: string[] = [];
+  const suggestions: ColumnMap["suggestions"] = [];
+  headers.forEach((h, i) => {
+    if (used.has(i) || h.trim() === "") return;
+    if ((REJECTS_COLUMNS as readonly string[]).includes(loose(h))) return;
+    ignored.push(h);
+    const f = resembles(h, fields);
+    if (f) suggestions.push({ field: f, header: h });
+  });
+  return { index, headers, how, ignored, suggestions };
+}
+
+/** The stderr lines that say how the columns were read: synonyms used, columns ignored, suggestions. */
+export function describeMapping(map: ColumnMap, what = "the roster"): string[] {
+  const lines: string[] = [];
+  const mapped = (Object.keys(map.index) as RosterField[]).sort(
+    (a, b) => ROSTER_FIELDS.indexOf(a) - ROSTER_FIELDS.indexOf(b),
+  );
+  if (mapped.some((f) => map.how[f] === "synonym"))
+    lines.push(`Columns: ${mapped.map((f) => `${f} from "${map.headers[map.index[f]!]}"`).join(", ")}.`);
+  if (map.ignored.length)
+    lines.push(
+      `Ignoring ${map.ignored.length} column${map.ignored.length === 1 ? "" : "s"} not used by ${what}: ${map.ignored.join(", ")}.`,
+    );
+  for (const s of map.suggestions) lines.push(`  Did you mean --column ${s.field}=${shellHeader(s.header)}?`);
+  return lines;
+}
