@@ -59,10 +59,13 @@ export function registerLinks(program: Command): void {
     .command("export")
     .description("write every link as CSV: externalId, name, shareUrl, shortCode, statsUrl, active")
     .argument(...CAMPAIGN)
-    .option("--out <file>", 'write to this file (atomically) instead of stdout ("-")');
+    .option("--out <file>", 'write to this file (atomically, created 0600) instead of stdout ("-")')
+    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(exp, [
     "partner-cli links export spring-oats --out links.csv",
     "partner-cli links export spring-oats > links.csv",
+    "partner-cli links export spring-oats --out links.xlsx",
   ]);
   action(exp, async (ctx, args, opts) =>
     (await import("../commands/links/export.js")).linksExportRun({ ...opts, campaign: args[0]! }, ctx),
@@ -96,7 +99,8 @@ export function registerLinks(program: Command): void {
     )
     .option("--no-wait", "print the job id and return at once")
     .addOption(timeoutOption("how long to wait for the job (e.g. 90s, 10m)"))
-    .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)");
+    .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)")
+    .option("--bom", "start the --unassignable CSV with a UTF-8 BOM (for Excel on Windows)");
   examples(assign, [
     "partner-cli links assign spring-oats --roster",
     "partner-cli links assign spring-oats --ids creators.csv --unassignable left-out.csv",
@@ -118,7 +122,8 @@ export function registerLinks(program: Command): void {
     .argument("<job-id>", "the job id printed by links assign")
     .option("--wait", "poll until the job completes or fails")
     .addOption(timeoutOption("how long to wait with --wait (e.g. 90s, 10m)"))
-    .option("--unassignable <file>", "with --wait: write the creators left without a link as CSV");
+    .option("--unassignable <file>", "with --wait: write the creators left without a link as CSV")
+    .option("--bom", "start the --unassignable CSV with a UTF-8 BOM (for Excel on Windows)");
   examples(job, [
     "partner-cli links job spring-oats 7d0c…-job-uuid",
     "partner-cli links job spring-oats 7d0c…-job-uuid --wait",

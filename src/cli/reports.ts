@@ -54,11 +54,14 @@ export function registerReports(program: Command): void {
   )
     .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
-    .option("--out <file>", 'write to FILE (complete or not at all); "-" or absent: stdout');
+    .option("--out <file>", 'write to FILE (complete or not at all, created 0600); "-" or absent: stdout')
+    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
     "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
+    "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);
   action(creators, async (ctx, _a, o) =>
     (await import("../commands/reports/creators.js")).creatorsReportRun(o, ctx),

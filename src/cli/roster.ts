@@ -87,13 +87,22 @@ export function registerRoster(program: Command): void {
 
   const exp = roster
     .command("export")
-    .description("write the roster as CSV in the import format (externalId,name,email,handle,active)")
-    .option("--out <file>", "write to FILE (written completely, then renamed into place); - for stdout")
+    .description(
+      "write the roster as CSV in the import format (externalId,name,email,handle,active), or as an xlsx workbook",
+    )
+    .option(
+      "--out <file>",
+      "write to FILE (created 0600, written completely, then renamed into place); - for stdout",
+    )
     .option("--active <true|false>", "only active (true) or inactive (false) creators", parseBoolArg)
-    .option("--updated-since <ts>", "only creators updated at or after this time (ISO 8601, or YYYY-MM-DD)");
+    .option("--updated-since <ts>", "only creators updated at or after this time (ISO 8601, or YYYY-MM-DD)")
+    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(exp, [
     "partner-cli roster export --out roster.csv",
     "partner-cli roster export --active true > active.csv",
+    "partner-cli roster export --out roster.xlsx",
+    "partner-cli roster export --out roster-excel.csv --bom",
   ]);
   action(exp, async (ctx, _args, opts) =>
     (await import("../commands/roster/export.js")).rosterExportRun(opts, ctx),

@@ -1,14 +1,17 @@
 // CSV output for exports and rejects files: a header row, identifiers as text, formula-like cells
 // escaped (csv-stringify's escape_formulas plus one rule of our own so the escape can be undone), CR
-// and LF inside cells quoted. A file target is written to a temporary file beside it and renamed into
-// place on commit, so an interrupted run never leaves a half-written file under the real name.
-import { randomBytes } from "node:crypto";
-import { createWriteStream, type WriteStream } from "node:fs";
-import { rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+// and LF inside cells quoted, optionally a UTF-8 BOM first (so Excel reads the file as UTF-8). A file
+// target is written to a temporary file beside it, created 0600 whatever the umask (or with the mode
+// of the file it replaces), fsynced and renamed into place on commit, so an interrupted run never
+// leaves a half-written file under the real name.
+import { stat } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import { UsageError } from "../errors.js";
+import { openTempOutput, type TempOutput } from "../io/private-file.js";
+
+/** The UTF-8 byte order mark: Excel on Windows reads a CSV as UTF-8 only when it starts with it. */
+export const UTF8_BOM = "\uFEFF";
 
 /** First characters a spreadsheet treats as the start of a formula (as csv-stringify's escape_formulas). */
 const FORMULA_START = "=+\\-@\\t\\r\\uFF1D\\uFF0B\\uFF0D\\uFF20";
@@ -93,20 +96,30 @@ function fileError(path: string, err: unknown): UsageError {
         ? "permission denied"
         : e.code === "EISDIR"
           ? "it is a folder"
-          : (e.message ?? String(err));
+          : e.code === "ENOSPC"
+            ? "the disk is full"
+            : (e.message ?? String(err));
   return new UsageError(`Cannot write ${path}: ${why}.`);
 }
 
+export interface CsvSinkOptions {
+  /** Write a UTF-8 BOM before the header row (for Excel). */
+  bom?: boolean | undefined;
+}
+
 /**
- * Opens a CSV destination and writes the header row. `target` "-" or undefined means `stdout`.
+ * Opens a CSV destination and writes the header row (after a BOM with `bom`). `target` "-" or
+ * undefined means `stdout`. A file is created 0600; replacing an existing file keeps that file's mode.
  */
 export async function openCsvSink(
   target: string | undefined,
   header: readonly string[],
   stdout: Writable,
+  o: CsvSinkOptions = {},
 ): Promise<CsvSink> {
+  const head = (o.bom ? UTF8_BOM : "") + formatCsv([], header);
   if (target === undefined || target === "-") {
-    await writeChunk(stdout, formatCsv([], header));
+    await writeChunk(stdout, head);
     return {
       path: null,
       write: (rows) => writeChunk(stdout, formatCsv(rows)),
@@ -117,15 +130,13 @@ export async function openCsvSink(
   const finalPath = target;
   const existing = await stat(finalPath).catch(() => undefined);
   if (existing?.isDirectory()) throw new UsageError(`Cannot write ${finalPath}: it is a folder.`);
-  const tmp = join(
-    dirname(finalPath),
-    `.${basename(finalPath)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
-  const stream: WriteStream = createWriteStream(tmp, { flags: "wx" });
-  await new Promise<void>((resolve, reject) => {
-    stream.once("open", () => resolve());
-    stream.once("error", (err) => reject(fileError(finalPath, err)));
-  });
+  let temp: TempOutput;
+  try {
+    temp = await openTempOutput(finalPath);
+  } catch (err) {
+    throw fileError(finalPath, err);
+  }
+  const { stream } = temp;
   let done = false;
   const sink: CsvSink = {
     path: finalPath,
@@ -140,27 +151,19 @@ export async function openCsvSink(
       if (done) return;
       done = true;
       try {
-        await new Promise<void>((resolve, reject) => {
-          stream.once("error", reject);
-          stream.end(() => resolve());
-        });
-        await rename(tmp, finalPath);
+        await temp.finish();
       } catch (err) {
-        await unlink(tmp).catch(() => {});
         throw fileError(finalPath, err);
       }
     },
     async abort() {
       if (done) return;
       done = true;
-      await new Promise<void>((resolve) => {
-        stream.once("close", () => resolve());
-        stream.destroy();
-      });
-      await unlink(tmp).catch(() => {});
+      await temp.discard();
     },
   };
-  await writeChunk(stream, formatCsv([], header)).catch((err) => {
+  await writeChunk(stream, head).catch(async (err) => {
+    await sink.abort();
     throw fileError(finalPath, err);
   });
   return sink;

@@ -44,6 +44,7 @@ describe.skipIf(!existsSync(MAIN))("start-up imports of dist/main.js", () => {
       "decimal.js",
       "temporal-polyfill",
       "jq-wasm",
+      "exceljs",
     ]) {
       expect(pkgs.has(heavy), `${heavy} is imported at start-up`).toBe(false);
     }

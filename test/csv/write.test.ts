@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { formatCsv, openCsvSink, unescapeFormulaCell } from "../../src/csv/write.js";
+import { formatCsv, openCsvSink, UTF8_BOM, unescapeFormulaCell } from "../../src/csv/write.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 describe("formatCsv", () => {
@@ -78,5 +78,60 @@ describe("openCsvSink", () => {
     await expect(openCsvSink(join(tempDir(), "nope", "x.csv"), ["a"], new PassThrough())).rejects.toThrow(
       /Cannot write .*folder does not exist/,
     );
+  });
+});
+
+describe("openCsvSink: BOM and file mode", () => {
+  const rows = [["Chloé", "0012345000011"]];
+  async function written(o: { bom?: boolean }): Promise<Buffer> {
+    const path = join(tempDir(), "out.csv");
+    const sink = await openCsvSink(path, ["name", "code"], new PassThrough(), o);
+    await sink.write(rows);
+    await sink.commit();
+    return readFileSync(path);
+  }
+
+  it("--bom: the file starts with EF BB BF and is otherwise the same CSV", async () => {
+    const plain = await written({});
+    const bom = await written({ bom: true });
+    expect([...bom.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bom.subarray(3).equals(plain)).toBe(true);
+    expect(plain.toString("utf8")).toBe("name,code\nChloé,0012345000011\n");
+    expect([...plain.subarray(0, 3)]).not.toEqual([0xef, 0xbb, 0xbf]);
+  });
+
+  it("--bom on stdout: the BOM comes first, once", async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on("data", (c) => chunks.push(Buffer.from(c)));
+    const sink = await openCsvSink("-", ["a"], out, { bom: true });
+    await sink.write([["é"]]);
+    await sink.write([["è"]]);
+    await sink.commit();
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(`${UTF8_BOM}a\né\nè\n`);
+  });
+
+  it("a new file is created 0600 whatever the umask", async () => {
+    const old = process.umask(0o000);
+    try {
+      const path = join(tempDir(), "private.csv");
+      const sink = await openCsvSink(path, ["email"], new PassThrough());
+      await sink.write([["maria@example.com"]]);
+      await sink.commit();
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it("an existing file keeps its mode when replaced", async () => {
+    const path = join(tempDir(), "shared.csv");
+    writeFileSync(path, "old\n");
+    chmodSync(path, 0o640);
+    const sink = await openCsvSink(path, ["a"], new PassThrough());
+    await sink.write([["new"]]);
+    await sink.commit();
+    expect(readFileSync(path, "utf8")).toBe("a\nnew\n");
+    expect(statSync(path).mode & 0o777).toBe(0o640);
   });
 });

@@ -39,6 +39,8 @@ export interface LinksAssignOptions {
   wait?: boolean | undefined;
   timeout?: number | undefined;
   unassignable?: string | undefined;
+  /** --bom: the --unassignable CSV starts with a UTF-8 BOM. */
+  bom?: boolean | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 600_000;
@@ -47,6 +49,7 @@ interface RunOptions {
   wait: boolean;
   timeoutMs: number;
   unassignable?: string | undefined;
+  unassignableBom?: boolean | undefined;
   /** false: the outcome goes to stderr only (the interactive setup prints the campaign on stdout). */
   stdout?: boolean | undefined;
 }
@@ -69,6 +72,11 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
   }
   if (o.unassignable === "-")
     throw new UsageError("--unassignable needs a file name (stdout carries the job outcome).");
+  if (o.bom && o.unassignable === undefined)
+    throw new UsageError(
+      "--bom applies to the --unassignable file.",
+      "Add --unassignable FILE, or drop --bom.",
+    );
   let request: AssignmentRequest;
   if (o.roster) {
     request = { scope: "roster" };
@@ -105,6 +113,7 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
     wait: o.wait !== false,
     timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,
     unassignable: o.unassignable,
+    unassignableBom: o.bom,
   });
 }
 
@@ -202,7 +211,13 @@ async function finish(
   }
   const final = isFinished(job) ? job : await followJob(ctx, api, campaign, campaignArg, job.id, o.timeoutMs);
   await clearJob(ctx, key, final.id);
-  await reportOutcome(ctx, { job: final, selection, unassignableFile: o.unassignable, stdout: o.stdout });
+  await reportOutcome(ctx, {
+    job: final,
+    selection,
+    unassignableFile: o.unassignable,
+    unassignableBom: o.unassignableBom,
+    stdout: o.stdout,
+  });
 }
 
 /**

@@ -1,26 +1,35 @@
-// links export CAMPAIGN [--out FILE]: every share link as CSV (stdout, or a file written atomically).
+// links export CAMPAIGN [--out FILE]: every share link as CSV (stdout, or a file written atomically)
+// or as an xlsx workbook. The file holds each creator's private stats URL: it is created 0600.
 import { listLinks } from "../../api/links.js";
 import { allPages } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { openCsvSink } from "../../csv/write.js";
+import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
 
-export const LINK_EXPORT_HEADER = [
-  "externalId",
-  "name",
-  "shareUrl",
-  "shortCode",
-  "statsUrl",
-  "active",
-] as const;
+export const LINK_EXPORT_COLUMNS = columns([
+  ["externalId", "text"],
+  ["name", "text", 24],
+  ["shareUrl", "text", 40],
+  ["shortCode", "text", 12],
+  ["statsUrl", "text", 48],
+  ["active", "boolean"],
+]);
+
+export const LINK_EXPORT_HEADER = LINK_EXPORT_COLUMNS.map((c) => c.name);
 
 export async function linksExportRun(
-  o: { campaign: string; out?: string | undefined },
+  o: {
+    campaign: string;
+    out?: string | undefined;
+    format?: string | undefined;
+    bom?: boolean | undefined;
+  },
   ctx: Context,
 ): Promise<void> {
+  chooseFormat(o);
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);
-  const sink = await openCsvSink(o.out, LINK_EXPORT_HEADER, ctx.io.stdout);
+  const sink = await openTableSink(o, LINK_EXPORT_COLUMNS, ctx.io.stdout, { sheetName: "Links" });
   let rows = 0;
   try {
     for await (const page of allPages((page) => listLinks(api, campaign.id, { page, pageSize: 200 }))) {

@@ -1,6 +1,7 @@
 // links job CAMPAIGN JOB_ID [--wait]: show an assignment job, or follow it to the end.
 import { getAssignmentJob } from "../../api/links.js";
 import type { Context } from "../../context.js";
+import { UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
 import { clearJob, followJob, isFinished, jobFields, jobKey, reportOutcome } from "./jobs.js";
@@ -11,9 +12,15 @@ export interface LinksJobOptions {
   wait?: boolean | undefined;
   timeout?: number | undefined;
   unassignable?: string | undefined;
+  bom?: boolean | undefined;
 }
 
 export async function linksJobRun(o: LinksJobOptions, ctx: Context): Promise<void> {
+  if (o.bom && o.unassignable === undefined)
+    throw new UsageError(
+      "--bom applies to the --unassignable file.",
+      "Add --unassignable FILE, or drop --bom.",
+    );
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);
   const jobId = o.jobId.trim();
@@ -26,5 +33,10 @@ export async function linksJobRun(o: LinksJobOptions, ctx: Context): Promise<voi
   }
   if (!isFinished(job)) job = await followJob(ctx, api, campaign, o.campaign, job.id, o.timeout ?? 600_000);
   await clearJob(ctx, await jobKey(ctx, api, campaign.id), job.id);
-  await reportOutcome(ctx, { job, selection: null, unassignableFile: o.unassignable });
+  await reportOutcome(ctx, {
+    job,
+    selection: null,
+    unassignableFile: o.unassignable,
+    unassignableBom: o.bom,
+  });
 }

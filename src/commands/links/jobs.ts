@@ -166,13 +166,16 @@ export async function reportOutcome(
     job: AssignmentJob;
     selection: SelectionSummary | null;
     unassignableFile?: string | undefined;
+    /** The --unassignable CSV starts with a UTF-8 BOM. */
+    unassignableBom?: boolean | undefined;
     /** false: only the stderr summary (stdout already holds another command's result). */
     stdout?: boolean | undefined;
   },
 ): Promise<void> {
   const { job, selection } = o;
   const out = outcomeOf(job, selection);
-  if (o.unassignableFile) await writeUnassignable(ctx, o.unassignableFile, job, selection);
+  if (o.unassignableFile)
+    await writeUnassignable(ctx, o.unassignableFile, job, selection, o.unassignableBom === true);
   if (o.stdout === false) {
     // the caller printed its own result
   } else if (ctx.io.json) ctx.io.outJson(out);
@@ -203,10 +206,11 @@ async function writeUnassignable(
   file: string,
   job: AssignmentJob,
   selection: SelectionSummary | null,
+  bom: boolean,
 ): Promise<void> {
   const reasons = new Map((selection?.unmatchedSample ?? []).map((u) => [u.externalId, u.reason]));
   const { openCsvSink } = await import("../../csv/write.js");
-  const sink = await openCsvSink(file, ["externalId", "reason"], ctx.io.stdout);
+  const sink = await openCsvSink(file, ["externalId", "reason"], ctx.io.stdout, { bom });
   try {
     await sink.write(job.unassignableExternalIds.map((id) => [id, reasons.get(id) ?? ""]));
     await sink.commit();

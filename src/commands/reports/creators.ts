@@ -2,7 +2,8 @@ import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
 import { checkRange, type RangeFlags } from "../../cli/range.js";
 import type { Context } from "../../context.js";
-import { openCsvSink } from "../../csv/write.js";
+import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
+import { UsageError } from "../../errors.js";
 import type { CreatorCount } from "../../spec/reports.js";
 import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
 
@@ -10,21 +11,26 @@ export interface CreatorsReportOptions extends RangeFlags {
   brand?: string | undefined;
   campaign?: string | undefined;
   out?: string | undefined;
+  format?: string | undefined;
+  bom?: boolean | undefined;
 }
 
-export const CREATOR_COUNT_COLUMNS = [
-  "creatorExternalId",
-  "creatorName",
-  "campaignId",
-  "campaignExternalReference",
-  "campaignName",
-  "brandId",
-  "brandName",
-  "verifiedRedemptions",
-  "estimatedCommission",
-  "commissionRate",
-  "estimatedUnitSalePrice",
-] as const;
+/** Columns of the creator counts (identifiers as text; counts, money and rates as numbers in xlsx). */
+export const CREATOR_COUNT_TABLE = columns([
+  ["creatorExternalId", "text"],
+  ["creatorName", "text", 24],
+  ["campaignId", "text", 38],
+  ["campaignExternalReference", "text"],
+  ["campaignName", "text", 24],
+  ["brandId", "text", 38],
+  ["brandName", "text", 20],
+  ["verifiedRedemptions", "count"],
+  ["estimatedCommission", "money"],
+  ["commissionRate", "number"],
+  ["estimatedUnitSalePrice", "money"],
+]);
+
+export const CREATOR_COUNT_COLUMNS = CREATOR_COUNT_TABLE.map((c) => c.name);
 
 function row(c: CreatorCount) {
   return [
@@ -45,11 +51,17 @@ function row(c: CreatorCount) {
 /** Creator counts across every page, as CSV (no 366-day cap on this report). */
 export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
   const range = checkRange(o, null);
+  const toStdout = o.out === undefined || o.out === "-";
+  if (!(ctx.io.json && toStdout)) chooseFormat(o);
+  else if (o.format !== undefined || o.bom)
+    throw new UsageError(
+      "--json prints the rows as JSON on stdout; --format and --bom are for files.",
+      "Give --out FILE, or drop --format/--bom.",
+    );
   const api = await ctx.api();
   // Resolved before the output file is opened: a filter that matches nothing is exit 5 and no file.
   const campaignId = await resolveCampaignFilter(api, o.campaign);
   const brandId = (await resolveBrandFilter(api, o.brand))?.id;
-  const toStdout = o.out === undefined || o.out === "-";
   if (ctx.io.json && toStdout) {
     const items: CreatorCount[] = [];
     for await (const p of allPages((page) =>
@@ -60,7 +72,7 @@ export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context):
     ctx.io.outJson(items);
     return;
   }
-  const sink = await openCsvSink(o.out, CREATOR_COUNT_COLUMNS, ctx.io.stdout);
+  const sink = await openTableSink(o, CREATOR_COUNT_TABLE, ctx.io.stdout, { sheetName: "Creators" });
   let rows = 0;
   let rangeText = "";
   try {

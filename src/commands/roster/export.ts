@@ -1,11 +1,12 @@
-// roster export: every creator (filtered) as CSV in the import format, so export → import round-trips.
+// roster export: every creator (filtered) as CSV in the import format, so export → import round-trips;
+// or, with --format xlsx, as a workbook for people (identifiers as text, active as TRUE/FALSE).
 import { listCreators } from "../../api/creators.js";
 import { allPages } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { openCsvSink } from "../../csv/write.js";
 import { ROSTER_HEADER } from "../../csv/roster.js";
 import { CancelledError } from "../../errors.js";
 import { startProgress } from "../../io/progress.js";
+import { type Column, chooseFormat, openTableSink } from "../../io/table-file.js";
 import { LIMITS } from "../../spec/limits.js";
 import { parseActiveFlag, parseUpdatedSince } from "./shared.js";
 
@@ -13,14 +14,24 @@ export interface ExportOptions {
   out?: string | undefined;
   active?: boolean | string | undefined;
   updatedSince?: string | undefined;
+  format?: string | undefined;
+  bom?: boolean | undefined;
 }
+
+/** The import format's columns: every one is text but `active`. */
+export const ROSTER_COLUMNS: readonly Column[] = ROSTER_HEADER.map((name) => ({
+  name,
+  kind: name === "active" ? "boolean" : "text",
+  ...(name === "email" ? { width: 28 } : {}),
+}));
 
 export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promise<void> {
   const active = parseActiveFlag(opts.active);
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   const toFile = opts.out !== undefined && opts.out !== "-";
+  chooseFormat(opts);
   const api = await ctx.api();
-  const sink = await openCsvSink(opts.out, ROSTER_HEADER, ctx.io.stdout);
+  const sink = await openTableSink(opts, ROSTER_COLUMNS, ctx.io.stdout, { sheetName: "Roster" });
   let count = 0;
   const interrupted = () =>
     new CancelledError(

@@ -1,0 +1,101 @@
+// Tabular outputs (exports and reports): CSV (the default, optionally with a UTF-8 BOM for Excel) or
+// an xlsx workbook. The format is checked before any request, so a mistake costs nothing; the
+// workbook writer (and exceljs with it) is loaded only when a workbook is asked for.
+import { extname } from "node:path";
+import type { Writable } from "node:stream";
+import { type CsvSink, openCsvSink } from "../csv/write.js";
+import { UsageError } from "../errors.js";
+
+/**
+ * What a column holds, which decides its cell type in a workbook (CSV writes every kind as text):
+ * text (identifiers, names; leading zeros kept), timestamp (ISO 8601 UTC → a date cell), count
+ * (integer), money (decimal dollars), number (rates and other decimals), boolean.
+ */
+export type ColumnKind = "text" | "timestamp" | "count" | "money" | "number" | "boolean";
+
+export interface Column {
+  readonly name: string;
+  readonly kind: ColumnKind;
+  /** Width in characters in a workbook; a default by kind otherwise. */
+  readonly width?: number;
+}
+
+/** Shorthand: columns from [name, kind] pairs. */
+export function columns(spec: readonly (readonly [string, ColumnKind, number?])[]): Column[] {
+  return spec.map(([name, kind, width]) => (width === undefined ? { name, kind } : { name, kind, width }));
+}
+
+/** A destination for rows: CSV (file or stdout) or a workbook file. */
+export type TableSink = CsvSink;
+
+export type TableFormat = "csv" | "xlsx";
+
+export interface TableOutputFlags {
+  out?: string | undefined;
+  format?: string | undefined;
+  bom?: boolean | undefined;
+}
+
+/**
+ * The output format of an export, from --format, or from --out's name (".xlsx" means a workbook) when
+ * --format is absent. Refuses, before any request: an unknown format, a workbook to stdout, a name
+ * that says the other format (a CSV named .xlsx, which Excel refuses to open, or a workbook named
+ * .csv), and --bom on anything but CSV. `allowed` lists the formats this command writes.
+ */
+export function chooseFormat<F extends string = TableFormat>(
+  flags: TableOutputFlags,
+  allowed: readonly F[] = ["csv", "xlsx"] as unknown as readonly F[],
+): F {
+  const out = flags.out === undefined || flags.out === "-" ? undefined : flags.out;
+  const ext = out ? extname(out).toLowerCase() : "";
+  const given = flags.format?.trim().toLowerCase();
+  if (given !== undefined && !(allowed as readonly string[]).includes(given))
+    throw new UsageError(`--format must be ${allowed.join(" or ")}, not "${flags.format}".`);
+  const format = (given ?? (ext === ".xlsx" && allowed.includes("xlsx" as F) ? "xlsx" : "csv")) as F;
+  if (format === "xlsx") {
+    if (!out)
+      throw new UsageError(
+        "--format xlsx writes a workbook file, not stdout.",
+        "Give the file with --out, for example --out export.xlsx.",
+      );
+    if (ext === ".csv")
+      throw new UsageError(
+        `--format xlsx with --out ${out}: a workbook named .csv would open in Excel as garbled text.`,
+        `Name the file .xlsx, or drop --format xlsx to write CSV.`,
+      );
+  } else if (ext === ".xlsx") {
+    throw new UsageError(
+      `--format ${format} with --out ${out}: Excel refuses to open a ${format === "csv" ? "CSV" : format} file named .xlsx.`,
+      "Drop --format (a .xlsx name writes a workbook), or name the file differently.",
+    );
+  }
+  if (flags.bom && format !== "csv")
+    throw new UsageError(
+      `--bom is for CSV: it tells Excel the file is UTF-8. ${format === "xlsx" ? "A workbook" : "NDJSON"} needs none.`,
+      "Drop --bom.",
+    );
+  return format;
+}
+
+export interface OpenTableOptions {
+  /** The workbook's sheet name (continuation sheets are "NAME (2)", ...). */
+  sheetName: string;
+}
+
+/**
+ * Opens the destination chosen by `flags` (call {@link chooseFormat} first to refuse mistakes before
+ * any request) and writes the header row. Files are written under a temporary name and renamed into
+ * place on commit, created 0600 (an existing file keeps its mode).
+ */
+export async function openTableSink(
+  flags: TableOutputFlags,
+  cols: readonly Column[],
+  stdout: Writable,
+  o: OpenTableOptions,
+): Promise<TableSink> {
+  const format = chooseFormat(flags);
+  const header = cols.map((c) => c.name);
+  if (format === "csv") return openCsvSink(flags.out, header, stdout, { bom: flags.bom === true });
+  const { openXlsxSink } = await import("./xlsx.js");
+  return openXlsxSink(flags.out!, cols, { sheetName: o.sheetName });
+}
