@@ -4,7 +4,7 @@
 // target is written to a temporary file beside it, created 0600 whatever the umask (or with the mode
 // of the file it replaces), fsynced and renamed into place on commit, so an interrupted run never
 // leaves a half-written file under the real name.
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import { UsageError } from "../errors.js";
@@ -167,4 +167,34 @@ export async function openCsvSink(
     throw fileError(finalPath, err);
   });
   return sink;
+}
+
+/**
+ * For a CSV that is appended to across runs: `--bom` writes the BOM only when the file is created,
+ * and is refused (exit 2, the file untouched) on an existing non-empty file that does not start with
+ * one, rather than inserting bytes in front of rows already there. Returns whether the file exists
+ * with content (a missing or empty file gets the BOM and the header).
+ */
+export async function checkBomForAppend(path: string): Promise<boolean> {
+  let head: Buffer;
+  try {
+    const fh = await open(path, "r");
+    try {
+      head = Buffer.alloc(3);
+      const { bytesRead } = await fh.read(head, 0, 3, 0);
+      head = head.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw fileError(path, err);
+  }
+  if (head.length === 0) return false;
+  if (head.toString("utf8") !== UTF8_BOM)
+    throw new UsageError(
+      `${path} already has content without a BOM; --bom writes the BOM only when the file is created, and bytes are never inserted in front of rows already there.`,
+      "Drop --bom to keep appending to this file, or start a new file with --out NEW.csv --bom (with --from-start to export everything again).",
+    );
+  return true;
 }

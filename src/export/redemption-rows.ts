@@ -1,5 +1,7 @@
-// How a redemption becomes an export row: CSV columns (identifiers as text) or one NDJSON line.
+// How a redemption becomes an export row: CSV columns (identifiers as text), one NDJSON line, or
+// workbook cells (identifiers as text, times as dates).
 import { type Cell, formatCsv } from "../csv/write.js";
+import { type Column, columns } from "../io/table-file.js";
 import type { Redemption } from "../spec/redemptions.js";
 
 /** A correction notice that produced a change row. */
@@ -33,7 +35,33 @@ export const REDEMPTION_COLUMNS = [
   "changedAt",
 ] as const;
 
-function cells(r: Redemption, change?: Change): Cell[] {
+/** The columns with their workbook kinds: ids and codes text, the four times dates. */
+export const REDEMPTION_TABLE: readonly Column[] = columns([
+  ["id", "text", 38],
+  ["serializedGs1", "text", 30],
+  ["redeemedAt", "timestamp"],
+  ["recordedAt", "timestamp"],
+  ["countingState", "text", 14],
+  ["excludedAt", "timestamp"],
+  ["exclusionReason", "text", 24],
+  ["campaignId", "text", 38],
+  ["campaignExternalReference", "text"],
+  ["campaignName", "text", 24],
+  ["baseGs1", "text", 16],
+  ["offerTitle", "text", 24],
+  ["brandId", "text", 38],
+  ["brandName", "text", 20],
+  ["creatorExternalId", "text"],
+  ["creatorName", "text", 24],
+  ["retailerEmailDomain", "text", 20],
+  ["retailerName", "text", 20],
+  ["change", "text", 10],
+  ["changeEventId", "text", 38],
+  ["changedAt", "timestamp"],
+]);
+
+/** One redemption (and its change, for a change row) as cells in REDEMPTION_COLUMNS order. */
+export function redemptionCells(r: Redemption, change?: Change): Cell[] {
   return [
     r.id,
     r.serializedGs1,
@@ -71,7 +99,7 @@ export function renderRows(
   rows: { redemption: Redemption; change?: Change | undefined }[],
 ): string {
   if (rows.length === 0) return "";
-  if (format === "csv") return formatCsv(rows.map((r) => cells(r.redemption, r.change)));
+  if (format === "csv") return formatCsv(rows.map((r) => redemptionCells(r.redemption, r.change)));
   let out = "";
   for (const r of rows)
     out += `${JSON.stringify(r.change ? { ...r.redemption, change: r.change } : r.redemption)}\n`;

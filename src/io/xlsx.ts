@@ -121,6 +121,16 @@ function zipInputOf(ws: ExcelJSModule.Worksheet): Backlog | null {
 }
 
 /**
+ * For a workbook that must be new (an appending export): exit 2 when something exists at `path`,
+ * which is left untouched. Call it before any request; openXlsxSink checks again.
+ */
+export async function refuseExistingWorkbook(path: string, hint: string): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing)
+    throw new UsageError(`${path} already exists; a workbook is never appended to or replaced.`, hint);
+}
+
+/**
  * Opens a workbook at `path` (written to a temporary file beside it) with one sheet and its header
  * row. Write rows with `write`, then `commit` (finish, fsync, rename) or `abort` (remove the temp file).
  */

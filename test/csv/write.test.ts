@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { formatCsv, openCsvSink, UTF8_BOM, unescapeFormulaCell } from "../../src/csv/write.js";
+import {
+  checkBomForAppend,
+  formatCsv,
+  openCsvSink,
+  UTF8_BOM,
+  unescapeFormulaCell,
+} from "../../src/csv/write.js";
+import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 describe("formatCsv", () => {
@@ -133,5 +140,25 @@ describe("openCsvSink: BOM and file mode", () => {
     await sink.commit();
     expect(readFileSync(path, "utf8")).toBe("a\nnew\n");
     expect(statSync(path).mode & 0o777).toBe(0o640);
+  });
+});
+
+describe("checkBomForAppend (an appending export with --bom)", () => {
+  it("a missing or empty file gets the BOM; a file that starts with one is appended to", async () => {
+    const dir = tempDir();
+    expect(await checkBomForAppend(join(dir, "missing.csv"))).toBe(false);
+    writeFileSync(join(dir, "empty.csv"), "");
+    expect(await checkBomForAppend(join(dir, "empty.csv"))).toBe(false);
+    writeFileSync(join(dir, "bom.csv"), `${UTF8_BOM}a\n1\n`);
+    expect(await checkBomForAppend(join(dir, "bom.csv"))).toBe(true);
+  });
+
+  it("a file with rows and no BOM is refused (exit 2), its bytes unchanged", async () => {
+    const path = join(tempDir(), "old.csv");
+    writeFileSync(path, "a\n1\n");
+    const err = await checkBomForAppend(path).catch((e: unknown) => e);
+    expect(exitCodeFor(err)).toBe(2);
+    expect(String(err)).toMatch(/already has content without a BOM/);
+    expect(readFileSync(path, "utf8")).toBe("a\n1\n");
   });
 });

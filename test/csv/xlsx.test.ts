@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { exitCodeFor } from "../../src/main.js";
 import { chooseFormat, columns } from "../../src/io/table-file.js";
 import { EXCEL_MAX_ROWS, openXlsxSink } from "../../src/io/xlsx.js";
+import { REDEMPTION_COLUMNS, REDEMPTION_TABLE } from "../../src/export/redemption-rows.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const COLS = columns([
@@ -132,6 +133,17 @@ describe("openXlsxSink", () => {
 
   it("the default limit is Excel's: 1,048,576 rows a sheet, header included", () => {
     expect(EXCEL_MAX_ROWS).toBe(1_048_576);
+  });
+
+  it("the redemption workbook has the CSV's columns, ids as text and the four times as dates", () => {
+    expect(REDEMPTION_TABLE.map((c) => c.name)).toEqual([...REDEMPTION_COLUMNS]);
+    expect(REDEMPTION_TABLE.filter((c) => c.kind === "timestamp").map((c) => c.name)).toEqual([
+      "redeemedAt",
+      "recordedAt",
+      "excludedAt",
+      "changedAt",
+    ]);
+    expect(REDEMPTION_TABLE.filter((c) => c.kind !== "timestamp").every((c) => c.kind === "text")).toBe(true);
   });
 
   it("is created 0600 whatever the umask; a replaced file keeps its mode", async () => {
