@@ -11,19 +11,21 @@
 //    writing JSON lines; then both again with 50 ms of latency injected per request.
 //
 // 4. Peak RSS of a 1,000,000-row roster import (bench/import-1m.mjs).
+// 5. xlsx (bench/xlsx-1m.mjs): 1,000,000 rows written as a workbook, peak RSS of the writer and the CLI.
 //
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
 // import), BENCH_BUDGET_SEC (110: no import round starts after that),
 // BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_LATENCY_MS (50; 0 skips that pass),
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
-// `partner-cli sandbox start`).
+// `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importOneMillion } from "./import-1m.mjs";
+import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -549,6 +551,21 @@ async function main() {
     oneM = { error: e.message };
     log(`  1M-row import not measured: ${e.message}`);
   }
+  let xlsx;
+  try {
+    xlsx = await xlsxBench({
+      root: ROOT,
+      bin: BIN,
+      tmp,
+      log,
+      measured,
+      sandboxWithRedemptions,
+      exportRows: EXPORT_ROWS,
+    });
+  } catch (e) {
+    xlsx = { error: e.message };
+    log(`  xlsx not measured: ${e.message}`);
+  }
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -561,6 +578,7 @@ async function main() {
     import: imp ?? { error: importError },
     export: exp ?? { error: exportError },
     importOneMillion: oneM,
+    xlsx,
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -637,6 +655,7 @@ async function main() {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }
   out.push("");
+  out.push(...(xlsx.error ? [`xlsx: not measured (${xlsx.error}).`] : xlsxLines(xlsx)), "");
   out.push(
     oneM.error
       ? `Roster import of 1,000,000 rows: not measured (${oneM.error}).`
