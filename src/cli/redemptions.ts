@@ -17,9 +17,16 @@ export function registerRedemptions(program: Command): void {
     )
     .option(
       "--out <file>",
-      'append to FILE (fsynced before the cursor is saved); a file that is not exactly what this cursor wrote is refused (exit 2); "-" or absent: stdout',
+      'append to FILE (created 0600, fsynced before the cursor is saved); a file that is not exactly what this cursor wrote is refused (exit 2); "-" or absent: stdout',
     )
-    .option("--format <format>", "csv or ndjson", "csv")
+    .option(
+      "--format <format>",
+      "csv (default), ndjson, or xlsx (a new workbook per run, never appended to; default when --out ends in .xlsx)",
+    )
+    .option(
+      "--bom",
+      "CSV: start a new file with a UTF-8 BOM for Excel (refused on a file that has content without one)",
+    )
     .option("--cursor <name>", "name of the saved cursor", "default")
     .option(
       "--from-start",
@@ -34,6 +41,7 @@ export function registerRedemptions(program: Command): void {
     "partner-cli redemptions export --out redemptions.csv",
     "partner-cli redemptions export --out redemptions.ndjson --format ndjson --corrections",
     "PARTNER_PROFILE=prod partner-cli redemptions export --out /data/redemptions.csv --cursor finance",
+    "partner-cli redemptions export --out redemptions-$(date +%F).xlsx --cursor excel",
   ]);
   action(exp, async (ctx, _args, o) => {
     await (await import("../commands/redemptions/export.js")).exportRun(o, ctx);

@@ -34,6 +34,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { crc32 } from "node:zlib";
 import { UsageError } from "../errors.js";
+import { openPrivateAppend } from "../io/private-file.js";
 
 /** Size of the head and tail blocks whose sha256 a FileState keeps. */
 export const BLOCK = 64 * 1024;
@@ -379,7 +380,8 @@ export async function openFileOutput(
 ): Promise<DurableOutput> {
   let fh: FileHandle;
   try {
-    fh = await open(path, "a", 0o644);
+    // A new file is created 0600 whatever the umask (it holds redemptions); an existing one keeps its mode.
+    fh = (await openPrivateAppend(path)).fh;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 /** The built CLI under `umask 000`, without a terminal. */
-async function umask000(args: string[], dir: string): Promise<CliResult> {
+async function umask000(args: string[], dir: string, configDir = tempDir()): Promise<CliResult> {
   const r = await execa("bash", ["-c", 'umask 000; exec node "$0" "$@"', BIN, ...args], {
     reject: false,
     cwd: dir,
@@ -47,7 +47,7 @@ async function umask000(args: string[], dir: string): Promise<CliResult> {
       PARTNER_RETRY_BASE_MS: "20",
       PARTNER_BASE_URL: sb.url,
       PARTNER_API_KEY: sb.writeKey,
-      PARTNER_CLI_CONFIG_DIR: tempDir(),
+      PARTNER_CLI_CONFIG_DIR: configDir,
     },
   });
   return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
@@ -228,5 +228,152 @@ describe("files Excel opens right", () => {
     }
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(join(dir, "r.xlsx"))).toBe(false);
+  });
+});
+
+describe("redemptions export: file mode, --bom and workbooks", () => {
+  it("the export file is created 0600 under umask 000; an existing file keeps its mode", async () => {
+    const dir = tempDir();
+    const r = await umask000(["redemptions", "export", "--out", "red.csv"], dir);
+    expect(r.exitCode).toBe(0);
+    expect(mode(join(dir, "red.csv"))).toBe(0o600);
+    writeFileSync(join(dir, "shared.csv"), "");
+    chmodSync(join(dir, "shared.csv"), 0o640);
+    const s = await umask000(["redemptions", "export", "--out", "shared.csv", "--cursor", "two"], dir);
+    expect(s.exitCode).toBe(0);
+    expect(mode(join(dir, "shared.csv"))).toBe(0o640);
+  });
+
+  it("--bom: a new file starts with the BOM, later runs append after it; --bom onto a file without one is exit 2, nothing touched", async () => {
+    const dir = tempDir();
+    const config = tempDir();
+    const first = await umask000(["redemptions", "export", "--out", "bom.csv", "--bom"], dir, config);
+    expect(first.exitCode).toBe(0);
+    const bytes = readFileSync(join(dir, "bom.csv"));
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(3).toString("utf8")).toMatch(/^id,serializedGs1,redeemedAt,/);
+    expect(bytes.toString("utf8").split("\n").filter(Boolean)).toHaveLength(6);
+    const again = await umask000(["redemptions", "export", "--out", "bom.csv", "--bom"], dir, config);
+    expect(again.exitCode).toBe(0);
+    expect(readFileSync(join(dir, "bom.csv")).equals(bytes)).toBe(true);
+
+    const plain = await umask000(
+      ["redemptions", "export", "--out", "plain.csv", "--cursor", "p"],
+      dir,
+      config,
+    );
+    expect(plain.exitCode).toBe(0);
+    const before = readFileSync(join(dir, "plain.csv"));
+    const configBefore = readFileSync(join(config, "config.json"));
+    const refused = await umask000(
+      ["redemptions", "export", "--out", "plain.csv", "--cursor", "p", "--bom"],
+      dir,
+      config,
+    );
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/plain\.csv already has content without a BOM/);
+    expect(refused.stderr).toMatch(/Drop --bom/);
+    expect(readFileSync(join(dir, "plain.csv")).equals(before)).toBe(true);
+    expect(readFileSync(join(config, "config.json")).equals(configBefore)).toBe(true);
+  });
+
+  it("--format xlsx: a complete new workbook per run (ids text, times dates), 0600; onto an existing file exit 2, bytes and cursor unchanged", async () => {
+    const dir = tempDir();
+    const config = tempDir();
+    const first = await umask000(["redemptions", "export", "--out", "day1.xlsx", "--json"], dir, config);
+    expect(first.exitCode).toBe(0);
+    expect(JSON.parse(first.stdout).summary.rows).toBe(5);
+    const path = join(dir, "day1.xlsx");
+    expect(mode(path)).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(["day1.xlsx"]);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path);
+    const ws = wb.worksheets[0]!;
+    expect(ws.name).toBe("Redemptions");
+    expect(ws.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+    const header = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+    const feed = await http(sb, "GET", "/redemptions?limit=1000");
+    const first5 = feed.body.items as { id: string; serializedGs1: string; redeemedAt: string }[];
+    for (let n = 2; n <= 6; n++) {
+      const row = ws.getRow(n);
+      const cell = (name: string) => row.getCell(header.indexOf(name) + 1);
+      const api = first5.find((x) => x.id === cell("id").value)!;
+      expect(cell("serializedGs1").value).toBe(api.serializedGs1);
+      expect(cell("serializedGs1").type).toBe(ExcelJS.ValueType.String);
+      expect(cell("baseGs1").value).toBe("0012345000028");
+      expect(cell("redeemedAt").type).toBe(ExcelJS.ValueType.Date);
+      expect((cell("redeemedAt").value as Date).getTime()).toBe(Date.parse(api.redeemedAt));
+    }
+
+    // The same name again: refused before any request, the workbook and the cursor as they were.
+    const bytes = readFileSync(path);
+    const configBefore = readFileSync(join(config, "config.json"));
+    const again = await umask000(["redemptions", "export", "--out", "day1.xlsx"], dir, config);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toMatch(/day1\.xlsx already exists; a workbook is never appended to or replaced/);
+    expect(again.stderr).toMatch(/--out redemptions-\$\(date \+%F\)\.xlsx/);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(readFileSync(join(config, "config.json")).equals(configBefore)).toBe(true);
+
+    // A new name: only what is new since the first workbook (nothing), as a header-only workbook.
+    const next = await umask000(["redemptions", "export", "--out", "day2.xlsx", "--json"], dir, config);
+    expect(next.exitCode).toBe(0);
+    expect(JSON.parse(next.stdout).summary.rows).toBe(0);
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.readFile(join(dir, "day2.xlsx"));
+    expect(wb2.worksheets[0]!.rowCount).toBe(1);
+  });
+
+  it("--format xlsx to stdout, --bom with xlsx or ndjson: exit 2, nothing written", async () => {
+    const dir = tempDir();
+    for (const [args, message] of [
+      [["redemptions", "export", "--format", "xlsx"], /not stdout/],
+      [["redemptions", "export", "--out", "r.xlsx", "--bom"], /--bom is for CSV/],
+      [["redemptions", "export", "--out", "r.ndjson", "--format", "ndjson", "--bom"], /--bom is for CSV/],
+      [["redemptions", "export", "--out", "r.xlsx", "--format", "ndjson"], /named \.xlsx/],
+    ] as [string[], RegExp][]) {
+      const r = await umask000(args, dir);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("--format xlsx: a run that fails after writing rows leaves no workbook and does not move the cursor", async () => {
+    const own = await sandbox();
+    try {
+      const id = await activeCampaign(own, "fail-camp");
+      await simulate(own, { campaign: id, views: 10, claims: 6, redemptions: 4, seed: 9 });
+      const dir = tempDir();
+      const config = tempDir();
+      const run = (args: string[]) =>
+        execa("node", [BIN, "redemptions", "export", ...args], {
+          reject: false,
+          cwd: dir,
+          stdin: "ignore",
+          env: {
+            NO_COLOR: "1",
+            PARTNER_RETRY_BASE_MS: "20",
+            PARTNER_BASE_URL: own.url,
+            PARTNER_API_KEY: own.writeKey,
+            PARTNER_CLI_CONFIG_DIR: config,
+          },
+        });
+      // The feed's rows go into the workbook, then the corrections' event reads keep failing.
+      await http(own, "POST", "/faults", {
+        control: true,
+        body: { rates: { 502: 1 }, pathPrefix: "/events" },
+      });
+      const failed = await run(["--out", "day.xlsx", "--corrections", "--limit", "2"]);
+      expect(failed.exitCode).toBe(7);
+      expect(readdirSync(dir)).toEqual([]);
+      await http(own, "POST", "/faults", { control: true, body: { rates: {}, pathPrefix: null } });
+      const ok = await run(["--out", "day.xlsx", "--corrections", "--json"]);
+      expect(ok.exitCode).toBe(0);
+      expect(JSON.parse(String(ok.stdout)).summary.rows).toBe(4);
+      expect(readdirSync(dir)).toEqual(["day.xlsx"]);
+    } finally {
+      await own.close();
+    }
   });
 });

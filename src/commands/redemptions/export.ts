@@ -6,6 +6,9 @@
 // replaced, another format, another cursor's or organization's, or a file it never wrote) is refused
 // with exit 2 before any feed request and any write; two runs of one cursor, or two cursors writing
 // one file, never run at once (exit 9).
+// --format xlsx writes a complete new workbook per run (never appended to, an existing file refused):
+// the rows go to a temporary file, and the cursor is saved once, after the workbook is complete,
+// fsynced and renamed into place; a run that fails or is interrupted leaves no workbook and no move.
 import { resolve } from "node:path";
 import { ApiError, CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import { getMe } from "../../api/me.js";
@@ -41,13 +44,25 @@ import {
   type Verdict,
 } from "../../export/durable-output.js";
 import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
-import { type Change, csvHeader, type ExportFormat, renderRows } from "../../export/redemption-rows.js";
+import {
+  type Change,
+  csvHeader,
+  type ExportFormat,
+  REDEMPTION_TABLE,
+  redemptionCells,
+  renderRows,
+} from "../../export/redemption-rows.js";
 import { type RunLock, takeRunLock } from "../../export/run-lock.js";
+import { checkBomForAppend, UTF8_BOM } from "../../csv/write.js";
+import { chooseFormat } from "../../io/table-file.js";
+import { openXlsxSink, refuseExistingWorkbook, type XlsxSink } from "../../io/xlsx.js";
 import type { Redemption } from "../../spec/redemptions.js";
 
 export interface ExportOptions {
   out?: string | undefined;
   format?: string | undefined;
+  /** CSV only: a UTF-8 BOM first, written when the file is created (refused on a file without one). */
+  bom?: boolean | undefined;
   cursor?: string | undefined;
   fromStart?: boolean | undefined;
   corrections?: boolean | undefined;
@@ -67,6 +82,9 @@ export interface ExportSummary {
 }
 
 const CORRECTION_TYPES = ["redemption.excluded", "redemption.restored"] as const;
+
+const XLSX_HINT =
+  "Each run writes a new workbook: give it a new name, for example --out redemptions-$(date +%F).xlsx (the cursor carries on where the last workbook ended).";
 const n = (x: number) => x.toLocaleString("en-US");
 
 /** The two ways on after a refusal. */
@@ -188,9 +206,7 @@ async function repairPreviousFile(
 }
 
 export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportSummary> {
-  const format = (o.format ?? "csv") as ExportFormat;
-  if (format !== "csv" && format !== "ndjson")
-    throw new UsageError(`--format must be csv or ndjson, not "${o.format}".`);
+  const format = chooseFormat(o, ["csv", "ndjson", "xlsx"] as const);
   const name = o.cursor ?? "default";
   if (!/^[\w.-]{1,64}$/.test(name))
     throw new UsageError("--cursor must be 1-64 letters, digits, dots, dashes or underscores.");
@@ -213,15 +229,21 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     await takeRunLock(cursorLockPath(configDir, service, "redemptions", name), `Export cursor "${name}"`),
   ];
   let output: DurableOutput | undefined;
+  let workbook: XlsxSink | undefined;
   try {
     if (outPath) locks.push(await takeOutputLock(configDir, outPath));
     const assertHeld = () => {
       for (const l of locks) l.assertHeld();
     };
     const fromStart = o.fromStart === true;
-    const plan = outPath
-      ? await planFile(ctx, { out: outPath, rawOut, name, format, fromStart, service, label })
-      : undefined;
+    // A workbook is never appended to: an existing file is refused, untouched (no request made).
+    if (format === "xlsx") await refuseExistingWorkbook(outPath!, XLSX_HINT);
+    const plan =
+      outPath && format !== "xlsx"
+        ? await planFile(ctx, { out: outPath, rawOut, name, format, fromStart, service, label })
+        : undefined;
+    // --bom writes the BOM only into a new (or empty) file, never in front of content already there.
+    if (o.bom && plan && plan.verdict.kind !== "absent") await checkBomForAppend(outPath!);
 
     const api = await ctx.api();
     const org = (await getMe(api)).organization;
@@ -269,7 +291,12 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       out: outPath,
       repairedBytes: 0,
     };
-    if (plan) {
+    if (format === "xlsx") {
+      workbook = await openXlsxSink(outPath!, REDEMPTION_TABLE, {
+        sheetName: "Redemptions",
+        refuseExisting: { hint: XLSX_HINT },
+      });
+    } else if (plan) {
       output = await openFileOutput(outPath!, format, plan.verdict, assertHeld);
       if (plan.verdict.kind === "tail") {
         summary.repairedBytes = plan.verdict.extra;
@@ -283,6 +310,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       }
     } else output = streamOutput(ctx.io.stdout);
     const out = output;
+    const book = workbook;
 
     /** Saves all three checkpoints in one locked write (`file`: the output's state, with an intent or not). */
     const save = async (file: FileState | null) => {
@@ -302,6 +330,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
     };
     /** One durable step: record the intent, write, fsync, then move the positions and save them. */
     const step = async (text: string, advance: () => void) => {
+      if (!out) return;
       const buf = Buffer.from(text, "utf8");
       const intent = buf.length ? out.intentFor(buf) : null;
       if (intent) await save({ ...out.state()!, intent });
@@ -310,14 +339,29 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       advance();
       await save(out.state());
     };
+    /** A page of rows: one durable step, or into the workbook (positions move in memory, saved at the end). */
+    const emit = async (
+      rows: { redemption: Redemption; change?: Change | undefined }[],
+      advance: () => void,
+    ) => {
+      if (book) {
+        assertHeld();
+        await book.write(rows.map((r) => redemptionCells(r.redemption, r.change)));
+        advance();
+      } else await step(renderRows(format as ExportFormat, rows), advance);
+    };
 
     // The header is a write like any other (recorded first, so a kill during it is repairable).
-    await step(format === "csv" && out.empty ? csvHeader() : "", () => {});
+    if (out) await step(format === "csv" && out.empty ? (o.bom ? UTF8_BOM : "") + csvHeader() : "", () => {});
 
     const limit = o.limit ?? 1000;
     const showProgress = ctx.io.stderrIsTTY && !toStdout;
     const interrupted = () =>
-      new CancelledError(`Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`);
+      new CancelledError(
+        book
+          ? `Interrupted; ${outPath} was not written and cursor "${name}" did not move. Run again to export these rows.`
+          : `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
+      );
     await runFeed<Redemption>({
       read: (after) => redemptionFeed(api, { after, limit }),
       idOf: (r) => r.id,
@@ -326,11 +370,8 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       interrupted,
       handle: async (s) => {
         summary.pages++;
-        await step(
-          renderRows(
-            format,
-            s.fresh.map((redemption) => ({ redemption })),
-          ),
+        await emit(
+          s.fresh.map((redemption) => ({ redemption })),
           () => {
             feedPos = s.next;
             summary.rows += s.fresh.length;
@@ -367,7 +408,7 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
                 ctx.io.err(`Skipped correction ${e.id}: redemption ${id} is no longer readable.`);
               }
             }
-            await step(renderRows(format, rows), () => {
+            await emit(rows, () => {
               corrPos[i] = s.next;
               summary.corrections += rows.length;
             });
@@ -376,14 +417,24 @@ export async function exportRun(o: ExportOptions, ctx: Context): Promise<ExportS
       }
     }
 
+    if (book) {
+      // Complete, fsynced and renamed into place first; only then does the cursor move, once.
+      assertHeld();
+      await book.commit();
+      await save(null);
+    }
     const where = outPath ?? "stdout";
     const written = summary.rows + summary.corrections > 0;
     const moved = written ? "saved" : "unchanged";
     ctx.io.err(
-      `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${o.corrections ? ` and ${summary.corrections} correction${summary.corrections === 1 ? "" : "s"}` : ""} to ${where}; cursor "${name}" ${moved}.`,
+      `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${o.corrections ? ` and ${summary.corrections} correction${summary.corrections === 1 ? "" : "s"}` : ""} to ${where}${book && book.sheets > 1 ? ` (${book.sheets} sheets: Excel holds 1,048,576 rows a sheet)` : ""}; cursor "${name}" ${moved}.`,
     );
     if (ctx.io.json) ctx.io.outJson({ summary });
     return summary;
+  } catch (err) {
+    // An unfinished workbook is removed; its rows were never counted (the cursor did not move).
+    await workbook?.abort();
+    throw err;
   } finally {
     await output?.close().catch(() => {});
     for (const l of locks.reverse()) await l.release().catch(() => {});
