@@ -19,16 +19,19 @@ export function createPrivateFile(path: string, mode = PRIVATE_FILE_MODE): Promi
  * Opens `path` for appending. A missing file is created 0600 (`created: true`); an existing one is
  * opened as it is, its mode unchanged. For outputs that grow across runs (the redemptions export).
  */
-export async function openPrivateAppend(path: string): Promise<{ fh: FileHandle; created: boolean }> {
+export async function openPrivateAppend(
+  path: string,
+  o: { read?: boolean } = {},
+): Promise<{ fh: FileHandle; created: boolean }> {
   try {
-    return { fh: await createWithMode(path, "ax", PRIVATE_FILE_MODE), created: true };
+    return { fh: await createWithMode(path, o.read ? "ax+" : "ax", PRIVATE_FILE_MODE), created: true };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
-  return { fh: await open(path, "a"), created: false };
+  return { fh: await open(path, o.read ? "a+" : "a"), created: false };
 }
 
-async function createWithMode(path: string, flags: "wx" | "ax", mode: number): Promise<FileHandle> {
+async function createWithMode(path: string, flags: "wx" | "ax" | "ax+", mode: number): Promise<FileHandle> {
   const fh = await open(path, flags, mode);
   try {
     await fh.chmod(mode);

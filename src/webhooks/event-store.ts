@@ -11,6 +11,7 @@ import type { BigIntStats } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { ContentDigest, type ContentSnapshot, type FileState, identityOf } from "../export/durable-output.js";
 import { releaseLock, tryLock } from "../export/run-lock.js";
+import { openPrivateAppend } from "../io/private-file.js";
 
 export interface StoredEnvelope {
   /** The envelope id (de-duplication key). */
@@ -108,7 +109,8 @@ export async function openEventStore(
   path: string,
   o: StoreOpenOptions = {},
 ): Promise<EventStore & { scan: StoreScan }> {
-  const fh: FileHandle = await open(path, "a+", 0o644);
+  // The store holds the organization's event data: a new one is created 0600 whatever the umask.
+  const { fh } = await openPrivateAppend(path, { read: true });
   const ids = new Set<string>();
   let known = 0;
   let lines = 0;
