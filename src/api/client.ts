@@ -94,6 +94,8 @@ export interface RequestSpec<T> {
   schema?: z.ZodType<T> | undefined;
   /** Read-back after an uncertain outcome (500, lost connection on a create). */
   recover?: (() => Promise<Recovery<T>>) | undefined;
+  /** Told the HTTP status (if any) before each retry wait of this request, e.g. to slow down on 429. */
+  onRetry?: ((info: { status: number | undefined }) => void) | undefined;
 }
 
 export interface Response<T> {
@@ -266,6 +268,7 @@ export class ApiClient {
         await this.wait(delayMs);
         continue;
       }
+      spec.onRetry?.({ status: outcome.kind === "status" ? outcome.status : undefined });
       this.opts.onRetry?.({
         method: spec.method,
         path: spec.path,

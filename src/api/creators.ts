@@ -72,7 +72,7 @@ export interface BatchCreator extends CreatorPut {
 export function batchCreators(
   c: ApiClient,
   creators: BatchCreator[],
-  opts: { onRepeat?: () => void } = {},
+  opts: { onRepeat?: () => void; onRetry?: (info: { status: number | undefined }) => void } = {},
 ): Promise<BatchResult> {
   return c.call({
     method: "POST",
@@ -80,6 +80,7 @@ export function batchCreators(
     body: { creators },
     retry: "idempotent",
     schema: looseCreators.BatchResult as never,
+    onRetry: opts.onRetry,
     recover: async () => {
       opts.onRepeat?.();
       return "retry";

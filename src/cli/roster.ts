@@ -22,6 +22,12 @@ export function registerRoster(program: Command): void {
     .option("--dry-run", "check every row and report what would be sent; sends nothing (no network)")
     .option("--batch-size <n>", "rows per request, 1 to 1000", parseIntArg(1, 1000), 1000)
     .option(
+      "--concurrency <n>",
+      "batches in flight at once, 1 to 16 (halved while the service answers 429)",
+      parseIntArg(1, 16),
+      4,
+    )
+    .option(
       "--rejects <file>",
       "write the rejected rows as CSV: line, reasons and the row's own columns (fix it and import it as it is)",
     )

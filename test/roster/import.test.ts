@@ -266,19 +266,23 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name,email\n${rows.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
     const ac = new AbortController();
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, rejects }, ctx), {
-      json: true,
-      setup: async (ctx) => {
-        Object.defineProperty(ctx, "signal", { value: ac.signal });
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          const res = await call(spec);
-          if (spec.path === "/creators/batch") ac.abort();
-          return res;
-        }) as ApiClient["call"];
+    const r = await runWith(
+      sb,
+      (ctx) => rosterImportRun(file, { batchSize: 10, rejects, concurrency: 1 }, ctx),
+      {
+        json: true,
+        setup: async (ctx) => {
+          Object.defineProperty(ctx, "signal", { value: ac.signal });
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            const res = await call(spec);
+            if (spec.path === "/creators/batch") ac.abort();
+            return res;
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(r.code).toBe(130);
     expect(errorText(r)).toMatch(
       /Interrupted after line \d+: 1 batch \(10 rows, lines 2-12\) had already been sent/,
@@ -347,7 +351,7 @@ describe("roster import", () => {
   it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
       json: true,
       setup: async (ctx) => {
         const api: ApiClient = await ctx.api();
@@ -373,7 +377,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     let calls = 0;
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
       json: true,
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });

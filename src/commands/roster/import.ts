@@ -24,6 +24,8 @@ export interface ImportOptions {
   column?: string[] | undefined;
   encoding?: string | undefined;
   delimiter?: string | undefined;
+  /** Batches in flight at once, 1 to MAX_CONCURRENCY (default 4). */
+  concurrency?: number | undefined;
 }
 
 export interface Rejected {
@@ -46,6 +48,30 @@ export interface BatchReport {
   repeated?: boolean;
 }
 
+/** A checked row waiting in a batch. */
+interface SentRow {
+  line: number;
+  item: BatchCreator;
+  cells: string[];
+}
+
+/** A batch sent and not yet accounted for; `done` never rejects (the outcome lands in res/error). */
+interface InFlight {
+  number: number;
+  rows: SentRow[];
+  report: BatchReport;
+  /** Rows rejected locally before and among this batch's rows, reported with its answer. */
+  locals: Rejected[];
+  repeated: boolean;
+  /** A 429 was answered to this batch. */
+  slowed: boolean;
+  done: Promise<void>;
+  res?: Awaited<ReturnType<typeof batchCreators>>;
+  error?: unknown;
+}
+
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 16;
 const STDERR_REJECT_CAP = 20;
 /** Cells kept with a sent row only for the rejects file. */
 const NO_CELLS: string[] = [];
@@ -136,6 +162,9 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
   const batchSize = opts.batchSize ?? LIMITS.creatorBatchMax;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > LIMITS.creatorBatchMax)
     throw new UsageError(`--batch-size must be a whole number from 1 to ${LIMITS.creatorBatchMax}.`);
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY)
+    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}.`);
   const encoding = opts.encoding === undefined ? undefined : checkEncoding(opts.encoding);
   const delimiter = parseDelimiter(opts.delimiter);
   const dryRun = Boolean(opts.dryRun);
@@ -151,7 +180,12 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
     io.err("Reading the roster from the terminal: paste it, then press Ctrl-D on a new line.");
   const input = await openInput(file, io.stdin, { passes: dryRun ? 1 : 2 });
   try {
-    await importInput(input, { ...opts, encoding, delimiter, batchSize, dryRun, clearEmpty }, flags, ctx);
+    await importInput(
+      input,
+      { ...opts, encoding, delimiter, batchSize, concurrency, dryRun, clearEmpty },
+      flags,
+      ctx,
+    );
   } finally {
     await input.close();
   }
@@ -159,7 +193,7 @@ export async function rosterImportRun(file: string, opts: ImportOptions, ctx: Co
 
 async function importInput(
   input: InputFile,
-  opts: ImportOptions & { batchSize: number; dryRun: boolean; clearEmpty: boolean },
+  opts: ImportOptions & { batchSize: number; concurrency: number; dryRun: boolean; clearEmpty: boolean },
   flags: ReturnType<typeof parseColumnFlags>,
   ctx: Context,
 ): Promise<void> {
@@ -210,29 +244,41 @@ async function importInput(
   const summary = { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 };
   let valid = 0;
   const batches: BatchReport[] = [];
+  /** The number (from 1, in file order) of each saved batch, parallel to `batches`. */
+  const numbers: number[] = [];
   const shown: Rejected[] = [];
   const seen = new IdIndex(total);
-  let batch: { line: number; item: BatchCreator; cells: string[] }[] = [];
+  let batch: SentRow[] = [];
   let sentRows = 0;
   let lastLine = 0;
   let interrupted = false;
 
-  // Rejected rows are reported in line order: rows rejected locally wait until the batch holding the
-  // rows around them has its answer (at most LOCAL_REJECT_CAP of them are held).
+  // Up to `limit` batches in flight; their outcomes are taken in file order (the oldest first), so
+  // rejected rows and batch reports keep the file's order. A 429 halves the limit (once per wave of
+  // requests); it grows back by one after that many calm answers in a row.
+  const inflight: InFlight[] = [];
+  let limit = opts.concurrency;
+  let calm = 0;
+  let numbered = 0;
+  let halvedBefore = 0;
+
+  // Rejected rows are reported in line order: rows rejected locally wait until the batches holding
+  // the rows around them have their answers (at most LOCAL_REJECT_CAP of them are held).
   let pendingLocal: Rejected[] = [];
   const emit = async (list: readonly Rejected[]) => {
+    if (list.length === 0) return;
     for (const r of list) {
       if (shown.length < STDERR_REJECT_CAP) shown.push(r);
       json.rejected({ line: r.line, externalId: r.externalId, reasons: r.reasons });
     }
     await sink?.write(list.map(layout.row));
   };
-  const emitPending = async (server: Rejected[] = []) => {
+  const emitMerged = async (local: Rejected[], server: Rejected[] = []) => {
     const merged: Rejected[] = [];
     let i = 0;
     let j = 0;
-    while (i < pendingLocal.length || j < server.length) {
-      const a = pendingLocal[i];
+    while (i < local.length || j < server.length) {
+      const a = local[i];
       const b = server[j];
       if (b === undefined || (a !== undefined && a.line < b.line)) {
         merged.push(a!);
@@ -242,61 +288,25 @@ async function importInput(
         j++;
       }
     }
-    pendingLocal = [];
     await emit(merged);
+  };
+  const emitPending = async () => {
+    const list = pendingLocal;
+    pendingLocal = [];
+    await emitMerged(list);
   };
   const rejectLocally = async (r: Rejected) => {
     summary.rejected++;
     pendingLocal.push(r);
-    if (batch.length === 0 || pendingLocal.length >= LOCAL_REJECT_CAP) await emitPending();
+    if (pendingLocal.length >= LOCAL_REJECT_CAP) {
+      await takeAll();
+      await emitPending();
+    } else if (batch.length === 0 && inflight.length === 0) await emitPending();
   };
 
-  const flush = async () => {
-    if (batch.length === 0) return emitPending();
-    if (!dryRun && ctx.signal.aborted) {
-      interrupted = true;
-      return;
-    }
-    const rows = batch;
-    batch = [];
-    const report: BatchReport = {
-      firstLine: rows[0]!.line,
-      lastLine: rows[rows.length - 1]!.line,
-      rows: rows.length,
-    };
-    if (dryRun) {
-      valid += rows.length;
-      batches.push(report);
-      return emitPending();
-    }
-    const api = await ctx.api();
-    let repeated = false;
-    let res: Awaited<ReturnType<typeof batchCreators>>;
-    try {
-      res = await batchCreators(
-        api,
-        rows.map((r) => r.item),
-        {
-          onRepeat: () => {
-            repeated = true;
-          },
-        },
-      );
-    } catch (err) {
-      progress.stop();
-      if (err instanceof CancelledError) {
-        // Ctrl-C while the request was in flight: its outcome is unknown.
-        throw new CancelledError(
-          `Interrupted while batch ${batches.length + 1} (lines ${report.firstLine}-${report.lastLine}) was being sent; that batch may or may not have been saved. Before it, ${sentSoFar()}.`,
-          'Run the same import again to finish: rows already saved come back "unchanged".',
-        );
-      }
-      io.err(
-        `Stopped at batch ${batches.length + 1} (lines ${report.firstLine}-${report.lastLine}): ${sentSoFar()}. ` +
-          "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged).",
-      );
-      throw err;
-    }
+  /** Counts one answered batch and reports its rejected rows (with the local ones around them). */
+  const account = async (e: InFlight, res: Awaited<ReturnType<typeof batchCreators>>) => {
+    const rows = e.rows;
     if (res.rows.length !== rows.length) {
       throw new ProtocolError(
         `The service answered a batch of ${rows.length} creators with ${res.rows.length} row outcomes.`,
@@ -327,20 +337,152 @@ async function importInput(
     summary.unchanged += counts.unchanged;
     summary.rejected += counts.rejected;
     sentRows += rows.length;
-    await emitPending(serverRejected);
-    batches.push({ ...report, ...counts, ...(repeated ? { repeated: true } : {}) });
-    if (repeated) {
+    await emitMerged(e.locals, serverRejected);
+    batches.push({ ...e.report, ...counts, ...(e.repeated ? { repeated: true } : {}) });
+    numbers.push(e.number);
+    if (e.repeated) {
       io.err(
-        `Batch ${batches.length} (lines ${report.firstLine}-${report.lastLine}) was sent again after an uncertain 500 answer; ` +
+        `Batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine}) was sent again after an uncertain 500 answer; ` +
           'rows the lost attempt had saved are counted as "unchanged".',
       );
     }
   };
 
-  const sentSoFar = () =>
-    batches.length === 0 || dryRun
-      ? "no rows were sent"
-      : `${plural(batches.length, "batch", "batches")} (${plural(sentRows, "row")}, lines ${batches[0]!.firstLine}-${batches[batches.length - 1]!.lastLine}) had already been sent and saved`;
+  const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
+
+  /**
+   * The oldest batch in flight failed: wait for the others, count those that were saved, report
+   * the rest's local rejects in order, and say what happened.
+   */
+  const failAt = async (head: InFlight): Promise<never> => {
+    await Promise.all(inflight.map((e) => e.done));
+    const all = inflight.splice(0);
+    const failed: InFlight[] = [];
+    for (const e of all) {
+      if (e.res) await account(e, e.res);
+      else {
+        failed.push(e);
+        await emit(e.locals);
+      }
+    }
+    progress.stop();
+    const err = head.error;
+    if (err instanceof CancelledError) {
+      // Ctrl-C while requests were in flight: the outcome of those without an answer is unknown.
+      const uncertain = failed.filter((e) => e.error instanceof CancelledError);
+      const one = uncertain.length === 1 ? uncertain[0]! : undefined;
+      const which = one
+        ? `${range(one)} was being sent; that batch may or may not have been saved`
+        : `${uncertain.length} batches were being sent (${uncertain.map((e) => `batch ${e.number}, lines ${e.report.firstLine}-${e.report.lastLine}`).join("; ")}); those may or may not have been saved`;
+      const savedAfter = all.some((e) => e.res !== undefined && e.number > head.number);
+      const others = one && !savedAfter ? "Before it" : one ? "Besides it" : "Besides those";
+      throw new CancelledError(
+        `Interrupted while ${which}. ${others}, ${sentSoFar()}.`,
+        'Run the same import again to finish: rows already saved come back "unchanged".',
+      );
+    }
+    io.err(
+      `Stopped at ${range(head)}: ${sentSoFar()}. ` +
+        (all.length === 1
+          ? "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged)."
+          : "Other rows were not imported; run the same import again (saved rows come back unchanged)."),
+    );
+    throw err;
+  };
+
+  /** Takes the oldest batch's answer (waiting for it). */
+  const takeHead = async () => {
+    const head = inflight[0]!;
+    await head.done;
+    if (!head.res) return failAt(head);
+    inflight.shift();
+    await account(head, head.res);
+    if (!head.slowed && ++calm >= limit && limit < opts.concurrency) {
+      limit++;
+      calm = 0;
+    }
+  };
+  const takeAll = async () => {
+    while (inflight.length) await takeHead();
+  };
+
+  const flush = async () => {
+    if (batch.length === 0) {
+      await takeAll();
+      return emitPending();
+    }
+    if (!dryRun) {
+      while (inflight.length >= limit) await takeHead();
+      if (ctx.signal.aborted) {
+        interrupted = true;
+        return;
+      }
+    }
+    const rows = batch;
+    batch = [];
+    const locals = pendingLocal;
+    pendingLocal = [];
+    const report: BatchReport = {
+      firstLine: rows[0]!.line,
+      lastLine: rows[rows.length - 1]!.line,
+      rows: rows.length,
+    };
+    if (dryRun) {
+      valid += rows.length;
+      batches.push(report);
+      return emitMerged(locals);
+    }
+    const api = await ctx.api();
+    const e: InFlight = {
+      number: ++numbered,
+      rows,
+      report,
+      locals,
+      repeated: false,
+      slowed: false,
+      done: Promise.resolve(),
+    };
+    e.done = batchCreators(
+      api,
+      rows.map((r) => r.item),
+      {
+        onRepeat: () => {
+          e.repeated = true;
+        },
+        onRetry: ({ status }) => {
+          if (status !== 429) return;
+          e.slowed = true;
+          calm = 0;
+          if (e.number > halvedBefore) {
+            limit = Math.max(1, limit >> 1);
+            halvedBefore = numbered;
+          }
+        },
+      },
+    ).then(
+      (res) => {
+        e.res = res;
+      },
+      (err: unknown) => {
+        e.error = err;
+      },
+    );
+    inflight.push(e);
+    // --concurrency 1: one batch at a time, its answer taken before the next row is read (as before).
+    if (opts.concurrency === 1) await takeHead();
+  };
+
+  const sentSoFar = () => {
+    if (batches.length === 0 || dryRun) return "no rows were sent";
+    const spans: string[] = [];
+    let from = 0;
+    for (let i = 1; i <= batches.length; i++) {
+      if (i < batches.length && numbers[i] === numbers[i - 1]! + 1) continue;
+      spans.push(`${batches[from]!.firstLine}-${batches[i - 1]!.lastLine}`);
+      from = i;
+    }
+    return `${plural(batches.length, "batch", "batches")} (${plural(sentRows, "row")}, lines ${spans.join(", ")}) had already been sent and saved`;
+  };
 
   const finishOutputs = async (extra: Record<string, unknown>) => {
     progress.stop();
@@ -393,10 +535,14 @@ async function importInput(
     }
     if (!interrupted && ctx.signal.aborted) interrupted = true;
     if (!interrupted) await flush();
+    if (!interrupted) await takeAll();
+    // Interrupted: the batches still in flight end (cancelled); any without an answer is reported.
+    if (interrupted) while (inflight.length) await takeHead();
   } catch (err) {
     await it.return(undefined);
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof CsvFileError) {
+      await takeAll().catch(() => {});
       await finishOutputs({ complete: false, stoppedAt: { line: err.line ?? null, reason: err.headline } });
       throw err.withNote(`The import stopped there: ${sentSoFar()}.`);
     }
