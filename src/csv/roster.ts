@@ -1,7 +1,7 @@
 // The roster file format: which column holds which creator field, and turning one record into a
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
-import { checkCreatorWrite } from "../spec/creators.js";
+import { checkCreatorWrite, fastCreatorBatchItem } from "../spec/creators.js";
 import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -110,7 +110,11 @@ export function checkRosterRow(
       reasons.push(`active: must be ${ACTIVE_WORDS} (found "${active.trim().slice(0, 40)}")`);
     else raw.active = b;
   }
-  const checked = checkCreatorWrite(raw, { withExternalId: true });
+  // Plain-code rules first; the schema (with its exact messages) only for a row they do not pass.
+  const fast = reasons.length ? undefined : fastCreatorBatchItem(raw as { externalId: string });
+  const checked = fast
+    ? ({ ok: true, value: fast } as const)
+    : checkCreatorWrite(raw, { withExternalId: true });
   if (!checked.ok) reasons.push(...checked.reasons.filter((r) => !reasons.includes(r)));
   if (reasons.length) {
     reasons.sort((a, b) => fieldOrder(a) - fieldOrder(b));
