@@ -111,10 +111,10 @@ export function checkRosterRow(
     else raw.active = b;
   }
   // Plain-code rules first; the schema (with its exact messages) only for a row they do not pass.
+  // (Its item has no undefined fields and no null name: a blank name is never in `raw`.)
   const fast = reasons.length ? undefined : fastCreatorBatchItem(raw as { externalId: string });
-  const checked = fast
-    ? ({ ok: true, value: fast } as const)
-    : checkCreatorWrite(raw, { withExternalId: true });
+  if (fast) return { externalId: fast.externalId, item: fast as BatchCreator, reasons: [] };
+  const checked = checkCreatorWrite(raw, { withExternalId: true });
   if (!checked.ok) reasons.push(...checked.reasons.filter((r) => !reasons.includes(r)));
   if (reasons.length) {
     reasons.sort((a, b) => fieldOrder(a) - fieldOrder(b));
