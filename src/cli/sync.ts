@@ -49,7 +49,10 @@ export function registerSync(program: Command): void {
     "partner-cli sync status",
     "partner-cli sync status --to sqlite:/data/partner.sqlite --json",
   ]);
-  action(status, async (ctx, _a, o) => {
-    await (await import("../commands/sync/status.js")).statusRun(o, ctx);
+  action(status, async (ctx, _a, o, cmd) => {
+    // `sync` declares --to as well, and commander gives a parent's option to the parent wherever it
+    // appears: read it from there too.
+    const to = o.to ?? cmd.parent?.opts().to;
+    await (await import("../commands/sync/status.js")).statusRun({ to }, ctx);
   });
 }

@@ -142,8 +142,15 @@ class PostgresDestination implements Destination {
   }
 
   async lock(): Promise<void> {
-    const r = await this.q("SELECT pg_try_advisory_lock($1::bigint) AS ok", [advisoryKey(this.t.schema)]);
-    if (!r.rows[0]?.ok)
+    // A run killed a moment ago holds the lock until its server process notices the closed
+    // connection (after the statement it was running): ask a few times over two seconds.
+    let ok = false;
+    for (let attempt = 0; attempt < 10 && !ok; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 200));
+      const r = await this.q("SELECT pg_try_advisory_lock($1::bigint) AS ok", [advisoryKey(this.t.schema)]);
+      ok = Boolean(r.rows[0]?.ok);
+    }
+    if (!ok)
       throw new LockedError(
         `The copy in ${this.label} (schema ${this.t.schema}) is being synced by another partner-cli run.`,
         "Two runs would write the same rows twice; this one stops. Wait for the other run to finish.",
@@ -288,15 +295,15 @@ class PostgresDestination implements Destination {
   ): Promise<CommitResult> {
     return this.transaction(async () => {
       let generation = 0;
-      if (state) {
-        const cur = await this.q("SELECT generation FROM sync_state WHERE feed = $1 FOR UPDATE", [
-          state.feed,
-        ]);
-        if (Number(cur.rows[0]?.generation ?? 0) !== state.expect) throw movedUnderUs(state.feed, this.label);
-      }
+      const cur = state
+        ? await this.q("SELECT generation FROM sync_state WHERE feed = $1 FOR UPDATE", [state.feed])
+        : undefined;
       const changed: number[] = [];
       for (const w of writes) changed.push(await this.write(w));
       if (state) {
+        // Checked after the rows are written: a refusal here takes them back with it.
+        if (Number(cur?.rows[0]?.generation ?? 0) !== state.expect)
+          throw movedUnderUs(state.feed, this.label);
         generation = state.expect + 1;
         await this.q(
           `INSERT INTO sync_state (feed, cursor, skip_ids, generation, items, last_synced_at, last_completed_at, since)

@@ -226,11 +226,11 @@ function createTable(t: TableSpec, d: Dialect): string[] {
  * rounding is done on integers in both dialects: q = x / 100, plus one when the remainder is above
  * half, or exactly half and q is odd. q is the commission in units of 10^-4 dollars.
  */
-function roundedQ(x: string): string {
+export function roundedQ(x: string): string {
   return `(${x}) / 100 + CASE WHEN (${x}) % 100 > 50 OR ((${x}) % 100 = 50 AND ((${x}) / 100) % 2 = 1) THEN 1 ELSE 0 END`;
 }
 
-function moneyFromQ(q: string, d: Dialect): string {
+export function moneyFromQ(q: string, d: Dialect): string {
   return d === "sqlite"
     ? `CASE WHEN ${q} IS NULL THEN NULL ELSE printf('%d.%04d', ${q} / 10000, ${q} % 10000) END`
     : `round(${q}::numeric / 10000, 4)`;

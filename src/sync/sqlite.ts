@@ -285,14 +285,13 @@ class SqliteDestination implements Destination {
     this.prepareWrites();
     return this.transaction(() => {
       let generation = 0;
+      const changed = writes.map((w) => this.write(w));
       if (state) {
+        // Checked after the rows are written: a refusal here takes them back with it.
         const cur = this.stmt("SELECT generation FROM sync_state WHERE feed = ?").raw(true).get(state.feed) as
           | unknown[]
           | undefined;
         if (Number(cur?.[0] ?? 0) !== state.expect) throw movedUnderUs(state.feed, this.label);
-      }
-      const changed = writes.map((w) => this.write(w));
-      if (state) {
         generation = state.expect + 1;
         this.stmt(
           `INSERT INTO sync_state (feed, cursor, skip_ids, generation, items, last_synced_at, last_completed_at, since)

@@ -12,6 +12,9 @@ import { tempDir } from "../helpers/sandbox.js";
 
 export const PG_URL = process.env.PARTNER_TEST_PG_URL || undefined;
 
+// Calendar days (date) as the text PostgreSQL prints, not a Date at local midnight.
+pg.types.setTypeParser(1082, (v: string) => v);
+
 if (!PG_URL && process.env.CI === "true")
   throw new Error(
     "CI=true but PARTNER_TEST_PG_URL is not set: the PostgreSQL tests of sync must run on CI (.ci/run starts a server).",
@@ -52,10 +55,12 @@ export function sqliteDest(path = join(tempDir("pcli-sync-"), "copy.sqlite")): T
     path,
     to: `sqlite:${path}`,
     async query(sql, params = []) {
-      return open()
-        .prepare(sql)
-        .raw(true)
-        .all(...params) as Cell[][];
+      const st = open().prepare(sql);
+      if (!st.reader) {
+        st.run(...params);
+        return [];
+      }
+      return st.raw(true).all(...params) as Cell[][];
     },
     async exec(sql) {
       open().exec(sql);
