@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { syncBench } from "./sync-1m.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -539,6 +540,17 @@ async function main() {
     exportError = e.message;
     log(`  export not measured: ${e.message}`);
   }
+  const sync = await syncBench({
+    startSandboxProcess,
+    api,
+    measured,
+    log,
+    round,
+    msSince,
+    tmp,
+    ROOT,
+    BIN,
+  }).catch((e) => (log(`  sync not measured: ${e.message}`), { error: e.message }));
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -550,6 +562,7 @@ async function main() {
     startup: start,
     import: imp ?? { error: importError },
     export: exp ?? { error: exportError },
+    sync,
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -625,6 +638,7 @@ async function main() {
   } else {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }
+  out.push("", ...(sync.lines ?? [`Sync: not measured (${sync.error}).`]));
   out.push("");
   out.push(
     `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,

@@ -73,6 +73,8 @@ export interface Destination {
   redemptionTimes(afterId: string, limit: number): Promise<[string, string][]>;
   /** Sets redeemed_day of the given redemptions in one transaction, with meta entries. */
   setRedemptionDays(pairs: [string, string][], meta?: Record<string, string>): Promise<void>;
+  /** Makes every commit so far durable in the database (SQLite groups pages into one transaction). */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -112,6 +112,10 @@ export async function openPostgres(t: PgTarget): Promise<Destination> {
   try {
     await client.connect();
     await client.query(`SET search_path TO ${quoteIdent(t.schema)}`);
+    // A commit need not wait for its WAL flush: a server crash can lose only the last commits whole,
+    // rows and checkpoint together (one transaction), and the next run reads them again. The copy
+    // stays exact; only the latest pages may have to be re-read.
+    await client.query("SET synchronous_commit = off");
   } catch (err) {
     await client.end().catch(() => {});
     throw pgError(err, t);
@@ -237,10 +241,13 @@ class PostgresDestination implements Destination {
     }));
   }
 
+  /** The staging table of a table: temporary, emptied at every commit (created outside transactions). */
   private async stage(table: TableName): Promise<string> {
     const name = `partner_stage_${table}`;
     if (!this.staged.has(table)) {
-      await this.q(`CREATE TEMP TABLE IF NOT EXISTS ${name} (LIKE ${quoteIdent(this.t.schema)}.${table})`);
+      await this.q(
+        `CREATE TEMP TABLE IF NOT EXISTS ${name} (LIKE ${quoteIdent(this.t.schema)}.${table}) ON COMMIT DELETE ROWS`,
+      );
       this.staged.add(table);
     }
     return name;
@@ -267,64 +274,98 @@ class PostgresDestination implements Destination {
     }
   }
 
-  private async write(w: TableWrite): Promise<number> {
-    const t = TABLES[w.table];
-    const keyIdx = t.primaryKey.map((k) => t.columns.findIndex((c) => c.name === k));
-    const rows = lastPerKey(w.rows, keyIdx);
-    if (rows.length === 0) return 0;
-    const stage = await this.stage(w.table);
-    await this.copyRows(stage, t.columns, rows);
+  /** INSERT ... SELECT from the staging table: upsert (only rows that differ) or insert-missing. */
+  private upsertSql(table: TableName, mode: TableWrite["mode"], stage: string): string {
+    const t = TABLES[table];
     const cols = t.columns.map((c) => c.name);
     const rest = cols.filter((c) => !t.primaryKey.includes(c));
-    const head = `INSERT INTO ${w.table} AS t (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM ${stage} ON CONFLICT (${t.primaryKey.join(", ")})`;
-    const sql =
-      w.mode === "insert"
-        ? `${head} DO NOTHING`
-        : `${head} DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(", ")} WHERE (${rest
-            .map((c) => `t.${c}`)
-            .join(", ")}) IS DISTINCT FROM (${rest.map((c) => `EXCLUDED.${c}`).join(", ")})`;
-    const r = await this.q(sql);
-    await this.q(`TRUNCATE ${stage}`);
-    return r.rowCount ?? 0;
+    const head = `INSERT INTO ${table} AS t (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM ${stage} ON CONFLICT (${t.primaryKey.join(", ")})`;
+    return mode === "insert"
+      ? `${head} DO NOTHING`
+      : `${head} DO UPDATE SET ${rest.map((c) => `${c} = EXCLUDED.${c}`).join(", ")} WHERE (${rest
+          .map((c) => `t.${c}`)
+          .join(", ")}) IS DISTINCT FROM (${rest.map((c) => `EXCLUDED.${c}`).join(", ")})`;
   }
 
+  /**
+   * One transaction: each write is COPYed into its staging table, then ONE statement moves every
+   * staged page into its table and saves the checkpoint, on the condition that the checkpoint still
+   * has the generation this run read (otherwise nothing is saved: a refusal takes the rows back).
+   * Four round trips per page: BEGIN, COPY, the statement, COMMIT.
+   */
   async commit(
     writes: TableWrite[],
     state?: StateWrite,
     meta?: Record<string, string>,
   ): Promise<CommitResult> {
+    // One write per table (pages rarely name a table twice; when they do, the rows are merged).
+    const merged = new Map<TableName, TableWrite>();
+    for (const w of writes) {
+      const m = merged.get(w.table);
+      merged.set(w.table, m ? { ...m, rows: [...m.rows, ...w.rows] } : { ...w, rows: [...w.rows] });
+    }
+    const list = [...merged.values()]
+      .map((w) => {
+        const t = TABLES[w.table];
+        const keyIdx = t.primaryKey.map((k) => t.columns.findIndex((c) => c.name === k));
+        return { ...w, rows: lastPerKey(w.rows, keyIdx) };
+      })
+      .filter((w) => w.rows.length > 0);
+    const stages = new Map<TableName, string>();
+    for (const w of list) stages.set(w.table, await this.stage(w.table));
     return this.transaction(async () => {
-      let generation = 0;
-      const cur = state
-        ? await this.q("SELECT generation FROM sync_state WHERE feed = $1 FOR UPDATE", [state.feed])
-        : undefined;
-      const changed: number[] = [];
-      for (const w of writes) changed.push(await this.write(w));
+      for (const w of list) await this.copyRows(stages.get(w.table)!, TABLES[w.table].columns, w.rows);
+      const ctes = list.map(
+        (w, i) => `w${i} AS (${this.upsertSql(w.table, w.mode, stages.get(w.table)!)} RETURNING 1)`,
+      );
+      const params: unknown[] = [];
       if (state) {
-        // Checked after the rows are written: a refusal here takes them back with it.
-        if (Number(cur?.rows[0]?.generation ?? 0) !== state.expect)
-          throw movedUnderUs(state.feed, this.label);
-        generation = state.expect + 1;
-        await this.q(
-          `INSERT INTO sync_state (feed, cursor, skip_ids, generation, items, last_synced_at, last_completed_at, since)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-           ON CONFLICT (feed) DO UPDATE SET cursor = EXCLUDED.cursor, skip_ids = EXCLUDED.skip_ids,
-             generation = EXCLUDED.generation, items = EXCLUDED.items, last_synced_at = EXCLUDED.last_synced_at,
-             last_completed_at = EXCLUDED.last_completed_at, since = EXCLUDED.since`,
-          [
-            state.feed,
-            state.cursor,
-            JSON.stringify(state.skipIds),
-            generation,
-            state.items,
-            state.lastSyncedAt,
-            state.lastCompletedAt,
-            state.since,
-          ],
+        params.push(
+          state.feed,
+          state.cursor,
+          JSON.stringify(state.skipIds),
+          state.expect + 1,
+          state.items,
+          state.lastSyncedAt,
+          state.lastCompletedAt,
+          state.since,
+          state.expect,
+        );
+        ctes.push(
+          state.expect === 0
+            ? `st AS (INSERT INTO sync_state (feed, cursor, skip_ids, generation, items, last_synced_at, last_completed_at, since)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (feed) DO NOTHING RETURNING generation, $9::bigint AS expected)`
+            : `st AS (UPDATE sync_state SET cursor = $2, skip_ids = $3, generation = $4, items = $5, last_synced_at = $6,
+               last_completed_at = $7, since = $8 WHERE feed = $1 AND generation = $9 RETURNING generation)`,
         );
       }
+      let changed: number[] = [];
+      let generation = 0;
+      if (ctes.length) {
+        const select = [
+          ...list.map((_, i) => `(SELECT COUNT(*) FROM w${i}) AS c${i}`),
+          ...(state ? ["(SELECT generation FROM st) AS gen"] : []),
+        ];
+        const r = await this.q(`WITH ${ctes.join(",\n")}\nSELECT ${select.join(", ")}`, params);
+        const row = r.rows[0] ?? {};
+        changed = list.map((_, i) => Number(row[`c${i}`] ?? 0));
+        if (state) {
+          if (row.gen === null || row.gen === undefined) throw movedUnderUs(state.feed, this.label);
+          generation = Number(row.gen);
+        }
+      }
       await this.setMeta(meta);
-      return { changed, generation };
+      // Rows per write in the caller's order (merged writes report their table's count once).
+      const byTable = new Map(list.map((w, i) => [w.table, changed[i]!]));
+      const seen = new Set<TableName>();
+      return {
+        changed: writes.map((w) => {
+          if (seen.has(w.table)) return 0;
+          seen.add(w.table);
+          return byTable.get(w.table) ?? 0;
+        }),
+        generation,
+      };
     });
   }
 
@@ -365,6 +406,10 @@ class PostgresDestination implements Destination {
         );
       await this.setMeta(meta);
     });
+  }
+
+  async flush(): Promise<void> {
+    // Every commit() is its own transaction here.
   }
 
   async close(): Promise<void> {

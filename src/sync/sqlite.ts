@@ -1,12 +1,18 @@
 // The SQLite destination (the embedded default), on `libsql`: its binaries are optional packages of
-// the npm registry itself. WAL journal, synchronous=FULL (a commit survives a power cut, not only a
-// killed process), a busy timeout for readers such as sqlite3 or Datasette. Two runs are kept apart by
-// the run lock (a file under the config dir's locks/, keyed by the database's real path), and behind
-// it by the checkpoints' generations.
+// the npm registry itself. WAL journal with synchronous=NORMAL: a commit is atomic, and a power cut
+// can lose only the last commits whole, rows and checkpoint together (one transaction), which the
+// next run reads again, so the copy stays exact. A busy timeout for readers such as sqlite3 or
+// Datasette. Two runs are kept apart by the run lock (a file under the config dir's locks/, keyed by
+// the database's real path), and behind it by the checkpoints' generations.
+//
+// libsql is synchronous: a commit would stop the process while it runs. In the built CLI the database
+// work runs in a worker thread (this same module, started again with `workerData`), so the next page
+// is received and parsed while this one is committed; the transactions are the same.
 import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type DatabaseCtor from "libsql";
-import { LockedError, UsageError } from "../errors.js";
+import { CliError, LockedError, UsageError } from "../errors.js";
 import { type RunLock, takeRunLock } from "../export/run-lock.js";
 import {
   type CommitResult,
@@ -90,6 +96,9 @@ function encode(v: Value): string | number | null {
 
 /** Rows per multi-row INSERT (fewer native calls; well under SQLite's 32,766 parameters). */
 const ROWS_PER_STATEMENT = 64;
+/** A transaction holding pages is committed once it has this many rows, or is this old. */
+const GROUP_ROWS = 20_000;
+const GROUP_MS = 1_000;
 
 export interface SqliteOpenOptions {
   path: string;
@@ -98,6 +107,123 @@ export interface SqliteOpenOptions {
   lockPath: string;
   /** For status: do not create the file when it does not exist. */
   mustExist?: boolean;
+  /** Run the database work in a worker thread (default: when running from the built .js). */
+  worker?: boolean;
+}
+
+async function openCore(path: string, label: string): Promise<SqliteCore> {
+  const { default: Database } = (await import("libsql")) as unknown as { default: typeof DatabaseCtor };
+  try {
+    const db = new Database(path);
+    db.exec("PRAGMA busy_timeout = 10000");
+    return new SqliteCore(db, label);
+  } catch (err) {
+    throw sqliteError(err, label);
+  }
+}
+
+type CoreMethod =
+  | "schemaVersion"
+  | "foreignObjects"
+  | "migrate"
+  | "meta"
+  | "states"
+  | "commit"
+  | "existing"
+  | "count"
+  | "redemptionTimes"
+  | "setRedemptionDays"
+  | "flush"
+  | "close";
+
+interface WireError {
+  kind: string;
+  message: string;
+  hint?: string | undefined;
+  code?: string | undefined;
+}
+
+function toWire(err: unknown): WireError {
+  const e = err as Error & { hint?: string; code?: string };
+  return {
+    kind: e?.constructor?.name ?? "Error",
+    message: e?.message ?? String(err),
+    hint: e?.hint,
+    code: e?.code,
+  };
+}
+
+function fromWire(w: WireError): Error {
+  if (w.kind === "LockedError") return new LockedError(w.message, w.hint);
+  if (w.kind === "UsageError") return new UsageError(w.message, w.hint);
+  if (w.kind.endsWith("Error") && w.hint !== undefined) return new CliError(w.message, w.hint);
+  const e = new Error(w.message);
+  (e as { code?: string }).code = w.code;
+  return e;
+}
+
+/** The worker thread's side: opens the database, then runs each call in arrival order. */
+if (!isMainThread && parentPort && (workerData as { partnerSqlite?: unknown })?.partnerSqlite) {
+  const port = parentPort;
+  const o = (workerData as { partnerSqlite: { path: string; label: string } }).partnerSqlite;
+  openCore(o.path, o.label).then(
+    (core) => {
+      port.postMessage({ id: 0, ok: true });
+      port.on("message", (m: { id: number; method: CoreMethod; args: unknown[] }) => {
+        try {
+          const value = (core[m.method] as (...a: unknown[]) => unknown).apply(core, m.args);
+          port.postMessage({ id: m.id, ok: true, value });
+        } catch (err) {
+          port.postMessage({ id: m.id, ok: false, error: toWire(err) });
+        }
+        if (m.method === "close") port.close();
+      });
+    },
+    (err) => port.postMessage({ id: 0, ok: false, error: toWire(err) }),
+  );
+}
+
+type Call = <T>(method: CoreMethod, ...args: unknown[]) => Promise<T>;
+
+async function workerCore(path: string, label: string): Promise<{ call: Call; end: () => Promise<void> }> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { partnerSqlite: { path, label } } });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let next = 1;
+  let dead: Error | undefined;
+  const fail = (err: Error) => {
+    dead = err;
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+  worker.on("message", (m: { id: number; ok: boolean; value?: unknown; error?: WireError }) => {
+    const p = pending.get(m.id);
+    if (!p) return;
+    pending.delete(m.id);
+    if (m.ok) p.resolve(m.value);
+    else p.reject(fromWire(m.error!));
+  });
+  worker.on("error", (err) => fail(err));
+  worker.on("exit", (code) => fail(new Error(`The SQLite worker stopped (exit code ${code}).`)));
+  const call: Call = (method, ...args) => {
+    if (dead) return Promise.reject(dead);
+    const id = method === ("open" as CoreMethod) ? 0 : next++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      if (id !== 0) worker.postMessage({ id, method, args });
+    });
+  };
+  try {
+    await call("open" as CoreMethod);
+  } catch (err) {
+    await worker.terminate().catch(() => {});
+    throw err;
+  }
+  return {
+    call,
+    end: async () => {
+      await worker.terminate().catch(() => {});
+    },
+  };
 }
 
 export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
@@ -108,27 +234,92 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
       `There is no database at ${o.label} yet.`,
       `Run "partner-cli sync --to ${o.label}" first.`,
     );
-  const { default: Database } = (await import("libsql")) as unknown as { default: typeof DatabaseCtor };
-  let db: Database;
-  try {
-    db = new Database(path);
-    db.exec("PRAGMA busy_timeout = 10000");
-  } catch (err) {
-    throw sqliteError(err, o.label);
+  // A worker runs this module's own file: only the built .js can be started that way.
+  const worker =
+    o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
+  if (worker) {
+    const w = await workerCore(path, o.label);
+    return new SqliteDestination(o.label, o.lockPath, w.call, w.end);
   }
-  return new SqliteDestination(db, o.label, o.lockPath);
+  const core = await openCore(path, o.label);
+  const call: Call = async (method, ...args) =>
+    (core[method] as (...a: unknown[]) => unknown).apply(core, args) as never;
+  return new SqliteDestination(o.label, o.lockPath, call, async () => {});
 }
 
+/** The Destination: the run lock here, the database work in the core (worker thread or this one). */
 class SqliteDestination implements Destination {
   readonly dialect: Dialect = "sqlite";
   private runLock: RunLock | undefined;
+
+  constructor(
+    readonly label: string,
+    private readonly lockPath: string,
+    private readonly call: Call,
+    private readonly end: () => Promise<void>,
+  ) {}
+
+  async lock(): Promise<void> {
+    this.runLock = await takeRunLock(this.lockPath, `The database ${this.label}`);
+  }
+
+  /** Before every write: the lock must still be this run's. */
+  private held(): void {
+    this.runLock?.assertHeld();
+  }
+
+  schemaVersion(): Promise<number> {
+    return this.call("schemaVersion");
+  }
+  foreignObjects(): Promise<string[]> {
+    return this.call("foreignObjects");
+  }
+  migrate(now: string): Promise<number[]> {
+    this.held();
+    return this.call("migrate", now);
+  }
+  meta(): Promise<Record<string, string>> {
+    return this.call("meta");
+  }
+  states(): Promise<FeedState[]> {
+    return this.call("states");
+  }
+  commit(writes: TableWrite[], state?: StateWrite, meta?: Record<string, string>): Promise<CommitResult> {
+    this.held();
+    return this.call("commit", writes, state, meta);
+  }
+  existing(table: TableName, ids: string[]): Promise<Set<string>> {
+    return this.call("existing", table, ids);
+  }
+  count(table: TableName): Promise<number> {
+    return this.call("count", table);
+  }
+  redemptionTimes(afterId: string, limit: number): Promise<[string, string][]> {
+    return this.call("redemptionTimes", afterId, limit);
+  }
+  setRedemptionDays(pairs: [string, string][], meta?: Record<string, string>): Promise<void> {
+    this.held();
+    return this.call("setRedemptionDays", pairs, meta);
+  }
+  flush(): Promise<void> {
+    return this.call("flush");
+  }
+  async close(): Promise<void> {
+    await this.call("close").catch(() => {});
+    await this.end();
+    await this.runLock?.release();
+  }
+}
+
+/** The database work, synchronous (libsql is): run in a worker thread, or in this one. */
+class SqliteCore {
   private readonly statements = new Map<string, Statement>();
   private walSet = false;
+  private group: { rows: number; since: number } | undefined;
 
   constructor(
     private readonly db: Database,
     readonly label: string,
-    private readonly lockPath: string,
   ) {}
 
   private wrap<T>(fn: () => T): T {
@@ -157,20 +348,14 @@ class SqliteDestination implements Destination {
     );
   }
 
-  async lock(): Promise<void> {
-    this.runLock = await takeRunLock(this.lockPath, `The database ${this.label}`);
-  }
-
-  private assertHeld(): void {
-    this.runLock?.assertHeld();
-  }
-
   /** Journal and durability settings, set once before this run's first write. */
   private prepareWrites(): void {
     if (this.walSet) return;
     this.wrap(() => {
       this.db.exec("PRAGMA journal_mode = WAL");
-      this.db.exec("PRAGMA synchronous = FULL");
+      this.db.exec("PRAGMA synchronous = NORMAL");
+      // Random ids make index inserts touch pages all over the file: keep more of it in memory.
+      this.db.exec("PRAGMA cache_size = -32768");
     });
     this.walSet = true;
   }
@@ -179,13 +364,13 @@ class SqliteDestination implements Destination {
     return this.rows("SELECT 1 FROM sqlite_master WHERE name = ?", [name]).length > 0;
   }
 
-  async schemaVersion(): Promise<number> {
+  schemaVersion(): number {
     if (!this.hasTable("schema_version")) return 0;
     const r = this.rows("SELECT MAX(version) FROM schema_version");
     return Number(r[0]?.[0] ?? 0);
   }
 
-  async foreignObjects(): Promise<string[]> {
+  foreignObjects(): string[] {
     if (this.hasTable("schema_version")) return [];
     const ours = new Set<string>([...TABLE_NAMES, ...META_TABLES, ...VIEW_NAMES]);
     return this.rows("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
@@ -193,26 +378,48 @@ class SqliteDestination implements Destination {
       .filter((n) => ours.has(n));
   }
 
-  private transaction<T>(fn: () => T): T {
+  /**
+   * Runs fn in a transaction. With `rows`, consecutive calls share one transaction until it holds
+   * GROUP_ROWS rows or is GROUP_MS old (or flush()): each call's rows and checkpoint are still in one
+   * transaction, and far fewer index pages are written per row. A failure rolls the whole group back:
+   * rows and checkpoints together, read again by the next run.
+   */
+  private transaction<T>(fn: () => T, rows?: number): T {
     return this.wrap(() => {
-      this.db.exec("BEGIN IMMEDIATE");
+      if (!this.group) {
+        this.db.exec("BEGIN IMMEDIATE");
+        this.group = { rows: 0, since: Date.now() };
+      }
       try {
         const out = fn();
-        this.db.exec("COMMIT");
+        this.group.rows += rows ?? 0;
+        if (rows === undefined || this.group.rows >= GROUP_ROWS || Date.now() - this.group.since >= GROUP_MS)
+          this.commitGroup();
         return out;
       } catch (err) {
+        this.group = undefined;
         if (this.db.inTransaction) this.db.exec("ROLLBACK");
         throw err;
       }
     });
   }
 
-  async migrate(now: string): Promise<number[]> {
-    this.assertHeld();
+  private commitGroup(): void {
+    this.group = undefined;
+    this.db.exec("COMMIT");
+  }
+
+  /** Commits the open group of pages, if any. */
+  flush(): void {
+    if (this.group) this.wrap(() => this.commitGroup());
+  }
+
+  migrate(now: string): number[] {
+    this.flush();
     this.prepareWrites();
     const applied: number[] = [];
     this.wrap(() => this.db.exec(schemaVersionTable("sqlite")));
-    const current = await this.schemaVersion();
+    const current = this.schemaVersion();
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
       this.transaction(() => {
@@ -226,14 +433,14 @@ class SqliteDestination implements Destination {
     return applied;
   }
 
-  async meta(): Promise<Record<string, string>> {
+  meta(): Record<string, string> {
     if (!this.hasTable("sync_meta")) return {};
     return Object.fromEntries(
       this.rows("SELECT key, value FROM sync_meta").map((r) => [String(r[0]), String(r[1])]),
     );
   }
 
-  async states(): Promise<FeedState[]> {
+  states(): FeedState[] {
     if (!this.hasTable("sync_state")) return [];
     return this.rows(
       "SELECT feed, cursor, skip_ids, generation, items, last_synced_at, last_completed_at, since FROM sync_state",
@@ -276,13 +483,9 @@ class SqliteDestination implements Destination {
     return changed;
   }
 
-  async commit(
-    writes: TableWrite[],
-    state?: StateWrite,
-    meta?: Record<string, string>,
-  ): Promise<CommitResult> {
-    this.assertHeld();
+  commit(writes: TableWrite[], state?: StateWrite, meta?: Record<string, string>): CommitResult {
     this.prepareWrites();
+    const rows = writes.reduce((n, w) => n + w.rows.length, 0);
     return this.transaction(() => {
       let generation = 0;
       const changed = writes.map((w) => this.write(w));
@@ -315,10 +518,10 @@ class SqliteDestination implements Destination {
           "INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         ).run(k, v);
       return { changed, generation };
-    });
+    }, rows);
   }
 
-  async existing(table: TableName, ids: string[]): Promise<Set<string>> {
+  existing(table: TableName, ids: string[]): Set<string> {
     const pk = TABLES[table].primaryKey[0]!;
     const out = new Set<string>();
     for (let i = 0; i < ids.length; i += 500) {
@@ -332,19 +535,18 @@ class SqliteDestination implements Destination {
     return out;
   }
 
-  async count(table: TableName): Promise<number> {
+  count(table: TableName): number {
     return Number(this.rows(`SELECT COUNT(*) FROM ${table}`)[0]?.[0] ?? 0);
   }
 
-  async redemptionTimes(afterId: string, limit: number): Promise<[string, string][]> {
+  redemptionTimes(afterId: string, limit: number): [string, string][] {
     return this.rows("SELECT id, redeemed_at FROM redemptions WHERE id > ? ORDER BY id LIMIT ?", [
       afterId,
       limit,
     ]).map((r) => [String(r[0]), String(r[1])]);
   }
 
-  async setRedemptionDays(pairs: [string, string][], meta?: Record<string, string>): Promise<void> {
-    this.assertHeld();
+  setRedemptionDays(pairs: [string, string][], meta?: Record<string, string>): void {
     this.prepareWrites();
     this.transaction(() => {
       const s = this.stmt("UPDATE redemptions SET redeemed_day = ? WHERE id = ?");
@@ -356,12 +558,16 @@ class SqliteDestination implements Destination {
     });
   }
 
-  async close(): Promise<void> {
+  close(): void {
+    try {
+      this.flush();
+    } catch {
+      // not committed: the next run reads those pages again
+    }
     try {
       this.db.close();
     } catch {
       // closing is best effort
     }
-    await this.runLock?.release();
   }
 }

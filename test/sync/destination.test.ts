@@ -1,5 +1,6 @@
 // The destination layer on each database: a page's rows and its checkpoint are one transaction (a
 // refused checkpoint takes the rows back), upserts count only real changes, events are inserted once.
+// SQLite groups consecutive pages into one transaction until flush() (or enough rows or time).
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LockedError } from "../../src/errors.js";
@@ -74,6 +75,7 @@ describe.each(destinationKinds())("destination %s", (kind) => {
       state(0, 1),
     );
     expect(first.generation).toBe(1);
+    await dest.flush();
     // Another run wrote generation 1; this one still believes 0.
     await expect(
       dest.commit([{ table: "redemptions", mode: "upsert", rows: [redemption("b")] }], state(0, 2)),
@@ -96,6 +98,7 @@ describe.each(destinationKinds())("destination %s", (kind) => {
     expect(
       (await dest.commit(w([redemption("c", "counted"), redemption("c", "test_code")]))).changed,
     ).toEqual([1]);
+    await dest.flush();
     const rows = await db.query("SELECT id, counting_state FROM redemptions ORDER BY id");
     expect(rows).toEqual([
       ["a", "excluded"],
@@ -116,6 +119,7 @@ describe.each(destinationKinds())("destination %s", (kind) => {
     const e = { table: "events" as const, mode: "insert" as const, rows: [ev as never] };
     expect((await dest.commit([e])).changed).toEqual([1]);
     expect((await dest.commit([e])).changed).toEqual([0]);
+    await dest.flush();
     const [data] = await db.query("SELECT data FROM events");
     expect(JSON.parse(String(data![0])).note).toBe("tab\there, newline\nthere, back\\slash");
   });

@@ -141,6 +141,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
     });
     try {
       await syncer.run(kinds);
+      await dest.flush();
     } finally {
       if (showProgress) ctx.io.stderr.write("\r\u001b[K");
     }
