@@ -540,17 +540,7 @@ async function main() {
     exportError = e.message;
     log(`  export not measured: ${e.message}`);
   }
-  const sync = await syncBench({
-    startSandboxProcess,
-    api,
-    measured,
-    log,
-    round,
-    msSince,
-    tmp,
-    ROOT,
-    BIN,
-  }).catch((e) => (log(`  sync not measured: ${e.message}`), { error: e.message }));
+  const sync = await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN });
   const results = {
     date: new Date().toISOString(),
     node: process.version,

@@ -14,10 +14,20 @@ import { join } from "node:path";
 const GOALS = { sqlite: 0.8, postgres: 0.7, peakRssMb: 200 };
 
 /**
+ * Never throws: a failure is logged and returned as { error }.
  * @param {object} h helpers of bench/run.mjs: startSandboxProcess, api, measured, log, round, msSince,
  *   tmp, ROOT, BIN
  */
 export async function syncBench(h) {
+  try {
+    return await measure(h);
+  } catch (e) {
+    h.log(`  sync not measured: ${e.message}`);
+    return { error: e.message };
+  }
+}
+
+async function measure(h) {
   const rows = Number(process.env.BENCH_SYNC_ROWS ?? 1_000_000);
   const rounds = Number(process.env.BENCH_SYNC_ROUNDS ?? 1);
   if (rows <= 0) throw new Error("BENCH_SYNC_ROWS=0");
