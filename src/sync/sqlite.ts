@@ -186,7 +186,11 @@ if (!isMainThread && parentPort && (workerData as { partnerSqlite?: unknown })?.
 type Call = <T>(method: CoreMethod, ...args: unknown[]) => Promise<T>;
 
 async function workerCore(path: string, label: string): Promise<{ call: Call; end: () => Promise<void> }> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: { partnerSqlite: { path, label } } });
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { partnerSqlite: { path, label } },
+    // It holds a page or two at a time: a small heap keeps the process's memory flat.
+    resourceLimits: { maxOldGenerationSizeMb: 96 },
+  });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let next = 1;
   let dead: Error | undefined;
@@ -355,7 +359,7 @@ class SqliteCore {
       this.db.exec("PRAGMA journal_mode = WAL");
       this.db.exec("PRAGMA synchronous = NORMAL");
       // Random ids make index inserts touch pages all over the file: keep more of it in memory.
-      this.db.exec("PRAGMA cache_size = -32768");
+      this.db.exec("PRAGMA cache_size = -16384");
     });
     this.walSet = true;
   }
@@ -456,12 +460,33 @@ class SqliteCore {
     }));
   }
 
-  private writeSql(table: TableName, mode: TableWrite["mode"], n: number): string {
+  /**
+   * The INSERT for a chunk of rows. Binding a value is the costly part of libsql, so a column whose
+   * value is the same in every row of the chunk (a page's campaign, offer and brand, the nulls) is
+   * bound once, or written as NULL; only the columns that differ are bound per row.
+   * shape: per column "r" (per row), "c" (one value), "n" (null).
+   */
+  private writeSql(table: TableName, mode: TableWrite["mode"], n: number, shape: string): string {
     const t = TABLES[table];
     const cols = t.columns.map((c) => c.name);
-    const one = `(${cols.map(() => "?").join(", ")})`;
-    const values = Array.from({ length: n }, () => one).join(", ");
-    const head = `INSERT INTO ${table} (${cols.join(", ")}) VALUES ${values} ON CONFLICT (${t.primaryKey.join(", ")})`;
+    const perRow = [...shape].filter((k) => k === "r").length;
+    let p = 0;
+    const consts = [...shape].filter((k) => k === "c").length;
+    let rowCol = 0;
+    const select = cols.map((_, j) => {
+      if (shape[j] === "n") return "NULL";
+      if (shape[j] === "c") return `?${++p}`;
+      return `column${++rowCol}`;
+    });
+    let source: string;
+    if (perRow === 0) {
+      source = "";
+    } else {
+      let q = consts;
+      const tuples = Array.from({ length: n }, () => `(${Array.from({ length: perRow }, () => `?${++q}`).join(", ")})`);
+      source = ` FROM (VALUES ${tuples.join(", ")})`;
+    }
+    const head = `INSERT INTO ${table} (${cols.join(", ")}) SELECT ${select.join(", ")}${source} WHERE true ON CONFLICT (${t.primaryKey.join(", ")})`;
     if (mode === "insert") return `${head} DO NOTHING`;
     const rest = cols.filter((c) => !t.primaryKey.includes(c));
     return `${head} DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(", ")} WHERE (${rest
@@ -473,12 +498,21 @@ class SqliteCore {
     const t = TABLES[w.table];
     const keyIdx = t.primaryKey.map((k) => t.columns.findIndex((c) => c.name === k));
     const rows = lastPerKey(w.rows, keyIdx);
+    const width = t.columns.length;
     let changed = 0;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+      let shape = "";
+      for (let j = 0; j < width; j++) {
+        const v0 = encode(chunk[0]![j] ?? null);
+        let same = true;
+        for (let k = 1; k < chunk.length && same; k++) same = encode(chunk[k]![j] ?? null) === v0;
+        shape += !same ? "r" : v0 === null ? "n" : "c";
+      }
       const params: (string | number | null)[] = [];
-      for (const r of chunk) for (const v of r) params.push(encode(v));
-      changed += this.stmt(this.writeSql(w.table, w.mode, chunk.length)).run(params).changes;
+      for (let j = 0; j < width; j++) if (shape[j] === "c") params.push(encode(chunk[0]![j] ?? null));
+      for (const r of chunk) for (let j = 0; j < width; j++) if (shape[j] === "r") params.push(encode(r[j] ?? null));
+      changed += this.stmt(this.writeSql(w.table, w.mode, chunk.length, shape)).run(params).changes;
     }
     return changed;
   }
