@@ -189,7 +189,7 @@ async function workerCore(path: string, label: string): Promise<{ call: Call; en
   const worker = new Worker(new URL(import.meta.url), {
     workerData: { partnerSqlite: { path, label } },
     // It holds a page or two at a time: a small heap keeps the process's memory flat.
-    resourceLimits: { maxOldGenerationSizeMb: 96 },
+    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
   });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let next = 1;

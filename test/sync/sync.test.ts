@@ -7,6 +7,7 @@ import { activeCampaign, simulate } from "../export/arrange.js";
 import { runIn } from "../helpers/run.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, sqliteDest, type TestDest } from "./destinations.js";
+import { rangeQuery } from "./doc-queries.js";
 import { allOf, expectCountersMatch, expectEqualsTruth, redemptionStates } from "./truth.js";
 
 describe.each(destinationKinds())("sync into %s", (kind) => {
@@ -230,6 +231,41 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     }
     // 0.43225 x an odd count ends in a 5 at the fifth decimal: a tie that half-even rounds to even.
     expect(ties).toBeGreaterThan(0);
+  });
+
+  it("the documented range query equals the service's campaign report for a range of days", async () => {
+    const d = await fresh();
+    const spread = await activeCampaign(sb, `range-${kind}`);
+    await http(sb, "PATCH", `/campaigns/${spread}`, {
+      body: { commission: { rate: 0.0875, estimatedUnitSalePrice: 12.5 } },
+    });
+    await simulate(sb, { campaign: spread, claims: 500, redemptions: 420, exclusions: 9, days: 8, seed: 31 });
+    expect((await sync(d)).exitCode).toBe(0);
+    const now = sb.sandbox.clock.nowMs();
+    const wide = (
+      await http(
+        sb,
+        "GET",
+        `/campaigns/${spread}/report?from=${new Date(now - 20 * 86_400_000).toISOString().slice(0, 10)}&through=${new Date(now + 86_400_000).toISOString().slice(0, 10)}`,
+      )
+    ).body;
+    const active = wide.daily.filter((x: any) => x.verifiedRedemptions > 0).map((x: any) => x.date);
+    expect(active.length).toBeGreaterThanOrEqual(4);
+    // Three days in the middle: days before and after are left out.
+    const [from, through] = [active[1], active[3]];
+    const report = (
+      await http(sb, "GET", `/campaigns/${spread}/report?from=${from}&through=${through}&pageSize=200`)
+    ).body;
+    const rows = (await d.query(rangeQuery(kind, from, through))).filter((r) => r[0] === spread);
+    const got = new Map(rows.map((r) => [String(r[1]), [Number(r[2]), Number(r[3])]]));
+    const want = report.creators.items.filter((c: any) => c.verifiedRedemptions > 0);
+    expect(want.length).toBeGreaterThan(3);
+    expect(got.size).toBe(want.length);
+    for (const c of want)
+      expect(got.get(c.creator.externalId), c.creator.externalId).toEqual([
+        c.verifiedRedemptions,
+        c.estimatedCommission,
+      ]);
   });
 
   async function snapshot(d: TestDest): Promise<unknown> {
