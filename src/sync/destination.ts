@@ -73,6 +73,13 @@ export interface Destination {
   redemptionTimes(afterId: string, limit: number): Promise<[string, string][]>;
   /** Sets redeemed_day of the given redemptions in one transaction, with meta entries. */
   setRedemptionDays(pairs: [string, string][], meta?: Record<string, string>): Promise<void>;
+  /**
+   * Before a feed's first page. SQLite: a table with a feed key that is empty (a first load), or whose
+   * primary-key index an interrupted first load left out, is loaded without that index.
+   */
+  beginLoad(table: TableName): Promise<void>;
+  /** After the feed's last page: builds what beginLoad left out. */
+  finishLoad(table: TableName): Promise<void>;
   /** Makes every commit so far durable in the database (SQLite groups pages into one transaction). */
   flush(): Promise<void>;
   close(): Promise<void>;

@@ -408,6 +408,12 @@ class PostgresDestination implements Destination {
     });
   }
 
+  async beginLoad(_table: TableName): Promise<void> {
+    // Keys are kept up to date row by row here.
+  }
+
+  async finishLoad(_table: TableName): Promise<void> {}
+
   async flush(): Promise<void> {
     // Every commit() is its own transaction here.
   }

@@ -22,6 +22,12 @@ export interface TableSpec {
   columns: readonly Column[];
   primaryKey: readonly string[];
   indexes: readonly { name: string; columns: readonly string[] }[];
+  /**
+   * SQLite only: an immutable, feed-ordered unique key that upserts use instead of the primary key.
+   * The primary key is then a unique index (`<table>_pk`) rather than part of the table, so a first
+   * load can build it once at the end instead of inserting a million random ids into it one by one.
+   */
+  sqliteFeedKey?: { name: string; columns: readonly string[] };
 }
 
 export type TableName = "redemptions" | "events" | "creators" | "campaigns" | "offers" | "share_links";
@@ -62,6 +68,9 @@ export const TABLES: Record<TableName, TableSpec> = {
       },
       { name: "redemptions_creator", columns: ["creator_external_id"] },
     ],
+    // recordedAt never changes (spec: Redemption) and orders the feed: (recorded_at, id) identifies a
+    // redemption as id does, and new rows land at its end.
+    sqliteFeedKey: { name: "redemptions_feed_order", columns: ["recorded_at", "id"] },
   },
   events: {
     name: "events",
@@ -207,13 +216,27 @@ function sqlType(t: ColumnType, d: Dialect): string {
   }[t];
 }
 
+/** SQLite: the unique index that stands for the primary key of a table with a feed key. */
+export function sqlitePkIndex(t: TableSpec): string {
+  return `CREATE UNIQUE INDEX IF NOT EXISTS ${t.name}_pk ON ${t.name} (${t.primaryKey.join(", ")})`;
+}
+
+/** The columns an upsert's ON CONFLICT names. */
+export function conflictKey(t: TableSpec, d: Dialect): readonly string[] {
+  return d === "sqlite" && t.sqliteFeedKey ? t.sqliteFeedKey.columns : t.primaryKey;
+}
+
 function createTable(t: TableSpec, d: Dialect): string[] {
   const cols = t.columns.map(
     (col) => `  ${col.name} ${sqlType(col.type, d)}${col.notNull ? " NOT NULL" : ""}`,
   );
-  cols.push(`  PRIMARY KEY (${t.primaryKey.join(", ")})`);
+  const feedKey = d === "sqlite" ? t.sqliteFeedKey : undefined;
+  if (!feedKey) cols.push(`  PRIMARY KEY (${t.primaryKey.join(", ")})`);
   return [
     `CREATE TABLE ${t.name} (\n${cols.join(",\n")}\n)${d === "sqlite" ? " STRICT" : ""}`,
+    ...(feedKey
+      ? [sqlitePkIndex(t), `CREATE UNIQUE INDEX ${feedKey.name} ON ${t.name} (${feedKey.columns.join(", ")})`]
+      : []),
     ...t.indexes.map((ix) => `CREATE INDEX ${ix.name} ON ${t.name} (${ix.columns.join(", ")})`),
   ];
 }

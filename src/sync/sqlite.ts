@@ -33,6 +33,8 @@ import {
   TABLES,
   type TableName,
   VIEW_NAMES,
+  conflictKey,
+  sqlitePkIndex,
 } from "./schema.js";
 
 type Database = DatabaseCtor.Database;
@@ -133,6 +135,8 @@ type CoreMethod =
   | "count"
   | "redemptionTimes"
   | "setRedemptionDays"
+  | "beginLoad"
+  | "finishLoad"
   | "flush"
   | "close";
 
@@ -305,6 +309,14 @@ class SqliteDestination implements Destination {
     this.held();
     return this.call("setRedemptionDays", pairs, meta);
   }
+  beginLoad(table: TableName): Promise<void> {
+    this.held();
+    return this.call("beginLoad", table);
+  }
+  finishLoad(table: TableName): Promise<void> {
+    this.held();
+    return this.call("finishLoad", table);
+  }
   flush(): Promise<void> {
     return this.call("flush");
   }
@@ -418,6 +430,32 @@ class SqliteCore {
     if (this.group) this.wrap(() => this.commitGroup());
   }
 
+  /**
+   * A first load (empty table) goes without the primary-key index: a million random ids inserted into
+   * it one by one cost more than everything else together; finishLoad builds it in one sort. Rows stay
+   * unique meanwhile through the feed key. An interrupted first load leaves the index out; the next
+   * run carries on the same way.
+   */
+  beginLoad(table: TableName): void {
+    const t = TABLES[table];
+    if (!t.sqliteFeedKey) return;
+    this.flush();
+    const indexed = this.rows("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", [
+      `${table}_pk`,
+    ]);
+    if (indexed.length === 0) return;
+    if (this.rows(`SELECT 1 FROM ${table} LIMIT 1`).length > 0) return;
+    this.prepareWrites();
+    this.wrap(() => this.db.exec(`DROP INDEX IF EXISTS ${table}_pk`));
+  }
+
+  finishLoad(table: TableName): void {
+    const t = TABLES[table];
+    if (!t.sqliteFeedKey) return;
+    this.flush();
+    this.wrap(() => this.db.exec(sqlitePkIndex(t)));
+  }
+
   migrate(now: string): number[] {
     this.flush();
     this.prepareWrites();
@@ -483,10 +521,13 @@ class SqliteCore {
       source = "";
     } else {
       let q = consts;
-      const tuples = Array.from({ length: n }, () => `(${Array.from({ length: perRow }, () => `?${++q}`).join(", ")})`);
+      const tuples = Array.from(
+        { length: n },
+        () => `(${Array.from({ length: perRow }, () => `?${++q}`).join(", ")})`,
+      );
       source = ` FROM (VALUES ${tuples.join(", ")})`;
     }
-    const head = `INSERT INTO ${table} (${cols.join(", ")}) SELECT ${select.join(", ")}${source} WHERE true ON CONFLICT (${t.primaryKey.join(", ")})`;
+    const head = `INSERT INTO ${table} (${cols.join(", ")}) SELECT ${select.join(", ")}${source} WHERE true ON CONFLICT (${conflictKey(t, "sqlite").join(", ")})`;
     if (mode === "insert") return `${head} DO NOTHING`;
     const rest = cols.filter((c) => !t.primaryKey.includes(c));
     return `${head} DO UPDATE SET ${rest.map((c) => `${c} = excluded.${c}`).join(", ")} WHERE (${rest
@@ -511,7 +552,8 @@ class SqliteCore {
       }
       const params: (string | number | null)[] = [];
       for (let j = 0; j < width; j++) if (shape[j] === "c") params.push(encode(chunk[0]![j] ?? null));
-      for (const r of chunk) for (let j = 0; j < width; j++) if (shape[j] === "r") params.push(encode(r[j] ?? null));
+      for (const r of chunk)
+        for (let j = 0; j < width; j++) if (shape[j] === "r") params.push(encode(r[j] ?? null));
       changed += this.stmt(this.writeSql(w.table, w.mode, chunk.length, shape)).run(params).changes;
     }
     return changed;

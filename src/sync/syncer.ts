@@ -195,6 +195,7 @@ export class Syncer {
 
   private async redemptions(): Promise<void> {
     const { api, limit } = this.o;
+    await this.o.dest.beginLoad("redemptions");
     await this.feed<Redemption>(
       FEEDS.redemptions,
       "redemptions",
@@ -207,6 +208,7 @@ export class Syncer {
         items: fresh.length,
       }),
     );
+    await this.o.dest.finishLoad("redemptions");
   }
 
   private async corrections(): Promise<void> {

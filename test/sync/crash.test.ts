@@ -104,6 +104,38 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
     await expectCountersMatch(d);
   }, 240_000);
 
+  it("Ctrl-C (SIGINT) mid-run: exit 130, what was committed stays, the next run completes the copy", async () => {
+    const d = await fresh();
+    const configDir = tempDir();
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    let r: Awaited<ReturnType<typeof execa>>;
+    try {
+      const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
+        env: envFor(configDir),
+        reject: false,
+        stdin: "ignore",
+      });
+      const deadline = Date.now() + 20_000;
+      while ((await committed(d)) === 0 && child.exitCode === null && Date.now() < deadline) await sleep(20);
+      child.kill("SIGINT");
+      r = await child;
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(String(r.stderr)).toMatch(
+      /Interrupted; every page committed so far is in .* Run again to continue/,
+    );
+    // The pages committed before the interrupt are there, each with its checkpoint.
+    const kept = await committed(d);
+    expect(kept).toBeGreaterThan(0);
+    expect(Number((await d.query("SELECT COUNT(*) FROM redemptions"))[0]![0])).toBe(kept);
+    const final = await finish(d, configDir);
+    expect(final.exitCode, final.stderr).toBe(0);
+    await expectEqualsTruth(sb, d);
+    await expectCountersMatch(d);
+  }, 120_000);
+
   it("two runs started together: one syncs, the other exits 9", async () => {
     const d = await fresh();
     const configDir = tempDir();

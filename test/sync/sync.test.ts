@@ -239,7 +239,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     await http(sb, "PATCH", `/campaigns/${spread}`, {
       body: { commission: { rate: 0.0875, estimatedUnitSalePrice: 12.5 } },
     });
-    await simulate(sb, { campaign: spread, claims: 500, redemptions: 420, exclusions: 9, days: 8, seed: 31 });
+    await simulate(sb, { campaign: spread, claims: 500, redemptions: 420, exclusions: 9, days: 3, seed: 31 });
     expect((await sync(d)).exitCode).toBe(0);
     const now = sb.sandbox.clock.nowMs();
     const wide = (
@@ -250,9 +250,9 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
       )
     ).body;
     const active = wide.daily.filter((x: any) => x.verifiedRedemptions > 0).map((x: any) => x.date);
-    expect(active.length).toBeGreaterThanOrEqual(4);
-    // Three days in the middle: days before and after are left out.
-    const [from, through] = [active[1], active[3]];
+    expect(active.length).toBeGreaterThanOrEqual(3);
+    // The middle day: redemptions of the days before and after are left out.
+    const [from, through] = [active[1], active[1]];
     const report = (
       await http(sb, "GET", `/campaigns/${spread}/report?from=${from}&through=${through}&pageSize=200`)
     ).body;

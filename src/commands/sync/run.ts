@@ -4,7 +4,7 @@
 // written) → migrations → each kind, page by page, rows and checkpoint in one transaction.
 import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
-import { UsageError } from "../../errors.js";
+import { CancelledError, UsageError } from "../../errors.js";
 import type { Destination } from "../../sync/destination.js";
 import { openDestination } from "../../sync/open.js";
 import { dayInZone } from "../../sync/rows.js";
@@ -161,6 +161,12 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
     if (ctx.io.json) ctx.io.outJson({ summary });
     return summary;
   } catch (err) {
+    if (err instanceof CancelledError) {
+      // Also when Ctrl-C stopped a request in flight: say what is kept. close() commits what was handled.
+      throw new CancelledError(
+        `Interrupted; every page committed so far is in ${dest.label} with its checkpoint. Run again to continue.`,
+      );
+    }
     if (target.kind === "postgres" && err instanceof Error) err.message = scrub(err.message, target);
     throw err;
   } finally {
