@@ -64,7 +64,7 @@ export function pgError(err: unknown, t: PgTarget): unknown {
     );
   if (err instanceof Error) {
     if (msg !== err.message) {
-      const clean = new Error(msg);
+      const clean = Object.assign(new Error(msg), { code: e.code });
       clean.stack = scrub(err.stack ?? "", t);
       return clean;
     }
@@ -127,6 +127,7 @@ class PostgresDestination implements Destination {
   readonly dialect: Dialect = "postgres";
   readonly label: string;
   private readonly staged = new Set<TableName>();
+  private readonly loading = new Set<TableName>();
   private locked = false;
 
   constructor(
@@ -311,11 +312,34 @@ class PostgresDestination implements Destination {
         return { ...w, rows: lastPerKey(w.rows, keyIdx) };
       })
       .filter((w) => w.rows.length > 0);
+    // A first load COPYs straight into its table (the primary key still refuses a repeated id: then
+    // the page is written again the usual way, and so is the rest of the load).
+    const direct = list.filter((w) => w.mode === "upsert" && this.loading.has(w.table));
+    const staged = list.filter((w) => !direct.includes(w));
     const stages = new Map<TableName, string>();
-    for (const w of list) stages.set(w.table, await this.stage(w.table));
+    for (const w of staged) stages.set(w.table, await this.stage(w.table));
+    try {
+      return await this.commitPage(writes, list, direct, staged, stages, state, meta);
+    } catch (err) {
+      if (direct.length === 0 || (err as { code?: string }).code !== "23505") throw err;
+      for (const w of direct) this.loading.delete(w.table);
+      return this.commit(writes, state, meta);
+    }
+  }
+
+  private async commitPage(
+    writes: TableWrite[],
+    list: TableWrite[],
+    direct: TableWrite[],
+    staged: TableWrite[],
+    stages: Map<TableName, string>,
+    state: StateWrite | undefined,
+    meta: Record<string, string> | undefined,
+  ): Promise<CommitResult> {
     return this.transaction(async () => {
-      for (const w of list) await this.copyRows(stages.get(w.table)!, TABLES[w.table].columns, w.rows);
-      const ctes = list.map(
+      for (const w of direct) await this.copyRows(w.table, TABLES[w.table].columns, w.rows);
+      for (const w of staged) await this.copyRows(stages.get(w.table)!, TABLES[w.table].columns, w.rows);
+      const ctes = staged.map(
         (w, i) => `w${i} AS (${this.upsertSql(w.table, w.mode, stages.get(w.table)!)} RETURNING 1)`,
       );
       const params: unknown[] = [];
@@ -339,16 +363,18 @@ class PostgresDestination implements Destination {
                last_completed_at = $7, since = $8 WHERE feed = $1 AND generation = $9 RETURNING generation)`,
         );
       }
-      let changed: number[] = [];
+      let changed: number[] = list.map((w) => (direct.includes(w) ? w.rows.length : 0));
       let generation = 0;
       if (ctes.length) {
         const select = [
-          ...list.map((_, i) => `(SELECT COUNT(*) FROM w${i}) AS c${i}`),
+          ...staged.map((_, i) => `(SELECT COUNT(*) FROM w${i}) AS c${i}`),
           ...(state ? ["(SELECT generation FROM st) AS gen"] : []),
         ];
         const r = await this.q(`WITH ${ctes.join(",\n")}\nSELECT ${select.join(", ")}`, params);
         const row = r.rows[0] ?? {};
-        changed = list.map((_, i) => Number(row[`c${i}`] ?? 0));
+        changed = list.map((w) =>
+          direct.includes(w) ? w.rows.length : Number(row[`c${staged.indexOf(w)}`] ?? 0),
+        );
         if (state) {
           if (row.gen === null || row.gen === undefined) throw movedUnderUs(state.feed, this.label);
           generation = Number(row.gen);
@@ -408,11 +434,15 @@ class PostgresDestination implements Destination {
     });
   }
 
-  async beginLoad(_table: TableName): Promise<void> {
-    // Keys are kept up to date row by row here.
+  /** A table that is empty is loaded with COPY straight into it until finishLoad. */
+  async beginLoad(table: TableName): Promise<void> {
+    const r = await this.q(`SELECT 1 FROM ${table} LIMIT 1`);
+    if (r.rows.length === 0) this.loading.add(table);
   }
 
-  async finishLoad(_table: TableName): Promise<void> {}
+  async finishLoad(table: TableName): Promise<void> {
+    this.loading.delete(table);
+  }
 
   async flush(): Promise<void> {
     // Every commit() is its own transaction here.

@@ -371,7 +371,9 @@ class SqliteCore {
       this.db.exec("PRAGMA journal_mode = WAL");
       this.db.exec("PRAGMA synchronous = NORMAL");
       // Random ids make index inserts touch pages all over the file: keep more of it in memory.
-      this.db.exec("PRAGMA cache_size = -16384");
+      this.db.exec("PRAGMA cache_size = -8192");
+      // Sorts (building an index after a first load) spill to temporary files, not memory.
+      this.db.exec("PRAGMA temp_store = FILE");
     });
     this.walSet = true;
   }

@@ -86,6 +86,37 @@ describe.each(destinationKinds())("destination %s", (kind) => {
     expect(st![2]).toBe("c1");
   });
 
+  it("a first load (empty table) writes the same rows, refuses nothing it should not, and ends with the key in place", async () => {
+    const { dest, db } = await open();
+    const w = (rows: unknown[][]) => [
+      { table: "redemptions" as const, mode: "upsert" as const, rows: rows as never },
+    ];
+    await dest.beginLoad("redemptions");
+    expect((await dest.commit(w([redemption("a"), redemption("b")]), state(0, 2))).changed).toEqual([2]);
+    // The repeated last page of a feed, and a changed row: upserted, not duplicated, not refused.
+    expect(
+      (await dest.commit(w([redemption("b"), redemption("a", "excluded"), redemption("c")]), state(1, 3)))
+        .changed[0],
+    ).toBeGreaterThanOrEqual(2);
+    await dest.finishLoad("redemptions");
+    await dest.flush();
+    expect(await db.query("SELECT id, counting_state FROM redemptions ORDER BY id")).toEqual([
+      ["a", "excluded"],
+      ["b", "counted"],
+      ["c", "counted"],
+    ]);
+    if (kind === "sqlite") {
+      const idx = await db.query(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'redemptions' ORDER BY name",
+      );
+      expect(idx.map((r) => r[0])).toContain("redemptions_pk");
+      // A second load of a table that has rows keeps its key.
+      await dest.beginLoad("redemptions");
+      const again = await db.query("SELECT name FROM sqlite_master WHERE name = 'redemptions_pk'");
+      expect(again).toHaveLength(1);
+    }
+  });
+
   it("upserts count only rows that change; events are inserted once", async () => {
     const { dest, db } = await open();
     const w = (rows: unknown[][]) => [
