@@ -237,8 +237,15 @@ function createTable(t: TableSpec, d: Dialect): string[] {
     ...(feedKey
       ? [sqlitePkIndex(t), `CREATE UNIQUE INDEX ${feedKey.name} ON ${t.name} (${feedKey.columns.join(", ")})`]
       : []),
-    ...t.indexes.map((ix) => `CREATE INDEX ${ix.name} ON ${t.name} (${ix.columns.join(", ")})`),
+    ...secondaryIndexes(t),
   ];
+}
+
+/** The CREATE INDEX statements of a table's secondary indexes (IF NOT EXISTS: also to rebuild them). */
+export function secondaryIndexes(t: TableSpec): string[] {
+  return t.indexes.map(
+    (ix) => `CREATE INDEX IF NOT EXISTS ${ix.name} ON ${t.name} (${ix.columns.join(", ")})`,
+  );
 }
 
 /**

@@ -34,6 +34,7 @@ import {
   type TableName,
   VIEW_NAMES,
   conflictKey,
+  secondaryIndexes,
   sqlitePkIndex,
 } from "./schema.js";
 
@@ -433,10 +434,10 @@ class SqliteCore {
   }
 
   /**
-   * A first load (empty table) goes without the primary-key index: a million random ids inserted into
-   * it one by one cost more than everything else together; finishLoad builds it in one sort. Rows stay
-   * unique meanwhile through the feed key. An interrupted first load leaves the index out; the next
-   * run carries on the same way.
+   * A first load (empty table) goes without the primary-key index and the secondary indexes: a
+   * million random ids inserted into an index one by one cost more than everything else together;
+   * finishLoad builds them, each in one sort. Rows stay unique meanwhile through the feed key. An
+   * interrupted first load leaves the indexes out; the next run carries on the same way.
    */
   beginLoad(table: TableName): void {
     const t = TABLES[table];
@@ -448,14 +449,19 @@ class SqliteCore {
     if (indexed.length === 0) return;
     if (this.rows(`SELECT 1 FROM ${table} LIMIT 1`).length > 0) return;
     this.prepareWrites();
-    this.wrap(() => this.db.exec(`DROP INDEX IF EXISTS ${table}_pk`));
+    this.wrap(() => {
+      this.db.exec(`DROP INDEX IF EXISTS ${table}_pk`);
+      for (const ix of t.indexes) this.db.exec(`DROP INDEX IF EXISTS ${ix.name}`);
+    });
   }
 
   finishLoad(table: TableName): void {
     const t = TABLES[table];
     if (!t.sqliteFeedKey) return;
     this.flush();
-    this.wrap(() => this.db.exec(sqlitePkIndex(t)));
+    this.wrap(() => {
+      for (const sql of [sqlitePkIndex(t), ...secondaryIndexes(t)]) this.db.exec(sql);
+    });
   }
 
   migrate(now: string): number[] {
