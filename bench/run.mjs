@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importOneMillion } from "./import-1m.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
+import { syncBench } from "./sync-1m.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -566,6 +567,7 @@ async function main() {
     xlsx = { error: e.message };
     log(`  xlsx not measured: ${e.message}`);
   }
+  const sync = await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN });
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -579,6 +581,7 @@ async function main() {
     export: exp ?? { error: exportError },
     importOneMillion: oneM,
     xlsx,
+    sync,
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -654,6 +657,7 @@ async function main() {
   } else {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }
+  out.push("", ...(sync.lines ?? [`Sync: not measured (${sync.error}).`]));
   out.push("");
   out.push(...(xlsx.error ? [`xlsx: not measured (${xlsx.error}).`] : xlsxLines(xlsx)), "");
   out.push(

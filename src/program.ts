@@ -15,6 +15,7 @@ import { registerRedemptions } from "./cli/redemptions.js";
 import { registerReports } from "./cli/reports.js";
 import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
+import { registerSync } from "./cli/sync.js";
 import { registerWebhooks } from "./cli/webhooks.js";
 import { sandboxClash } from "./context.js";
 import type { IoStreams } from "./io/io.js";
@@ -32,6 +33,7 @@ export const REGISTRARS: ((program: Command) => void)[] = [
   registerReports,
   registerWebhooks,
   registerEvents,
+  registerSync,
   registerCursors,
   registerSandbox,
   registerApi,

@@ -1,0 +1,194 @@
+// sync: brings a database (SQLite file or PostgreSQL schema) up to date with the organization.
+// Order of a run: lock (a second run exits 9) → read the schema version (newer than known: exit 2)
+// and the organization the copy belongs to → GET /me (another organization: exit 2, nothing
+// written) → migrations → each kind, page by page, rows and checkpoint in one transaction.
+import { getMe } from "../../api/me.js";
+import type { Context } from "../../context.js";
+import { CancelledError, UsageError } from "../../errors.js";
+import type { Destination } from "../../sync/destination.js";
+import { openDestination } from "../../sync/open.js";
+import { dayInZone } from "../../sync/rows.js";
+import { LATEST_SCHEMA_VERSION } from "../../sync/schema.js";
+import { KINDS, type Kind, type KindSummary, Syncer } from "../../sync/syncer.js";
+import { resolveSyncTarget, scrub } from "../../sync/target.js";
+
+export interface SyncOptions {
+  to?: string | undefined;
+  only?: string | undefined;
+  fromStart?: boolean | undefined;
+  full?: boolean | undefined;
+  /** Feed page size (1..1,000). */
+  limit?: number | undefined;
+}
+
+export interface SyncSummary {
+  destination: string;
+  organizationId: string;
+  schemaVersion: number;
+  migrationsApplied: number[];
+  kinds: Record<string, KindSummary>;
+}
+
+const KIND_ALIASES: Record<string, Kind> = {
+  offer: "offers",
+  offers: "offers",
+  campaign: "campaigns",
+  campaigns: "campaigns",
+  creator: "creators",
+  creators: "creators",
+  roster: "creators",
+  link: "links",
+  links: "links",
+  share_links: "links",
+  "share-links": "links",
+  redemption: "redemptions",
+  redemptions: "redemptions",
+  event: "events",
+  events: "events",
+};
+
+export function parseKinds(only: string | undefined): Kind[] {
+  if (only === undefined) return [...KINDS];
+  const out = new Set<Kind>();
+  for (const part of only.split(",").map((s) => s.trim().toLowerCase())) {
+    if (!part) continue;
+    const k = KIND_ALIASES[part];
+    if (!k)
+      throw new UsageError(
+        `--only: unknown kind "${part}".`,
+        `Kinds: ${KINDS.join(", ")} (comma-separated).`,
+      );
+    out.add(k);
+  }
+  if (out.size === 0) throw new UsageError("--only needs at least one kind.", `Kinds: ${KINDS.join(", ")}.`);
+  return KINDS.filter((k) => out.has(k));
+}
+
+/** Refuses a database this partner-cli must not write: newer schema, someone else's tables. */
+export async function checkSchema(dest: Destination): Promise<number> {
+  const version = await dest.schemaVersion();
+  if (version > LATEST_SCHEMA_VERSION)
+    throw new UsageError(
+      `${dest.label} has schema version ${version}, newer than this partner-cli knows (${LATEST_SCHEMA_VERSION}); nothing was written.`,
+      "A newer partner-cli wrote it: upgrade partner-cli (npm install partner-cli@latest) and run again.",
+    );
+  if (version === 0) {
+    const foreign = await dest.foreignObjects();
+    if (foreign.length)
+      throw new UsageError(
+        `${dest.label} already holds ${foreign.join(", ")}, not created by partner-cli; nothing was written.`,
+        "Name a new database (or another PostgreSQL schema with ?schema=NAME).",
+      );
+  }
+  return version;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary> {
+  const kinds = parseKinds(o.only);
+  const target = resolveSyncTarget(o.to, ctx.env);
+  if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1000))
+    throw new UsageError("--limit must be a whole number from 1 to 1000.");
+  // Who we talk to is checked before the database is touched: a bad key creates no file.
+  const api = await ctx.api();
+  const org = (await getMe(api)).organization;
+  const dest = await openDestination(target, ctx);
+  try {
+    await dest.lock();
+    await checkSchema(dest);
+    const meta = await dest.meta();
+    if (meta.organization_id && meta.organization_id !== org.id)
+      throw new UsageError(
+        `${dest.label} holds the copy of organization ${meta.organization_name ?? ""} (${meta.organization_id}); this key belongs to ${org.name} (${org.id}). Nothing was written.`,
+        "Use another --to for this organization, or the key of the organization the copy belongs to.",
+      );
+    const now = () => ctx.clock.now();
+    const migrationsApplied = await dest.migrate(now().toISOString());
+    if (migrationsApplied.length && ctx.verbose)
+      ctx.io.err(
+        `Applied schema migration${migrationsApplied.length > 1 ? "s" : ""} ${migrationsApplied.join(", ")}.`,
+      );
+    const orgMeta = {
+      organization_id: org.id,
+      organization_name: org.name,
+    };
+    if (!meta.organization_id) {
+      await dest.commit([], undefined, {
+        ...orgMeta,
+        reporting_time_zone: org.reportingTimeZone,
+        first_synced_at: now().toISOString(),
+      });
+    } else if (meta.reporting_time_zone !== org.reportingTimeZone) {
+      await recomputeDays(dest, org.reportingTimeZone, meta.reporting_time_zone, ctx);
+    }
+    if (meta.organization_name && meta.organization_name !== org.name)
+      await dest.commit([], undefined, orgMeta);
+
+    const showProgress = ctx.io.stderrIsTTY;
+    const syncer = new Syncer({
+      api,
+      dest,
+      states: await dest.states(),
+      timeZone: org.reportingTimeZone,
+      fromStart: Boolean(o.fromStart),
+      full: Boolean(o.full),
+      limit: o.limit ?? 1000,
+      now,
+      signal: ctx.signal,
+      note: (line) => ctx.io.err(line),
+      progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,
+    });
+    try {
+      await syncer.run(kinds);
+      await dest.flush();
+    } finally {
+      if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+    }
+    const summary: SyncSummary = {
+      destination: dest.label,
+      organizationId: org.id,
+      schemaVersion: LATEST_SCHEMA_VERSION,
+      migrationsApplied,
+      kinds: syncer.summary,
+    };
+    const parts = Object.entries(syncer.summary).map(([k, s]) =>
+      k === "corrections"
+        ? `${plural(s.read, "correction")} (${s.changed} applied)`
+        : `${k} ${s.read} read, ${s.changed} new or changed`,
+    );
+    ctx.io.err(`Synced ${org.name} into ${dest.label}: ${parts.join("; ")}.`);
+    if (ctx.io.json) ctx.io.outJson({ summary });
+    return summary;
+  } catch (err) {
+    if (err instanceof CancelledError) {
+      // Also when Ctrl-C stopped a request in flight: say what is kept. close() commits what was handled.
+      throw new CancelledError(
+        `Interrupted; every page committed so far is in ${dest.label} with its checkpoint. Run again to continue.`,
+      );
+    }
+    if (target.kind === "postgres" && err instanceof Error) err.message = scrub(err.message, target);
+    throw err;
+  } finally {
+    await dest.close();
+  }
+}
+
+/** The organization's reporting time zone changed: recompute every redemption's redeemed_day. */
+async function recomputeDays(dest: Destination, tz: string, before: string | undefined, ctx: Context) {
+  ctx.io.err(
+    `The organization's reporting time zone changed from ${before ?? "(unknown)"} to ${tz}; recomputing the day of every redemption.`,
+  );
+  const day = dayInZone(tz);
+  let after = "";
+  for (;;) {
+    const batch = await dest.redemptionTimes(after, 5000);
+    const last = batch.length < 5000;
+    await dest.setRedemptionDays(
+      batch.map(([id, at]) => [id, day(at)]),
+      last ? { reporting_time_zone: tz } : undefined,
+    );
+    if (last) return;
+    after = batch[batch.length - 1]![0];
+  }
+}

@@ -1,0 +1,186 @@
+// sync's guarantees under process failure, through the real binary, on each destination: killed with
+// SIGKILL at twenty random moments (new redemptions, exclusions and restorations arriving between
+// runs) and rerun each time, the database ends equal to the service's truth; two runs started
+// together: one syncs, the other exits 9.
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activeCampaign, simulate } from "../export/arrange.js";
+import { BIN, cli } from "../helpers/cli.js";
+import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
+import { expectCountersMatch, expectEqualsTruth } from "./truth.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
+  let sb: RunningSandbox;
+  let campaignId: string;
+  const dests: TestDest[] = [];
+  beforeAll(async () => {
+    sb = await sandbox();
+    campaignId = await activeCampaign(sb);
+    await simulate(sb, { campaign: campaignId, claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
+  });
+  afterAll(async () => {
+    for (const d of dests) await d.close();
+    await sb.close();
+  });
+  const fresh = async () => {
+    const d = await makeDest(kind);
+    dests.push(d);
+    return d;
+  };
+  const envFor = (configDir: string) => ({
+    PARTNER_CLI_CONFIG_DIR: configDir,
+    PARTNER_BASE_URL: sb.url,
+    PARTNER_API_KEY: sb.writeKey,
+  });
+  /** Redemptions the copy's checkpoint covers (0 before the first commit). */
+  const committed = async (d: TestDest) => {
+    try {
+      return Number((await d.query("SELECT items FROM sync_state WHERE feed = 'redemptions'"))[0]?.[0] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  /** A final run to completion; a PostgreSQL lock of a just-killed run may take a moment to go. */
+  const finish = async (d: TestDest, configDir: string) => {
+    for (let i = 0; ; i++) {
+      const r = await cli(["sync", "--to", d.to], { env: envFor(configDir) });
+      if (r.exitCode !== 9 || i === 5) return r;
+      await sleep(1000);
+    }
+  };
+
+  it("killed with SIGKILL at twenty random moments and rerun, the database ends equal to the service", async () => {
+    const d = await fresh();
+    const configDir = tempDir();
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    let killed = 0;
+    let killedMidSync = 0;
+    try {
+      for (let i = 0; i < 20; i++) {
+        // New rows and corrections arrive between runs, so every run has pages to commit when killed.
+        await simulate(sb, {
+          campaign: campaignId,
+          claims: 300,
+          redemptions: 250,
+          exclusions: 4,
+          restorations: 2,
+          seed: 200 + i,
+        });
+        const before = await committed(d);
+        const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
+          env: envFor(configDir),
+          reject: false,
+          stdin: "ignore",
+        });
+        if (i % 2 === 0) {
+          // Half the kills land while pages are being committed: wait until the checkpoint moves.
+          const deadline = Date.now() + 20_000;
+          while ((await committed(d)) <= before && child.exitCode === null && Date.now() < deadline)
+            await sleep(10);
+          await sleep(Math.floor(Math.random() * 150));
+        } else {
+          // The other half at any moment, start-up and migrations included.
+          await sleep(Math.floor(Math.random() * 1500));
+        }
+        if (child.exitCode === null && child.kill("SIGKILL")) {
+          killed++;
+          if ((await committed(d)) > before) killedMidSync++;
+        }
+        const r = await child;
+        // A run that was not killed succeeded, or found the previous (killed) run's lock not yet gone.
+        if (!r.isTerminated) expect([0, 9], r.stderr).toContain(r.exitCode);
+      }
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+    const final = await finish(d, configDir);
+    expect(final.exitCode, final.stderr).toBe(0);
+    expect(killed).toBeGreaterThan(10);
+    expect(killedMidSync).toBeGreaterThanOrEqual(8);
+    await expectEqualsTruth(sb, d);
+    await expectCountersMatch(d);
+  }, 240_000);
+
+  it("Ctrl-C (SIGINT) mid-run: exit 130, what was committed stays, the next run completes the copy", async () => {
+    const d = await fresh();
+    const configDir = tempDir();
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    let r: Awaited<ReturnType<typeof execa>>;
+    try {
+      const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
+        env: envFor(configDir),
+        reject: false,
+        stdin: "ignore",
+      });
+      const deadline = Date.now() + 20_000;
+      while ((await committed(d)) === 0 && child.exitCode === null && Date.now() < deadline) await sleep(20);
+      child.kill("SIGINT");
+      r = await child;
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(String(r.stderr)).toMatch(
+      /Interrupted; every page committed so far is in .* Run again to continue/,
+    );
+    // The pages committed before the interrupt are there, each with its checkpoint.
+    const kept = await committed(d);
+    expect(kept).toBeGreaterThan(0);
+    expect(Number((await d.query("SELECT COUNT(*) FROM redemptions"))[0]![0])).toBe(kept);
+    const final = await finish(d, configDir);
+    expect(final.exitCode, final.stderr).toBe(0);
+    await expectEqualsTruth(sb, d);
+    await expectCountersMatch(d);
+  }, 120_000);
+
+  it("two runs started together: one syncs, the other exits 9", async () => {
+    const d = await fresh();
+    const configDir = tempDir();
+    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 30 } });
+    try {
+      const [a, b] = await Promise.all([
+        cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(configDir) }),
+        cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(configDir) }),
+      ]);
+      const codes = [a.exitCode, b.exitCode].sort();
+      expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 9]);
+      const loser = a.exitCode === 9 ? a : b;
+      expect(loser.stderr).toMatch(
+        /in use by another partner-cli run|being synced by another partner-cli run/,
+      );
+    } finally {
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+    }
+    await expectEqualsTruth(sb, d);
+    await expectCountersMatch(d);
+  }, 120_000);
+
+  // SQLite's run lock lives under the config dir; behind it, the checkpoints' generations.
+  if (kind === "sqlite")
+    it("two runs with different config dirs (so different lock files) still commit each page once", async () => {
+      const d = await fresh();
+      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 20 } });
+      let a: Awaited<ReturnType<typeof cli>>;
+      let b: Awaited<ReturnType<typeof cli>>;
+      try {
+        [a, b] = await Promise.all([
+          cli(["sync", "--to", d.to, "--limit", "100"], { env: envFor(tempDir()) }),
+          cli(["sync", "--to", d.to, "--limit", "100"], { env: envFor(tempDir()) }),
+        ]);
+      } finally {
+        await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      }
+      // Either the second found the first's checkpoint moved (9), or started after it had finished (0).
+      expect(a.exitCode === 0 || b.exitCode === 0, `${a.stderr}\n${b.stderr}`).toBe(true);
+      for (const r of [a, b]) expect([0, 9], r.stderr).toContain(r.exitCode);
+      const loser = [a, b].find((r) => r.exitCode === 9);
+      if (loser) expect(loser.stderr).toMatch(/saved the ".*" checkpoint while this run was working/);
+      const r = await cli(["sync", "--to", d.to], { env: envFor(tempDir()) });
+      expect(r.exitCode, r.stderr).toBe(0);
+      await expectEqualsTruth(sb, d);
+      await expectCountersMatch(d);
+    }, 120_000);
+});
