@@ -1,7 +1,7 @@
 // run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
 // Never calls process.exit.
 import { CommanderError } from "commander";
-import { Context, type ContextInit, type GlobalOptions, type Target } from "./context.js";
+import type { Context, ContextInit, GlobalOptions, Target } from "./context.js";
 import {
   ApiError,
   CancelledError,
@@ -127,11 +127,13 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   };
   if (ownSignals) process.on("SIGINT", onSigint);
 
-  const makeContext = (globals: GlobalOptions): Context => {
+  // The Context (and what it imports) loads when a command runs, not for --help or a usage error.
+  const makeContext = async (globals: GlobalOptions): Promise<Context> => {
+    const { Context } = await import("./context.js");
     ctx = new Context({ ...options, streams, env, globals, signal: options.signal ?? abort.signal });
     return ctx;
   };
-  const program = buildProgram({ makeContext, streams });
+  const program = buildProgram({ makeContext, streams }, { lazyFor: argv });
   try {
     await program.parseAsync(argv, { from: "user" });
     return EXIT.ok;

@@ -49,9 +49,15 @@ export function processStreams(): IoStreams {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // stdin's stream (and node:tty) load only when asked for: --help and usage errors need neither,
+    // and most commands never read stdin (isatty answers without making the stream).
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stdinIsTTY() {
+      return process.getBuiltinModule("node:tty").isatty(0);
+    },
   };
 }
