@@ -11,8 +11,9 @@
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree.
-import { existsSync, renameSync, rmSync } from "node:fs";
-import { builtinModules } from "node:module";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { dirname } from "node:path";
 import { build } from "esbuild";
 
 /** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
@@ -56,6 +57,8 @@ const builtins = {
     b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
       const bare = args.path.replace(/^node:/, "");
       if (!args.path.startsWith("node:") && !names.has(bare)) return undefined;
+      // `await import("node:x")` keeps Node's own namespace (named exports included).
+      if (args.kind === "dynamic-import") return { path: `node:${bare}`, external: true };
       return {
         path: `node:${bare}`,
         namespace: "builtin",
@@ -69,6 +72,55 @@ const builtins = {
     }));
   },
 };
+
+/**
+ * `await import("pkg")` of a bundled CommonJS package: esbuild's chunk for it exports only `default`
+ * (Node itself also offers the named exports it detects). So the import goes through a small ESM
+ * module that re-exports the package's own keys by name, read from the package at build time.
+ */
+const namedExportsOfCjs = {
+  name: "named-exports-of-dynamically-imported-cjs",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData === "inner") return undefined;
+      if (args.path.startsWith("node:") || isExternal(args.path)) return undefined;
+      const r = await b.resolve(args.path, {
+        kind: "import-statement",
+        resolveDir: args.resolveDir,
+        pluginData: "inner",
+      });
+      if (r.errors.length > 0 || !/\.c?js$/.test(r.path)) return undefined;
+      const mod = createRequire(r.path)(r.path);
+      if (isEsmFile(r.path) || mod?.__esModule) return undefined;
+      return { path: r.path, namespace: "cjs-named", pluginData: Object.keys(mod) };
+    });
+    b.onLoad({ filter: /.*/, namespace: "cjs-named" }, (args) => {
+      const names = args.pluginData.filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== "default");
+      return {
+        contents: `import m from ${JSON.stringify(args.path)};\nexport default m;\nexport const { ${names.join(", ")} } = m;\n`,
+        resolveDir: dirname(args.path),
+        loader: "js",
+      };
+    });
+  },
+};
+
+function isExternal(spec) {
+  return EXTERNAL.some((e) =>
+    e.endsWith("/*") ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`),
+  );
+}
+
+/** ESM by extension, or by the "type" of the nearest package.json. */
+function isEsmFile(file) {
+  if (file.endsWith(".mjs")) return true;
+  if (file.endsWith(".cjs")) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(`${dir}/package.json`))
+      return JSON.parse(readFileSync(`${dir}/package.json`, "utf8")).type === "module";
+  }
+  return false;
+}
 
 await build({
   entryPoints: { main: "src/main.ts", version: "src/version.ts" },
@@ -85,7 +137,7 @@ await build({
   banner: {
     js: 'let __cjsReq; const require = (id) => process.getBuiltinModule(id) ?? (__cjsReq ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);',
   },
-  plugins: [lazyChildProcess, builtins],
+  plugins: [lazyChildProcess, builtins, namedExportsOfCjs],
   sourcemap: "linked",
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",

@@ -49,15 +49,14 @@ export function processStreams(): IoStreams {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    // stdin's stream (and node:tty) load only when asked for: --help and usage errors need neither,
-    // and most commands never read stdin (isatty answers without making the stream).
+    // stdin's stream is made when a command's Context asks for it, not for --help or a usage error.
     get stdin() {
       return process.stdin;
     },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
     get stdinIsTTY() {
-      return process.getBuiltinModule("node:tty").isatty(0);
+      return Boolean(process.stdin.isTTY);
     },
   };
 }
