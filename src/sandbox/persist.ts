@@ -2,19 +2,25 @@
 //
 // Files in the data dir (all 0600, the segment directory 0700):
 //   sandbox-state.json               the manifest: {"format": 2, "root", "files", "journal"}. `root` is
-//                                    the small part of the state; `files` names the file that holds
-//                                    each segment and blob (segments.ts says what those are).
+//                                    the small part of the state; `files` names the files that hold
+//                                    each segment (its shards) and each blob (segments.ts says what
+//                                    those are).
 //   sandbox-journal-<x>.ndjson       the commits since the manifest was written, one line each:
 //                                    `<json>\t<hash>\n` (a line that is cut short or does not match its
 //                                    hash, as a crash mid-append leaves it, ends the journal).
-//   sandbox-segments/<id>-<x>.json   segment and blob files; a file is never changed once written.
+//   sandbox-segments/<id>-<x>.json   shard and blob files; a file is never changed once written.
+//
+// A segment's entries are spread over shard files by a hash of their key (about a thousand entries a
+// shard), so reading or changing one entry reads one small file. A shard file is a JSON document whose
+// `entries` array holds key, value, seq for each entry, one entry a line; seq is its place in the
+// Map's order.
 //
 // A commit (after the changes of a request, debounced by server.ts) appends one journal line: the
-// entries of the segments that changed, a new file for a segment or blob written whole (fresh,
-// largely changed, or a blob that changed), and the root when it changed. Nothing is written when
-// nothing changed. When the journal has grown past a quarter of the data (or the data that is no
-// longer reachable has), a compaction folds it into new segment files and a new manifest (written
-// aside, then renamed over the old one) and deletes what is no longer referenced.
+// entries of segments that changed, a segment written whole when it is new or largely changed, a
+// blob that changed, and the root when it changed. Nothing is written when nothing changed. When the
+// journal has grown past a quarter of the data (or the data no longer reachable has), a compaction
+// folds it into new shard files and a new manifest (written aside, then renamed over the old one)
+// and deletes what is no longer referenced.
 //
 // A data dir written by the first format (one sandbox-state.json holding everything) is read once and
 // rewritten in this layout.
@@ -43,6 +49,7 @@ import {
   refsIn,
   SEG,
   type SegmentSource,
+  shardOf,
   TrackedMap,
 } from "./segments.js";
 import type { Store } from "./store.js";
@@ -50,8 +57,16 @@ import type { Store } from "./store.js";
 const SNAPSHOT = "sandbox-state.json";
 const SEGMENT_DIR = "sandbox-segments";
 const FORMAT = 2;
-/** The journal is compacted once it is larger than this and than a quarter of the data files. */
+/** Entries a shard holds, about. */
+const SHARD_ENTRIES = 256;
+const MAX_SHARDS = 4096;
+/**
+ * While running, the journal is compacted once it is larger than this and than a quarter of the data
+ * files; when the sandbox closes, once it is larger than CLOSE_COMPACT_BYTES (every start reads the
+ * journal whole, so what the next process reads stays small).
+ */
 const COMPACT_MIN_BYTES = 4 * 1024 * 1024;
+const CLOSE_COMPACT_BYTES = 1024 * 1024;
 /** Up to this many changed keys, a commit looks up their lines in the file instead of hashing it all. */
 const FEW_KEYS = 64;
 /** A segment is written whole (not as journal entries) once this share of it changed in one commit. */
@@ -61,18 +76,25 @@ export function snapshotPath(dataDir: string): string {
   return join(dataDir, SNAPSHOT);
 }
 
+/** Where a segment or blob is: a segment's shard files and next place in order, or a blob's file. */
 interface FileInfo {
-  file: string;
-  /** Segments and blobs this file refers to. */
+  shards?: string[];
+  next?: number;
+  file?: string;
+  /** Segments and blobs these files refer to. */
   refs: string[];
   bytes: number;
 }
 
-type FileOp = { id: string; file: string; refs: string[]; bytes: number };
-type Op =
-  | { root: unknown }
-  | FileOp
-  | { id: string; del?: unknown[]; set?: [unknown, unknown][]; plain: boolean };
+/** A journal entry for one segment: keys deleted, then entries set (seq null: keep the stored place). */
+interface EntryOp {
+  id: string;
+  del?: unknown[];
+  set?: [unknown, unknown, number | null][];
+  plain: boolean;
+}
+type FileOp = { id: string } & FileInfo;
+type Op = { root: unknown } | FileOp | EntryOp;
 
 interface Manifest {
   format: 2;
@@ -90,6 +112,13 @@ function unreadable(p: string, why: string): UsageError {
   );
 }
 
+function notState(p: string): UsageError {
+  return new UsageError(
+    `${p} is not a sandbox state file.`,
+    "Move the file aside (or delete it) to start the sandbox from its seed.",
+  );
+}
+
 /** Writes a file that did not exist (0600), flushed. */
 function writeNew(path: string, text: string): void {
   const fd = openSync(path, "wx", 0o600);
@@ -101,26 +130,73 @@ function writeNew(path: string, text: string): void {
   }
 }
 
-/** The key of a segment file line `[key,value]` (or of a journal entry re-serialized the same way). */
-function keyOfLine(line: string): unknown {
-  if (line[1] === '"') {
-    let i = 2;
-    while (i < line.length && line[i] !== '"') i += line[i] === "\\" ? 2 : 1;
-    return JSON.parse(line.slice(1, i + 1));
-  }
-  return JSON.parse(line.slice(1, line.indexOf(",")));
+/** An entry of a shard: key, encoded value, place in the Map's order. */
+type ShardEntry = [key: unknown, tree: unknown, seq: number];
+
+interface ShardHead {
+  plain: boolean;
+  /** Every value is an object with these keys, in this order: entries hold the values as a row. */
+  columns?: string[];
 }
 
-/** The entry lines of a segment file's text (see writeSegment for the layout). */
-function entryLines(text: string): string[] {
-  const lines = text.split("\n");
-  const out: string[] = [];
-  for (let i = 1; i < lines.length - 1; i++) {
-    const l = lines[i]!;
-    out.push(l.endsWith(",") ? l.slice(0, -1) : l);
+/** The keys of an object whose every value can be a row cell (none undefined), else undefined. */
+function rowKeys(tree: unknown): string[] | undefined {
+  if (tree === null || typeof tree !== "object" || Array.isArray(tree)) return undefined;
+  const keys = Object.keys(tree);
+  for (const k of keys) if ((tree as Record<string, unknown>)[k] === undefined) return undefined;
+  return keys;
+}
+
+/**
+ * A shard file: `{"format":2,"kind":"shard","plain":...,["columns":[...],]"entries":[` then one line an
+ * entry, `key,value,seq` (value a row of the columns' values when every value has the same keys),
+ * then `]}`. JSON.stringify escapes any newline inside a key or value, so lines are entries.
+ */
+function shardBody(entries: ShardEntry[], plain: boolean): string {
+  let columns = entries.length > 1 ? rowKeys(entries[0]![1]) : undefined;
+  if (columns) {
+    const sig = columns.join("\u0000");
+    for (const e of entries) {
+      const keys = rowKeys(e[1]);
+      if (!keys || keys.join("\u0000") !== sig) {
+        columns = undefined;
+        break;
+      }
+    }
+  }
+  const head: ShardHead & { format: number; kind: string } = { format: FORMAT, kind: "shard", plain };
+  if (columns) head.columns = columns;
+  const lines = entries.map(([k, tree, seq]) => {
+    const value = columns ? columns.map((c) => (tree as Record<string, unknown>)[c]) : tree;
+    return `${JSON.stringify(k)},${JSON.stringify(value)},${seq}`;
+  });
+  return `${JSON.stringify({ ...head, entries: [] }).slice(0, -3)}[\n${lines.join(",\n")}\n]}`;
+}
+
+function shardHead(text: string): ShardHead {
+  return JSON.parse(`${text.slice(0, text.indexOf("\n"))}]}`);
+}
+
+function rowToObject(columns: string[], row: unknown[]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (let i = 0; i < columns.length; i++) o[columns[i]!] = row[i];
+  return o;
+}
+
+/** Every entry of a shard file, values as encoded (objects again, not rows). */
+function shardEntries(text: string): ShardEntry[] {
+  const doc = JSON.parse(text) as ShardHead & { entries: unknown[] };
+  const out: ShardEntry[] = [];
+  const cols = doc.columns;
+  for (let i = 0; i < doc.entries.length; i += 3) {
+    const v = doc.entries[i + 1];
+    out.push([doc.entries[i], cols ? rowToObject(cols, v as unknown[]) : v, doc.entries[i + 2] as number]);
   }
   return out;
 }
+
+/** The hash a baseline keeps of an entry: of `[key,value]` as the encoder writes it. */
+const entryHash = (key: unknown, tree: unknown) => hash53(JSON.stringify([key, tree]));
 
 export class SandboxPersistence implements SegmentSource {
   readonly dir: string;
@@ -131,11 +207,8 @@ export class SandboxPersistence implements SegmentSource {
   /** Bytes at the end of the journal that a crash left unfinished: cut before the next append. */
   private cutJournalAt: number | undefined;
   private readonly files = new Map<string, FileInfo>();
-  /** Journal entries of each segment since its file. */
-  private readonly segOps = new Map<
-    string,
-    { del?: unknown[]; set?: [unknown, unknown][]; plain: boolean }[]
-  >();
+  /** Journal entries of each segment since its shard files. */
+  private readonly segOps = new Map<string, EntryOp[]>();
   private rootText = "";
   private readonly tracked = new Set<WeakRef<TrackedMap | BlobRef>>();
   private readonly trackedItems = new WeakSet<object>();
@@ -166,12 +239,8 @@ export class SandboxPersistence implements SegmentSource {
       return { persistence: p, store: p.load(doc) };
     // The first format: the whole store in this one file. Read it once, write it in this layout.
     const store = (doc && typeof doc === "object" ? decode(doc, p) : undefined) as Store | undefined;
-    if (!(store?.orgs instanceof Map) || !(store.keys instanceof Map) || !store.defaultKeys) {
-      throw new UsageError(
-        `${p.manifestPath} is not a sandbox state file.`,
-        "Move the file aside (or delete it) to start the sandbox from its seed.",
-      );
-    }
+    if (!(store?.orgs instanceof Map) || !(store.keys instanceof Map) || !store.defaultKeys)
+      throw notState(p.manifestPath);
     p.create(store);
     return { persistence: p, store };
   }
@@ -202,14 +271,7 @@ export class SandboxPersistence implements SegmentSource {
         }
         for (const op of commit.ops) {
           if ("root" in op) root = op.root;
-          else if ("file" in op) {
-            this.files.set(op.id, { file: op.file, refs: op.refs, bytes: op.bytes });
-            this.segOps.delete(op.id);
-          } else {
-            const list = this.segOps.get(op.id) ?? [];
-            list.push({ del: op.del, set: op.set, plain: op.plain });
-            this.segOps.set(op.id, list);
-          }
+          else this.apply(op);
         }
         good = nl + 1;
       }
@@ -219,11 +281,25 @@ export class SandboxPersistence implements SegmentSource {
     this.rootText = JSON.stringify(root);
     const store = decode(root, this) as Store;
     if (!(store?.orgs instanceof Map) || !(store.keys instanceof Map) || !store.defaultKeys)
-      throw new UsageError(
-        `${this.manifestPath} is not a sandbox state file.`,
-        "Move the data directory aside (or delete it) to start the sandbox from its seed.",
-      );
+      throw notState(this.manifestPath);
     return store;
+  }
+
+  /** Takes a segment or blob op into the in-memory picture of what is on disk. */
+  private apply(op: FileOp | EntryOp): void {
+    if ("del" in op || "set" in op || "plain" in op) {
+      const e = op as EntryOp;
+      const list = this.segOps.get(e.id) ?? [];
+      list.push(e);
+      this.segOps.set(e.id, list);
+      const info = this.files.get(e.id);
+      if (info)
+        for (const x of e.set ?? []) if (x[2] !== null && x[2] >= (info.next ?? 0)) info.next = x[2] + 1;
+    } else {
+      const { id, ...info } = op as FileOp;
+      this.files.set(id, info);
+      this.segOps.delete(id);
+    }
   }
 
   // ---- SegmentSource ---------------------------------------------------------------------------
@@ -241,30 +317,68 @@ export class SandboxPersistence implements SegmentSource {
     this.tracked.add(new WeakRef(item));
   }
 
-  private readFile(id: string): string {
+  private info(id: string): FileInfo {
     const f = this.files.get(id);
     if (!f) throw new Error(`The sandbox data in ${this.dir} is damaged: nothing is known of part ${id}.`);
+    return f;
+  }
+
+  private readFile(file: string): string {
     try {
-      return readFileSync(join(this.segDir, f.file), "utf8");
+      return readFileSync(join(this.segDir, file), "utf8");
     } catch (err) {
       throw new Error(
-        `The sandbox data in ${this.dir} is damaged: ${join(SEGMENT_DIR, f.file)} cannot be read (${(err as NodeJS.ErrnoException).code}).`,
+        `The sandbox data in ${this.dir} is damaged: ${join(SEGMENT_DIR, file)} cannot be read (${(err as NodeJS.ErrnoException).code}).`,
       );
     }
   }
 
-  loadSegment(id: string, into: (k: unknown, v: unknown) => void, remove: (k: unknown) => void): void {
-    const doc = JSON.parse(this.readFile(id)) as { plain: boolean; entries: [unknown, unknown][] };
-    if (doc.plain) for (const [k, v] of doc.entries) into(k, v);
-    else for (const [k, v] of doc.entries) into(k, decode(v, this));
-    for (const op of this.segOps.get(id) ?? []) {
-      for (const k of op.del ?? []) remove(k);
-      for (const [k, v] of op.set ?? []) into(k, op.plain ? v : decode(v, this));
+  private shardText(id: string, shard: number): string {
+    return this.readFile(this.info(id).shards![shard]!);
+  }
+
+  shardCount(id: string): number {
+    return this.files.get(id)?.shards?.length ?? 1;
+  }
+
+  seqBound(id: string): number {
+    return this.files.get(id)?.next ?? 0;
+  }
+
+  loadShard(id: string, shard: number, each: (k: unknown, v: unknown, seq: number) => void): void {
+    const info = this.info(id);
+    const count = info.shards?.length ?? 0;
+    const doc = JSON.parse(this.shardText(id, shard)) as ShardHead & { entries: unknown[] };
+    const flat = doc.entries;
+    const cols = doc.columns;
+    const valueAt = (i: number) => {
+      const v = cols ? rowToObject(cols, flat[i + 1] as unknown[]) : flat[i + 1];
+      return doc.plain ? v : decode(v, this);
+    };
+    const ops = this.segOps.get(id);
+    if (!ops) {
+      for (let i = 0; i < flat.length; i += 3) each(flat[i], valueAt(i), flat[i + 2] as number);
+      return;
     }
+    const byKey = new Map<unknown, [unknown, number]>();
+    for (let i = 0; i < flat.length; i += 3) byKey.set(flat[i], [valueAt(i), flat[i + 2] as number]);
+    let next = info.next ?? 0;
+    for (const op of ops) {
+      for (const k of op.del ?? []) if (shardOf(k, count) === shard) byKey.delete(k);
+      for (const [k, v, seq] of op.set ?? []) {
+        if (shardOf(k, count) !== shard) continue;
+        // A copy: what the journal holds must not change with the live record.
+        const value = op.plain ? structuredClone(v) : decode(structuredClone(v), this);
+        const old = byKey.get(k);
+        if (seq === null && old) old[0] = value;
+        else byKey.set(k, [value, seq ?? next++]);
+      }
+    }
+    for (const [k, [v, seq]] of byKey) each(k, v, seq);
   }
 
   loadBlob(id: string): unknown {
-    const text = this.readFile(id);
+    const text = this.readFile(this.info(id).file!);
     const nl = text.indexOf("\n");
     const head = JSON.parse(text.slice(0, nl)) as { plain: boolean };
     const value = JSON.parse(text.slice(nl + 1));
@@ -281,7 +395,7 @@ export class SandboxPersistence implements SegmentSource {
     const root = enc.encode(store);
     this.processTracked(ops);
     this.rootText = JSON.stringify(root);
-    for (const op of ops) if ("file" in op) this.files.set(op.id, op);
+    for (const op of ops) if (!("root" in op)) this.apply(op);
     this.segOps.clear();
     this.writeManifest(root);
     this.isNew = false;
@@ -320,16 +434,8 @@ export class SandboxPersistence implements SegmentSource {
     }
     this.journalBytes += Buffer.byteLength(line);
     this.rootText = rootText;
-    for (const op of ops) {
-      if ("file" in op) {
-        this.files.set(op.id, { file: op.file, refs: op.refs, bytes: op.bytes });
-        this.segOps.delete(op.id);
-      } else if ("id" in op) {
-        const list = this.segOps.get(op.id) ?? [];
-        list.push({ del: op.del, set: op.set, plain: op.plain });
-        this.segOps.set(op.id, list);
-      }
-    }
+    // What was written, read back: the journal's picture must not share objects with the live state.
+    for (const op of (JSON.parse(payload) as { ops: Op[] }).ops) if (!("root" in op)) this.apply(op);
     if (this.shouldCompact(rootChanged)) this.compact();
     return true;
   }
@@ -357,26 +463,25 @@ export class SandboxPersistence implements SegmentSource {
 
   private processSegment(m: TrackedMap, ops: Op[]): void {
     const s = m[SEG];
-    if (!s.loaded) return;
     if (s.fresh) {
       ops.push(this.writeSegment(m));
       return;
     }
     if (!s.all && s.touched.size === 0) return;
-    let keys: Iterable<unknown>;
     if (s.all || s.touched.size > FEW_KEYS) {
       if (!s.baselineComplete) {
         s.baseline = this.baselineOf(s.id);
         s.baselineComplete = true;
       }
     } else {
-      // A few keys: their lines are looked up in the file, not the whole file hashed.
+      // A few keys: their lines are looked up in their shards, not every shard hashed.
       s.baseline ??= new Map();
       const missing = [...s.touched].filter((k) => !s.baseline!.has(k));
       if (!s.baselineComplete && missing.length)
         for (const [k, h] of this.baselineOf(s.id, missing)) s.baseline.set(k, h);
     }
     const baseline = s.baseline!;
+    let keys: Iterable<unknown>;
     if (s.all) {
       const all = new Set<unknown>();
       for (const [k] of m.rawEntries()) all.add(k);
@@ -384,9 +489,8 @@ export class SandboxPersistence implements SegmentSource {
       keys = all;
     } else keys = s.touched;
     const del: unknown[] = [];
-    const set: [unknown, unknown][] = [];
-    const hashes: number[] = [];
-    let added = 0;
+    const changed: [unknown, unknown, number][] = [];
+    const added = new Map<unknown, [unknown, number]>();
     const enc = new Encoder(this);
     for (const k of keys) {
       const known = baseline.get(k) ?? undefined;
@@ -395,39 +499,46 @@ export class SandboxPersistence implements SegmentSource {
         continue;
       }
       const tree = enc.encode(m.rawGet(k));
-      const h = hash53(JSON.stringify([k, tree]));
-      if (known !== undefined && s.deleted.has(k)) del.push(k);
-      else if (known === h) continue;
-      if (known === undefined) added++;
-      set.push([k, tree]);
-      hashes.push(h);
-    }
-    if (added > 1 && !s.all) {
-      // New keys go to the end in the Map's own order.
-      const pos = new Map<unknown, number>();
-      let i = 0;
-      for (const [k] of m.rawEntries()) pos.set(k, i++);
-      const order = set
-        .map((e, j) => [e, hashes[j]!] as const)
-        .sort((a, b) => pos.get(a[0][0])! - pos.get(b[0][0])!);
-      set.length = 0;
-      hashes.length = 0;
-      for (const [e, h] of order) {
-        set.push(e);
-        hashes.push(h);
+      const h = entryHash(k, tree);
+      if (known !== undefined && !s.deleted.has(k)) {
+        if (known !== h) changed.push([k, tree, h]);
+        continue;
       }
+      // New, or deleted and set again (it moves to the end).
+      if (known !== undefined) del.push(k);
+      added.set(k, [tree, h]);
     }
     s.touched.clear();
     s.all = false;
     s.deleted.clear();
-    if (del.length === 0 && set.length === 0) return;
-    if (set.length + del.length > Math.max(500, m.rawSize() * REWRITE_SHARE)) {
+    if (del.length === 0 && changed.length === 0 && added.size === 0) return;
+    if (del.length + changed.length + added.size > Math.max(500, m.rawSize() * REWRITE_SHARE)) {
+      m.loadAll();
       ops.push(this.writeSegment(m));
       return;
     }
-    for (const k of del) baseline.set(k, null);
-    for (let j = 0; j < set.length; j++) baseline.set(set[j]![0], hashes[j]!);
-    const op: Op = { id: s.id, plain: enc.plain };
+    // New keys take the next places, in the Map's order.
+    const info = this.info(s.id);
+    let next = info.next ?? 0;
+    const order = new Set<unknown>();
+    if (added.size > 0) {
+      if (s.full) {
+        for (const [k] of m.rawEntries()) if (added.has(k)) order.add(k);
+      } else for (const k of s.added) if (added.has(k)) order.add(k);
+      for (const k of added.keys()) order.add(k);
+    }
+    const set: [unknown, unknown, number | null][] = [];
+    for (const [k, tree, h] of changed) {
+      set.push([k, tree, null]);
+      baseline.set(k, h);
+    }
+    for (const k of order) {
+      const [tree, h] = added.get(k)!;
+      set.push([k, tree, next++]);
+      baseline.set(k, h);
+    }
+    for (const k of del) if (!added.has(k)) baseline.set(k, null);
+    const op: EntryOp = { id: s.id, plain: enc.plain };
     if (del.length) op.del = del;
     if (set.length) op.set = set;
     ops.push(op);
@@ -441,7 +552,7 @@ export class SandboxPersistence implements SegmentSource {
     const h = hash53(text);
     if (!b.fresh) {
       if (b.baseline === undefined) {
-        const old = this.readFile(b.id);
+        const old = this.readFile(this.info(b.id).file!);
         b.baseline = hash53(old.slice(old.indexOf("\n") + 1));
       }
       if (b.baseline === h) return;
@@ -455,60 +566,92 @@ export class SandboxPersistence implements SegmentSource {
     ops.push({ id: b.id, file, refs: enc.plain ? [] : refsIn(text), bytes: Buffer.byteLength(body) });
   }
 
-  /** Writes a segment whole; its journal entries so far are folded in. */
+  /** Writes a segment whole (every entry in memory, in order): its shard files and its op. */
   private writeSegment(m: TrackedMap): FileOp {
     const s = m[SEG];
-    const enc = new Encoder(this);
-    const lines: string[] = [];
+    const n = m.rawSize();
+    const count = Math.min(MAX_SHARDS, Math.max(1, Math.ceil(n / SHARD_ENTRIES)));
+    const entries: ShardEntry[][] = Array.from({ length: count }, () => []);
+    const plain = Array.from({ length: count }, () => true);
     const baseline = new Map<unknown, number | null>();
+    let seq = 0;
     for (const [k, v] of m.rawEntries()) {
-      const line = JSON.stringify([k, enc.encode(v)]);
-      lines.push(line);
-      baseline.set(k, hash53(line));
+      const enc = new Encoder(this);
+      const tree = enc.encode(v);
+      const shard = shardOf(k, count);
+      entries[shard]!.push([k, tree, seq++]);
+      if (!enc.plain) plain[shard] = false;
+      baseline.set(k, entryHash(k, tree));
     }
-    const op = this.writeSegmentLines(s.id, lines, enc.plain);
+    const shards: string[] = [];
+    const refs: string[] = [];
+    let bytes = 0;
+    for (let i = 0; i < count; i++) {
+      const w = this.writeShard(s.id, entries[i]!, plain[i]!);
+      shards.push(w.file);
+      refs.push(...w.refs);
+      bytes += w.bytes;
+    }
     s.fresh = false;
+    s.shards = count;
+    s.loadedShards = new Set(Array.from({ length: count }, (_, i) => i));
     s.baseline = baseline;
     s.baselineComplete = true;
     s.touched.clear();
     s.all = false;
     s.deleted.clear();
-    return op;
+    return { id: s.id, shards, next: seq, refs, bytes };
   }
 
-  private writeSegmentLines(id: string, lines: string[], plain: boolean): FileOp {
-    const head = JSON.stringify({ format: FORMAT, kind: "map", plain, entries: [] }).slice(0, -3);
-    const body = `${head}[\n${lines.join(",\n")}\n]}`;
+  private writeShard(
+    id: string,
+    entries: ShardEntry[],
+    plain: boolean,
+  ): { file: string; refs: string[]; bytes: number } {
+    const body = shardBody(entries, plain);
     const file = `${id}-${rand()}.json`;
     mkdirSync(this.segDir, { recursive: true, mode: 0o700 });
     writeNew(join(this.segDir, file), body);
-    return { id, file, refs: plain ? [] : refsIn(body), bytes: Buffer.byteLength(body) };
+    return { file, refs: plain ? [] : refsIn(body), bytes: Buffer.byteLength(body) };
   }
 
   /**
-   * Hash of the entry lines of a segment as it is on disk (file, then journal entries): all of them,
-   * or those of `only` (null for a key that is not there).
+   * Hash of the entries of a segment as they are on disk (shard files, then journal entries): all
+   * of them, or those of `only` (null for a key that is not there; only their shards are read).
    */
   private baselineOf(id: string, only?: unknown[]): Map<unknown, number | null> {
     const out = new Map<unknown, number | null>();
-    const text = this.readFile(id);
+    const count = this.shardCount(id);
     if (only) {
+      const byShard = new Map<number, unknown[]>();
       for (const k of only) {
-        // Each entry is a line `[key,value]`; JSON.stringify escapes any newline inside it.
-        const needle = `\n${JSON.stringify([k]).slice(0, -1)},`;
-        const at = text.indexOf(needle);
-        if (at < 0) out.set(k, null);
-        else {
-          const end = text.indexOf("\n", at + 1);
-          const line = text.slice(at + 1, end < 0 ? undefined : end);
-          out.set(k, hash53(line.endsWith(",") ? line.slice(0, -1) : line));
+        const sh = shardOf(k, count);
+        byShard.set(sh, [...(byShard.get(sh) ?? []), k]);
+      }
+      for (const [sh, keys] of byShard) {
+        const text = this.shardText(id, sh);
+        const cols = shardHead(text).columns;
+        for (const k of keys) {
+          // Each entry is a line `key,value,seq`.
+          const needle = `\n${JSON.stringify(k)},`;
+          const at = text.indexOf(needle);
+          if (at < 0) out.set(k, null);
+          else {
+            const end = text.indexOf("\n", at + 1);
+            const line = text.slice(at + 1, end < 0 ? undefined : end);
+            const [, v] = JSON.parse(`[${line.endsWith(",") ? line.slice(0, -1) : line}]`) as ShardEntry;
+            out.set(k, entryHash(k, cols ? rowToObject(cols, v as unknown[]) : v));
+          }
         }
       }
-    } else for (const line of entryLines(text)) out.set(keyOfLine(line), hash53(line));
+    } else {
+      for (let sh = 0; sh < count; sh++)
+        for (const [k, tree] of shardEntries(this.shardText(id, sh))) out.set(k, entryHash(k, tree));
+    }
     const wanted = only ? new Set(only) : undefined;
     for (const op of this.segOps.get(id) ?? []) {
       for (const k of op.del ?? []) if (!wanted || wanted.has(k)) out.set(k, null);
-      for (const e of op.set ?? []) if (!wanted || wanted.has(e[0])) out.set(e[0], hash53(JSON.stringify(e)));
+      for (const e of op.set ?? []) if (!wanted || wanted.has(e[0])) out.set(e[0], entryHash(e[0], e[1]));
     }
     return out;
   }
@@ -541,23 +684,54 @@ export class SandboxPersistence implements SegmentSource {
     return dead > Math.max(COMPACT_MIN_BYTES, (total - dead) / 4);
   }
 
-  /** Folds the journal into new files and a new manifest, then deletes what nothing refers to. */
+  /** At close: compacts a journal that the next start would spend time reading. */
+  close(): void {
+    if (!this.isNew && this.journalBytes > CLOSE_COMPACT_BYTES) this.compact();
+  }
+
+  /** Folds the journal into new shard files and a new manifest, then deletes what nothing refers to. */
   compact(): void {
     const live = this.reachable();
     for (const id of [...this.files.keys()]) if (!live.has(id)) this.files.delete(id);
-    for (const [id, list] of this.segOps) {
-      if (!live.has(id) || list.length === 0) continue;
-      const text = this.readFile(id);
-      const entries = new Map<unknown, string>();
-      for (const line of entryLines(text)) entries.set(keyOfLine(line), line);
-      let plain = /"plain":true/.test(text.slice(0, text.indexOf("\n")));
-      for (const op of list) {
-        for (const k of op.del ?? []) entries.delete(k);
-        for (const e of op.set ?? []) entries.set(e[0], JSON.stringify(e));
-        plain &&= op.plain;
+    for (const [id, ops] of this.segOps) {
+      const info = this.files.get(id);
+      if (!info?.shards || ops.length === 0) continue;
+      const count = info.shards.length;
+      // Only the shards the journal touched are written again.
+      const touched = new Set<number>();
+      for (const op of ops) {
+        for (const k of op.del ?? []) touched.add(shardOf(k, count));
+        for (const e of op.set ?? []) touched.add(shardOf(e[0], count));
       }
-      const op = this.writeSegmentLines(id, [...entries.values()], plain);
-      this.files.set(id, { file: op.file, refs: op.refs, bytes: op.bytes });
+      let next = info.next ?? 0;
+      const shards = [...info.shards];
+      for (const sh of touched) {
+        const text = this.readFile(shards[sh]!);
+        let plain = shardHead(text).plain;
+        const entries = new Map<unknown, ShardEntry>();
+        for (const e of shardEntries(text)) entries.set(e[0], e);
+        for (const op of ops) {
+          for (const k of op.del ?? []) if (shardOf(k, count) === sh) entries.delete(k);
+          for (const [k, v, seq] of op.set ?? []) {
+            if (shardOf(k, count) !== sh) continue;
+            const old = entries.get(k);
+            const at = seq === null && old !== undefined ? old[2] : (seq ?? next++);
+            entries.delete(k);
+            entries.set(k, [k, v, at]);
+            if (!op.plain) plain = false;
+          }
+        }
+        shards[sh] = this.writeShard(id, [...entries.values()], plain).file;
+      }
+      for (const op of ops) for (const e of op.set ?? []) if (e[2] !== null) next = Math.max(next, e[2] + 1);
+      let bytes = 0;
+      const refs: string[] = [];
+      for (const f of shards) {
+        const text = this.readFile(f);
+        bytes += Buffer.byteLength(text);
+        if (!shardHead(text).plain) refs.push(...refsIn(text));
+      }
+      this.files.set(id, { shards, next, refs, bytes });
     }
     this.segOps.clear();
     const old = this.journal;
@@ -585,7 +759,11 @@ export class SandboxPersistence implements SegmentSource {
 
   /** Deletes segment files, journals and temporary files the manifest does not name. */
   private removeUnreferenced(): void {
-    const keep = new Set([...this.files.values()].map((f) => f.file));
+    const keep = new Set<string>();
+    for (const f of this.files.values()) {
+      if (f.file) keep.add(f.file);
+      for (const s of f.shards ?? []) keep.add(s);
+    }
     if (existsSync(this.segDir))
       for (const f of readdirSync(this.segDir))
         if (!keep.has(f)) rmSync(join(this.segDir, f), { force: true });
@@ -608,27 +786,23 @@ export function loadSnapshot(dataDir: string): Store | undefined {
 /** Bytes the sandbox's files take in a data dir (manifest, journal, segments). */
 export function persistedBytes(dataDir: string): number {
   let n = 0;
-  const add = (p: string) => {
-    if (existsSync(p)) n += statSync(p).size;
-  };
-  add(snapshotPath(dataDir));
-  for (const f of existsSync(dataDir) ? readdirSync(dataDir) : [])
-    if (f.startsWith("sandbox-journal-")) add(join(dataDir, f));
-  const seg = join(dataDir, SEGMENT_DIR);
-  for (const f of existsSync(seg) ? readdirSync(seg) : []) add(join(seg, f));
+  for (const p of persistedFiles(dataDir)) n += statSync(p).size;
   return n;
 }
 
 /** Everything the sandbox wrote in a data dir, as text (for tests that look for a value on disk). */
 export function persistedText(dataDir: string): string {
-  const parts: string[] = [];
-  const read = (p: string) => {
-    if (existsSync(p)) parts.push(readFileSync(p, "utf8"));
-  };
-  read(snapshotPath(dataDir));
+  return persistedFiles(dataDir)
+    .map((p) => readFileSync(p, "utf8"))
+    .join("\n");
+}
+
+function persistedFiles(dataDir: string): string[] {
+  const out: string[] = [];
+  if (existsSync(snapshotPath(dataDir))) out.push(snapshotPath(dataDir));
   for (const f of existsSync(dataDir) ? readdirSync(dataDir) : [])
-    if (f.startsWith("sandbox-journal-")) read(join(dataDir, f));
+    if (f.startsWith("sandbox-journal-")) out.push(join(dataDir, f));
   const seg = join(dataDir, SEGMENT_DIR);
-  for (const f of existsSync(seg) ? readdirSync(seg) : []) read(join(seg, f));
-  return parts.join("\n");
+  for (const f of existsSync(seg) ? readdirSync(seg) : []) out.push(join(seg, f));
+  return out;
 }

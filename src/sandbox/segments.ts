@@ -36,8 +36,12 @@ export function hash53(s: string, seed = 0): number {
 
 /** What the in-memory side needs from the file side. */
 export interface SegmentSource {
-  /** The entries of a segment as written (base file, then the journal's changes), decoded. */
-  loadSegment(id: string, into: (key: unknown, value: unknown) => void, remove: (key: unknown) => void): void;
+  /** How many shard files a segment has (entries are spread over them by key). */
+  shardCount(id: string): number;
+  /** Above every stored entry's place in the order (seq). */
+  seqBound(id: string): number;
+  /** The entries of one shard as written (its file, then the journal's changes), decoded. */
+  loadShard(id: string, shard: number, each: (key: unknown, value: unknown, seq: number) => void): void;
   /** A blob's value as written, decoded. */
   loadBlob(id: string): unknown;
   /** A fresh id for a new segment or blob. */
@@ -46,14 +50,28 @@ export interface SegmentSource {
   track(item: TrackedMap | BlobRef): void;
 }
 
+/** The shard of a key among `count`. */
+export function shardOf(key: unknown, count: number): number {
+  return count <= 1 ? 0 : hash53(typeof key === "string" ? key : JSON.stringify(key)) % count;
+}
+
 export const SEG = Symbol("segment");
 
 export interface SegState {
   id: string;
   src: SegmentSource;
-  loaded: boolean;
+  /** Shard files on disk (0 for a Map never written). */
+  shards: number;
+  /** Shards whose entries are in the Map. */
+  loadedShards: Set<number>;
+  /** Every shard is in and the Map is in its stored order (new keys after the stored ones). */
+  full: boolean;
   /** Never written yet: the next commit writes it whole. */
   fresh: boolean;
+  /** Place in the stored order of the stored keys loaded while not full. */
+  seqOf: Map<unknown, number>;
+  /** Keys set anew (or deleted and set again) while not full, in the order they were set. */
+  added: Set<unknown>;
   /** Keys that may have changed since the last commit. */
   touched: Set<unknown>;
   /** Every entry may have changed (an iteration handed all of them out, or clear()). */
@@ -61,20 +79,24 @@ export interface SegState {
   /** Keys deleted since the last commit (a delete then a set moves the key to the end). */
   deleted: Set<unknown>;
   /**
-   * Hash of entries' lines as last written, read from disk when a commit first needs them: all of
-   * them (`baselineComplete`), or only the few keys a commit looked at.
+   * Hash of entries as last written ([key, value] text; null for a key known to be absent), read
+   * from disk when a commit first needs them: all (`baselineComplete`), or the keys it looked at.
    */
   baseline: Map<unknown, number | null> | undefined;
   baselineComplete: boolean;
 }
 
-/** A Map that loads on first use and records what may have changed (see the file comment). */
+/**
+ * A Map that loads on first use and records what may have changed (see the file comment). get, has,
+ * set and delete load only the shard of their key; anything that needs every entry or their order
+ * (size, iteration, keys) loads all shards and puts the entries in their stored order.
+ */
 export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
   declare [SEG]: SegState;
 
   static unloaded(id: string, src: SegmentSource): TrackedMap {
     const m = new TrackedMap();
-    m[SEG] = newState(id, src, false, false);
+    m[SEG] = newState(id, src, src.shardCount(id), false);
     return m;
   }
 
@@ -82,97 +104,149 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
   static adopt(map: Map<unknown, unknown>, id: string, src: SegmentSource): TrackedMap {
     Object.setPrototypeOf(map, TrackedMap.prototype);
     const m = map as TrackedMap;
-    m[SEG] = newState(id, src, true, true);
+    m[SEG] = newState(id, src, 0, true);
     src.track(m);
     return m;
   }
 
-  private ensure(): SegState {
+  /** Loads the shard of `key`. */
+  private ensureKey(key: K): SegState {
     const s = this[SEG];
-    if (s && !s.loaded) {
-      s.loaded = true;
-      s.src.loadSegment(
-        s.id,
-        (k, v) => super.set(k as K, v as V),
-        (k) => super.delete(k as K),
-      );
+    if (s.full) return s;
+    const shard = shardOf(key, s.shards);
+    if (!s.loadedShards.has(shard)) {
+      s.loadedShards.add(shard);
+      s.src.loadShard(s.id, shard, (k, v, seq) => {
+        if (s.deleted.has(k) || s.added.has(k)) return;
+        super.set(k as K, v as V);
+        s.seqOf.set(k, seq);
+      });
+      if (s.loadedShards.size === s.shards) this.ensureAll();
       s.src.track(this);
     }
     return s;
   }
 
+  /**
+   * Loads every shard and puts the entries in their stored order (seq): the stored keys first, then
+   * those set since (in the order they were set).
+   */
+  private ensureAll(): SegState {
+    const s = this[SEG];
+    if (s.full) return s;
+    const bound = s.src.seqBound(s.id);
+    const keys: unknown[] = new Array(bound);
+    const values: unknown[] = new Array(bound);
+    const present = new Uint8Array(bound);
+    const late: [unknown, unknown, number][] = [];
+    const place = (k: unknown, v: unknown, seq: number) => {
+      if (seq >= 0 && seq < bound && !present[seq]) {
+        keys[seq] = k;
+        values[seq] = v;
+        present[seq] = 1;
+      } else late.push([k, v, seq]);
+    };
+    for (let shard = 0; shard < s.shards; shard++) {
+      if (s.loadedShards.has(shard)) continue;
+      s.loadedShards.add(shard);
+      s.src.loadShard(s.id, shard, (k, v, seq) => {
+        if (!s.deleted.has(k) && !s.added.has(k)) place(k, v, seq);
+      });
+    }
+    const since: [K, V][] = [];
+    if (super.size > 0) {
+      for (const [k, v] of super.entries()) {
+        const seq = s.seqOf.get(k);
+        if (seq !== undefined && !s.added.has(k)) place(k, v, seq);
+      }
+      for (const k of s.added) if (super.has(k as K)) since.push([k as K, super.get(k as K) as V]);
+      super.clear();
+    }
+    for (let i = 0; i < bound; i++) if (present[i]) super.set(keys[i] as K, values[i] as V);
+    late.sort((a, b) => a[2] - b[2]);
+    for (const [k, v] of late) super.set(k as K, v as V);
+    for (const [k, v] of since) super.set(k, v);
+    s.full = true;
+    s.seqOf.clear();
+    s.added.clear();
+    s.src.track(this);
+    return s;
+  }
+
   override get(key: K): V | undefined {
-    const s = this.ensure();
+    const s = this.ensureKey(key);
     const v = super.get(key);
-    if (s && v !== null && typeof v === "object") s.touched.add(key);
+    if (v !== null && typeof v === "object") s.touched.add(key);
     return v;
   }
 
   override has(key: K): boolean {
-    this.ensure();
+    this.ensureKey(key);
     return super.has(key);
   }
 
   override set(key: K, value: V): this {
-    const s = this.ensure();
-    if (s) s.touched.add(key);
+    const s = this.ensureKey(key);
+    s.touched.add(key);
+    if (!s.full && !super.has(key)) {
+      s.added.delete(key);
+      s.added.add(key);
+    }
     return super.set(key, value);
   }
 
   override delete(key: K): boolean {
-    const s = this.ensure();
-    if (s && super.has(key)) {
-      s.touched.add(key);
-      s.deleted.add(key);
-    }
+    const s = this.ensureKey(key);
+    if (!super.has(key)) return false;
+    s.touched.add(key);
+    s.deleted.add(key);
+    if (!s.full) s.added.delete(key);
     return super.delete(key);
   }
 
   override clear(): void {
-    const s = this.ensure();
-    if (s) {
-      s.all = true;
-      for (const k of super.keys()) s.deleted.add(k);
-    }
+    const s = this.ensureAll();
+    s.all = true;
+    for (const k of super.keys()) s.deleted.add(k);
     super.clear();
   }
 
   override get size(): number {
-    this.ensure();
+    this.ensureAll();
     return super.size;
   }
 
   override keys(): MapIterator<K> {
-    this.ensure();
+    this.ensureAll();
     return super.keys();
   }
 
   override values(): MapIterator<V> {
-    this.all();
+    this.ensureAll().all = true;
     return super.values();
   }
 
   override entries(): MapIterator<[K, V]> {
-    this.all();
+    this.ensureAll().all = true;
     return super.entries();
   }
 
   override [Symbol.iterator](): MapIterator<[K, V]> {
-    this.all();
+    this.ensureAll().all = true;
     return super.entries();
   }
 
   override forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
-    this.all();
+    this.ensureAll().all = true;
     super.forEach(fn, thisArg);
   }
 
-  private all(): void {
-    const s = this.ensure();
-    if (s) s.all = true;
+  /** Loads everything (for a commit that writes the segment whole). */
+  loadAll(): void {
+    this.ensureAll();
   }
 
-  /** Loaded entries without loading or tracking (for the commit). */
+  /** Entries in memory, without loading or tracking (for the commit). */
   rawEntries(): IterableIterator<[K, V]> {
     return super.entries();
   }
@@ -190,12 +264,16 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
   }
 }
 
-function newState(id: string, src: SegmentSource, loaded: boolean, fresh: boolean): SegState {
+function newState(id: string, src: SegmentSource, shards: number, fresh: boolean): SegState {
   return {
     id,
     src,
-    loaded,
+    shards,
+    loadedShards: new Set(),
+    full: fresh || shards === 0,
     fresh,
+    seqOf: new Map(),
+    added: new Set(),
     touched: new Set(),
     all: fresh,
     deleted: new Set(),

@@ -87,11 +87,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   }
 
   let dirty = false;
+  let wrote = false;
   let saveTimer: NodeJS.Timeout | undefined;
   const save = () => {
     if (!persistence) return;
     dirty = false;
-    persistence.commit(store);
+    if (persistence.commit(store)) wrote = true;
   };
   if (persistence) {
     sandbox.onDirty(() => {
@@ -228,6 +229,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       await new Promise<void>((r) => server.close(() => r()));
       // Only changes are written: a run of reads leaves the data dir as it was.
       if (dirty) save();
+      if (wrote) persistence?.close();
     },
   };
   holder.running = running;

@@ -104,6 +104,8 @@ describe("sandbox persistence", () => {
     expect(m.format).toBe(2);
     // creators, two link maps, the event log and the job's id list
     expect(Object.keys(m.files)).toHaveLength(5);
+    const shardFiles = Object.values(m.files).flatMap((f) => (f as { shards?: string[] }).shards ?? []);
+    expect(readdirSync(join(dir, "sandbox-segments")).length).toBe(shardFiles.length + 2);
     expect(readFileSync(join(dir, m.journal), "utf8")).toBe("");
     for (const p of Object.keys(files(dir))) expect(statSync(p).mode & 0o777, p).toBe(0o600);
     expect(statSync(join(dir, "sandbox-segments")).mode & 0o777).toBe(0o700);
@@ -118,10 +120,10 @@ describe("sandbox persistence", () => {
     const { store } = reopen(dir);
     const creators = org(store).creators as TrackedMap;
     expect(creators).toBeInstanceOf(TrackedMap);
-    expect(creators[SEG].loaded).toBe(false);
+    expect(creators[SEG].loadedShards.size).toBe(0);
     expect(Object.getOwnPropertyDescriptor(org(store), "events")?.get).toBeTypeOf("function");
     expect(plain(store)).toEqual(expected);
-    expect(creators[SEG].loaded).toBe(true);
+    expect(creators[SEG].full).toBe(true);
   });
 
   it("journal replay: changes of several commits come back, in order, with Map order kept", () => {
@@ -233,7 +235,7 @@ describe("sandbox persistence", () => {
     const { p, store } = reopen(dir);
     const o = org(store);
     for (let i = 0; i < 50; i++) {
-      o.creators.get(`cr-${String(i).padStart(5, "0")}`).name = `Round ${i}`;
+      o.creators.get(`cr-0000${i % 2}`).name = `Round ${i}`;
       p.commit(store);
     }
     // The second campaign's links are dropped: their file is garbage after compaction.
@@ -241,13 +243,28 @@ describe("sandbox persistence", () => {
     p.commit(store);
     const oldJournal = journalOf(dir);
     const oldSegments = readdirSync(join(dir, "sandbox-segments"));
+    const before = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
+    const rootBefore = JSON.stringify(before.root);
+    const idOf = (name: string) => rootBefore.match(new RegExp(`"${name}":\\{"\\$seg":"([^"]+)"`))![1]!;
+    const c2Id = rootBefore.match(/\["c2",\{"\$seg":"([^"]+)"/)?.[1];
     const expected = plain(store);
     p.compact();
     expect(existsSync(join(dir, oldJournal))).toBe(false);
     expect(readFileSync(join(dir, journalOf(dir)), "utf8")).toBe("");
+    const after = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
     const segments = readdirSync(join(dir, "sandbox-segments"));
-    expect(segments).toHaveLength(oldSegments.length - 1);
-    expect(segments.filter((f) => !oldSegments.includes(f))).toHaveLength(1); // the roster, rewritten
+    // c2's links are gone (the root after the delete no longer names them), their shard files too.
+    const c2Files: string[] = c2Id ? before.files[c2Id].shards : [];
+    expect(c2Files.length).toBeGreaterThan(0);
+    for (const f of c2Files) expect(segments).not.toContain(f);
+    expect(Object.keys(after.files)).not.toContain(c2Id);
+    // Only the roster's shards that the journal changed were written again.
+    const rosterBefore: string[] = before.files[idOf("creators")].shards;
+    const rosterAfter: string[] = after.files[idOf("creators")].shards;
+    const rewritten = rosterAfter.filter((f) => !rosterBefore.includes(f));
+    expect(rewritten.length).toBeGreaterThan(0);
+    expect(rewritten.length).toBeLessThan(rosterAfter.length);
+    expect(segments.filter((f) => !oldSegments.includes(f)).sort()).toEqual(rewritten.sort());
     const { store: s2 } = reopen(dir);
     expect(plain(s2)).toEqual(expected);
   });
@@ -274,6 +291,30 @@ describe("sandbox persistence", () => {
     expect(org(s2).creators.get("cr-00001").name.startsWith(pad)).toBe(true);
   });
 
+  it("one key reads one shard; new keys set meanwhile come after the stored ones once all is read", () => {
+    const dir = join(tempDir(), "data");
+    create(dir, bigStore(5000));
+    const m = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
+    const creatorsId = JSON.stringify(m.root).match(/"creators":\{"\$seg":"([^"]+)"/)![1]!;
+    expect(m.files[creatorsId].shards.length).toBeGreaterThan(2);
+    const { p, store } = reopen(dir);
+    const creators = org(store).creators as TrackedMap<string, Creator>;
+    expect(creators.get("cr-04321")?.name).toBe("Creator 4321");
+    expect(creators[SEG].loadedShards.size).toBe(1);
+    creators.set("zz-new", { externalId: "zz-new", name: "New", active: true });
+    creators.delete("cr-04321");
+    creators.set("cr-04321", { externalId: "cr-04321", name: "Moved", active: true });
+    expect(creators[SEG].full).toBe(false);
+    p.commit(store);
+    const keys = [...creators.keys()];
+    expect(creators[SEG].full).toBe(true);
+    expect(keys.slice(0, 3)).toEqual(["cr-00000", "cr-00001", "cr-00002"]);
+    expect(keys.slice(-2)).toEqual(["zz-new", "cr-04321"]);
+    expect(keys).toHaveLength(5001);
+    const { store: s2 } = reopen(dir);
+    expect([...org(s2).creators.keys()]).toEqual(keys);
+  });
+
   it("a plain Map that grows big becomes a segment where it stands", () => {
     const dir = join(tempDir(), "data");
     const s = bigStore(10);
@@ -296,7 +337,7 @@ describe("sandbox persistence", () => {
     create(dir, bigStore());
     const m = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
     const creatorsId = JSON.stringify(m.root).match(/"creators":\{"\$seg":"([^"]+)"/)![1]!;
-    rmSync(join(dir, "sandbox-segments", m.files[creatorsId].file));
+    for (const f of m.files[creatorsId].shards) rmSync(join(dir, "sandbox-segments", f));
     const { store } = reopen(dir);
     expect(() => org(store).creators.get("cr-00001")).toThrow(/sandbox data in .* is damaged/);
   });
@@ -323,7 +364,7 @@ describe("a data dir of the first format (one sandbox-state.json)", () => {
     expect(plain(store)).toEqual(expected);
     const m = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
     expect(m.format).toBe(2);
-    expect(readdirSync(join(dir, "sandbox-segments")).length).toBe(5);
+    expect(Object.keys(m.files)).toHaveLength(5);
     const { store: again } = reopen(dir);
     expect(plain(again)).toEqual(expected);
   });
