@@ -1,7 +1,8 @@
 // npm run bench: start-up and roster-import figures for partner-cli, measured in one interleaved run.
 //
-// 1. Start-up: `partner-cli --version` and `partner-cli --help` against bare `node -e 0`, interleaved
-//    (each round runs the three in a rotating order), median wall-clock ms and the ratio to bare node.
+// 1. Start-up (bench/startup.mjs): `partner-cli --version` and `--help` against bare `node -e 0`, and
+//    `partner-cli me` against a served sandbox against a plain undici script making the same request,
+//    interleaved, median wall-clock ms and the ratio of the medians (peak RSS for `me`).
 // 2. Import: `partner-cli roster import` of a generated 100,000-row CSV against a fresh sandbox, against
 //    a raw undici loop posting the same rows as 100 batches of 1,000 to POST /creators/batch on another
 //    fresh sandbox. Rows/s, wall time and peak RSS of each process. Rounds alternate CLI and raw.
@@ -10,17 +11,24 @@
 //    `POST /_sandbox/simulate`) to CSV, against a raw undici loop reading the same feed pages and
 //    writing JSON lines; then both again with 50 ms of latency injected per request.
 //
+// 4. Sandbox at scale (bench/sandbox-scale.mjs): one-shot commands on an embedded sandbox holding
+//    50,000 creators and 112,022 links against the same commands on a fresh demo sandbox; peak RSS,
+//    and whether a read changed the data dir.
+//
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
 // import), BENCH_BUDGET_SEC (110: no import round starts after that),
 // BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_LATENCY_MS (50; 0 skips that pass),
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
-// `partner-cli sandbox start`).
+// `partner-cli sandbox start`), BENCH_ME_RUNS (15), BENCH_SCALE_CREATORS (50000; 0 skips the sandbox
+// at scale), BENCH_SCALE_RUNS (5).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { sandboxScaleBench } from "./sandbox-scale.mjs";
+import { startupBench } from "./startup.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -43,40 +51,6 @@ const median = (xs) => {
 };
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-// ---------------------------------------------------------------------------------------------
-// 1. Start-up
-
-function startup() {
-  const cases = [
-    { name: "node -e 0", args: ["-e", "0"] },
-    { name: "partner-cli --version", args: [BIN, "--version"] },
-    { name: "partner-cli --help", args: [BIN, "--help"] },
-  ];
-  const env = { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" };
-  // One unmeasured run each warms the file cache (and Node's compile cache where it exists).
-  for (const c of cases) spawnSync(NODE, c.args, { stdio: "ignore", env });
-  const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
-  for (let i = 0; i < STARTUP_RUNS; i++) {
-    for (let j = 0; j < cases.length; j++) {
-      const c = cases[(i + j) % cases.length];
-      const t0 = process.hrtime.bigint();
-      const r = spawnSync(NODE, c.args, { stdio: ["ignore", "ignore", "pipe"], env });
-      const ms = msSince(t0);
-      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
-      samples[c.name].push(ms);
-    }
-  }
-  const bare = median(samples["node -e 0"]);
-  return cases.map((c) => ({
-    command: c.name,
-    runs: samples[c.name].length,
-    medianMs: round(median(samples[c.name])),
-    minMs: round(Math.min(...samples[c.name])),
-    ratioToBareNode: round(median(samples[c.name]) / bare, 2),
-    samplesMs: samples[c.name].map((x) => round(x)),
-  }));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sandboxes: one fresh process per measured run.
@@ -521,8 +495,13 @@ async function main() {
   log(
     `partner-cli bench: ${STARTUP_RUNS} start-up rounds, ${ROUNDS} import rounds of ${ROWS} rows (temp dir ${tmp})`,
   );
-  log("  start-up...");
-  const start = startup();
+  const start = await startupBench({
+    root: ROOT,
+    bin: BIN,
+    tmp,
+    runs: STARTUP_RUNS,
+    meRuns: Number(process.env.BENCH_ME_RUNS ?? 15),
+  });
   let imp;
   let importError;
   try {
@@ -539,6 +518,21 @@ async function main() {
     exportError = e.message;
     log(`  export not measured: ${e.message}`);
   }
+  let scale;
+  let scaleError;
+  try {
+    const creators = Number(process.env.BENCH_SCALE_CREATORS ?? 50_000);
+    if (creators <= 0) throw new Error("BENCH_SCALE_CREATORS=0");
+    scale = await sandboxScaleBench({
+      bin: BIN,
+      tmp,
+      creators,
+      runs: Number(process.env.BENCH_SCALE_RUNS ?? 5),
+    });
+  } catch (e) {
+    scaleError = e.message;
+    log(`  sandbox at scale not measured: ${e.message}`);
+  }
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -547,9 +541,11 @@ async function main() {
     memoryGb: round(totalmem() / 2 ** 30),
     loadAverage: { before: load0.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
     durationSec: round((Date.now() - started) / 1000),
-    startup: start,
+    startup: start.results.startup,
+    me: start.results.me,
     import: imp ?? { error: importError },
     export: exp ?? { error: exportError },
+    sandboxAtScale: scale?.results ?? { error: scaleError },
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -559,13 +555,7 @@ async function main() {
     spawnSync(NODE, [biome, "format", "--write", resultsFile], { stdio: "ignore", cwd: ROOT });
 
   const out = [];
-  out.push(`Start-up (${STARTUP_RUNS} interleaved runs each, wall clock from spawn to exit)`);
-  out.push(
-    table(
-      start.map((s) => [s.command, s.medianMs, s.minMs, `${s.ratioToBareNode}x`]),
-      ["command", "median ms", "min ms", "vs node -e 0"],
-    ),
-  );
+  out.push(start.text);
   out.push("");
   if (imp) {
     out.push(
@@ -625,6 +615,8 @@ async function main() {
   } else {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }
+  out.push("");
+  out.push(scale ? scale.text : `Sandbox at scale: not measured (${scaleError}).`);
   out.push("");
   out.push(
     `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,
