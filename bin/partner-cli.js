@@ -18,11 +18,27 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
 } else {
-  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do.
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on("error", (err) => {
-      if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-      throw err;
+  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do. The handler
+  // is attached when the stream is first used (making one costs start-up time, --help needs only one).
+  const onError = (err) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  };
+  for (const name of ["stdout", "stderr"]) {
+    const d = Object.getOwnPropertyDescriptor(process, name);
+    if (!d?.get || !d.configurable) {
+      process[name].on("error", onError);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: d.enumerable,
+      get() {
+        const stream = d.get.call(process);
+        Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, value: stream });
+        stream.on("error", onError);
+        return stream;
+      },
     });
   }
   const { run } = await import("../dist/main.js");

@@ -46,15 +46,20 @@ export function createIo(
 }
 
 export function processStreams(): IoStreams {
+  // stderr's and stdin's streams are made when something asks for them (a command's Context does),
+  // not for --help or --version: making a stream costs start-up time.
   return {
     stdout: process.stdout,
-    stderr: process.stderr,
-    // stdin's stream is made when a command's Context asks for it, not for --help or a usage error.
+    get stderr() {
+      return process.stderr;
+    },
     get stdin() {
       return process.stdin;
     },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    get stderrIsTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
     get stdinIsTTY() {
       return Boolean(process.stdin.isTTY);
     },
