@@ -135,8 +135,14 @@ type ShardEntry = [key: unknown, tree: unknown, seq: number];
 
 interface ShardHead {
   plain: boolean;
-  /** Every value is an object with these keys, in this order: entries hold the values as a row. */
+  /**
+   * Every value is an object with these keys, in this order: entries hold the values as a row of the
+   * columns that are neither `keyColumn` (always equal to the entry's key) nor in `constants` (the
+   * same plain value in every entry).
+   */
   columns?: string[];
+  keyColumn?: string;
+  constants?: Record<string, string | number | boolean | null>;
 }
 
 /** The keys of an object whose every value can be a row cell (none undefined), else undefined. */
@@ -147,27 +153,54 @@ function rowKeys(tree: unknown): string[] | undefined {
   return keys;
 }
 
+const isScalar = (v: unknown): v is string | number | boolean | null =>
+  v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+/** How a shard's values are laid out: as rows when they all have the same keys (see ShardHead). */
+function layoutOf(entries: ShardEntry[]): Omit<ShardHead, "plain"> {
+  if (entries.length < 2) return {};
+  const columns = rowKeys(entries[0]![1]);
+  if (!columns) return {};
+  const sig = columns.join("\u0000");
+  const first = entries[0]![1] as Record<string, unknown>;
+  const constant = new Set(columns.filter((c) => isScalar(first[c])));
+  const keyLike = new Set(columns.filter((c) => first[c] === entries[0]![0]));
+  for (const [k, tree] of entries) {
+    const keys = rowKeys(tree);
+    if (!keys || keys.join("\u0000") !== sig) return {};
+    const o = tree as Record<string, unknown>;
+    for (const c of constant) if (o[c] !== first[c] || !isScalar(o[c])) constant.delete(c);
+    for (const c of keyLike) if (o[c] !== k) keyLike.delete(c);
+  }
+  const out: Omit<ShardHead, "plain"> = { columns };
+  const keyColumn = [...keyLike][0];
+  if (keyColumn !== undefined) {
+    out.keyColumn = keyColumn;
+    constant.delete(keyColumn);
+  }
+  if (constant.size > 0) {
+    out.constants = {};
+    for (const c of constant) out.constants[c] = first[c] as string | number | boolean | null;
+  }
+  return out;
+}
+
+/** The columns a row holds, in order. */
+function rowColumns(h: Omit<ShardHead, "plain">): string[] {
+  return (h.columns ?? []).filter((c) => c !== h.keyColumn && !(h.constants && c in h.constants));
+}
+
 /**
- * A shard file: `{"format":2,"kind":"shard","plain":...,["columns":[...],]"entries":[` then one line an
- * entry, `key,value,seq` (value a row of the columns' values when every value has the same keys),
- * then `]}`. JSON.stringify escapes any newline inside a key or value, so lines are entries.
+ * A shard file: `{"format":2,"kind":"shard","plain":...,<layout>,"entries":[` then one line an entry,
+ * `key,value,seq` (value a row when the layout has columns), then `]}`. JSON.stringify escapes any
+ * newline inside a key or value, so lines are entries.
  */
 function shardBody(entries: ShardEntry[], plain: boolean): string {
-  let columns = entries.length > 1 ? rowKeys(entries[0]![1]) : undefined;
-  if (columns) {
-    const sig = columns.join("\u0000");
-    for (const e of entries) {
-      const keys = rowKeys(e[1]);
-      if (!keys || keys.join("\u0000") !== sig) {
-        columns = undefined;
-        break;
-      }
-    }
-  }
-  const head: ShardHead & { format: number; kind: string } = { format: FORMAT, kind: "shard", plain };
-  if (columns) head.columns = columns;
+  const layout = layoutOf(entries);
+  const head = { format: FORMAT, kind: "shard", plain, ...layout };
+  const cells = layout.columns ? rowColumns(layout) : undefined;
   const lines = entries.map(([k, tree, seq]) => {
-    const value = columns ? columns.map((c) => (tree as Record<string, unknown>)[c]) : tree;
+    const value = cells ? cells.map((c) => (tree as Record<string, unknown>)[c]) : tree;
     return `${JSON.stringify(k)},${JSON.stringify(value)},${seq}`;
   });
   return `${JSON.stringify({ ...head, entries: [] }).slice(0, -3)}[\n${lines.join(",\n")}\n]}`;
@@ -177,20 +210,43 @@ function shardHead(text: string): ShardHead {
   return JSON.parse(`${text.slice(0, text.indexOf("\n"))}]}`);
 }
 
-function rowToObject(columns: string[], row: unknown[]): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (let i = 0; i < columns.length; i++) o[columns[i]!] = row[i];
-  return o;
+type RowMaker = (key: unknown, row: unknown[]) => Record<string, unknown>;
+const rowMakers = new Map<string, RowMaker>();
+
+/**
+ * The function that turns a row back into its object, keys in their order. Generated once per
+ * layout: an object literal is much cheaper to make than an object filled key by key. Column
+ * names and constants are written as JSON literals, which are JavaScript literals too.
+ */
+function rowMaker(h: ShardHead): RowMaker {
+  const sig = JSON.stringify([h.columns, h.keyColumn, h.constants]);
+  let make = rowMakers.get(sig);
+  if (!make) {
+    const cells = rowColumns(h);
+    const parts = (h.columns ?? []).map((c) => {
+      const value =
+        c === h.keyColumn
+          ? "k"
+          : h.constants && c in h.constants
+            ? JSON.stringify(h.constants[c])
+            : `r[${cells.indexOf(c)}]`;
+      return `${JSON.stringify(c)}: ${value}`;
+    });
+    make = new Function("k", "r", `return { ${parts.join(", ")} };`) as RowMaker;
+    rowMakers.set(sig, make);
+  }
+  return make;
 }
 
 /** Every entry of a shard file, values as encoded (objects again, not rows). */
 function shardEntries(text: string): ShardEntry[] {
   const doc = JSON.parse(text) as ShardHead & { entries: unknown[] };
   const out: ShardEntry[] = [];
-  const cols = doc.columns;
-  for (let i = 0; i < doc.entries.length; i += 3) {
-    const v = doc.entries[i + 1];
-    out.push([doc.entries[i], cols ? rowToObject(cols, v as unknown[]) : v, doc.entries[i + 2] as number]);
+  const make = doc.columns ? rowMaker(doc) : undefined;
+  const flat = doc.entries;
+  for (let i = 0; i < flat.length; i += 3) {
+    const v = flat[i + 1];
+    out.push([flat[i], make ? make(flat[i], v as unknown[]) : v, flat[i + 2] as number]);
   }
   return out;
 }
@@ -350,9 +406,9 @@ export class SandboxPersistence implements SegmentSource {
     const count = info.shards?.length ?? 0;
     const doc = JSON.parse(this.shardText(id, shard)) as ShardHead & { entries: unknown[] };
     const flat = doc.entries;
-    const cols = doc.columns;
+    const make = doc.columns ? rowMaker(doc) : undefined;
     const valueAt = (i: number) => {
-      const v = cols ? rowToObject(cols, flat[i + 1] as unknown[]) : flat[i + 1];
+      const v = make ? make(flat[i], flat[i + 1] as unknown[]) : flat[i + 1];
       return doc.plain ? v : decode(v, this);
     };
     const ops = this.segOps.get(id);
@@ -630,7 +686,8 @@ export class SandboxPersistence implements SegmentSource {
       }
       for (const [sh, keys] of byShard) {
         const text = this.shardText(id, sh);
-        const cols = shardHead(text).columns;
+        const head = shardHead(text);
+        const make = head.columns ? rowMaker(head) : undefined;
         for (const k of keys) {
           // Each entry is a line `key,value,seq`.
           const needle = `\n${JSON.stringify(k)},`;
@@ -640,7 +697,7 @@ export class SandboxPersistence implements SegmentSource {
             const end = text.indexOf("\n", at + 1);
             const line = text.slice(at + 1, end < 0 ? undefined : end);
             const [, v] = JSON.parse(`[${line.endsWith(",") ? line.slice(0, -1) : line}]`) as ShardEntry;
-            out.set(k, entryHash(k, cols ? rowToObject(cols, v as unknown[]) : v));
+            out.set(k, entryHash(k, make ? make(k, v as unknown[]) : v));
           }
         }
       }
