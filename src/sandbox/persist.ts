@@ -524,6 +524,13 @@ export class SandboxPersistence implements SegmentSource {
       return;
     }
     if (!s.all && s.touched.size === 0) return;
+    if (!this.files.has(s.id)) {
+      // Dropped by a compaction (nothing referred to it any more): nothing to keep.
+      s.touched.clear();
+      s.all = false;
+      s.deleted.clear();
+      return;
+    }
     if (s.all || s.touched.size > FEW_KEYS) {
       if (!s.baselineComplete) {
         s.baseline = this.baselineOf(s.id);
@@ -602,6 +609,7 @@ export class SandboxPersistence implements SegmentSource {
 
   private processBlob(b: BlobRef, ops: Op[]): void {
     if (!b.loaded || blobOf(b.holder, b.key) !== b) return;
+    if (!b.fresh && !this.files.has(b.id)) return; // dropped by a compaction
     const enc = new Encoder(this);
     const tree = enc.encode((b.holder as Record<string, unknown>)[b.key]);
     const text = JSON.stringify(tree ?? null);

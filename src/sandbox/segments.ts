@@ -19,6 +19,8 @@
 export const SEGMENT_MIN_ENTRIES = 64;
 /** Arrays held by an object property with at least this many items are blobs (as are toJSON values). */
 export const BLOB_MIN_ITEMS = 256;
+/** So is any other object or array held by a property whose text is at least this long. */
+export const BLOB_MIN_CHARS = 128 * 1024;
 
 /** 53-bit string hash (cyrb53): tells a changed entry from an unchanged one. */
 export function hash53(s: string, seed = 0): number {
@@ -343,16 +345,30 @@ function adoptBlob(holder: object, key: string, src: SegmentSource): BlobRef {
 
 function isBlobValue(v: unknown): boolean {
   if (Array.isArray(v)) return v.length >= BLOB_MIN_ITEMS;
-  return v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function";
+  return (
+    v !== null &&
+    typeof v === "object" &&
+    typeof (v as { toJSON?: unknown }).toJSON === "function" &&
+    !(v instanceof Date) &&
+    !ArrayBuffer.isView(v)
+  );
 }
+
+const isContainer = (v: unknown) =>
+  v !== null && typeof v === "object" && !(v instanceof Map) && !(v instanceof Set);
 
 /** Encodes a value for the files: Maps, Sets, segments and blobs tagged. `plain` is false once a tag is used. */
 export class Encoder {
   plain = true;
+  /** Characters of the text so far, about: what makes a property's value big enough to be a blob. */
+  size = 0;
   constructor(private readonly src: SegmentSource) {}
 
   encode(v: unknown): unknown {
-    if (v === null || typeof v !== "object") return v;
+    if (v === null || typeof v !== "object") {
+      this.size += typeof v === "string" ? v.length + 3 : 6;
+      return v;
+    }
     if (v instanceof Map) {
       this.plain = false;
       if (v instanceof TrackedMap && v[SEG]) return { $seg: v[SEG].id };
@@ -388,7 +404,17 @@ export class Encoder {
       if (!ref) {
         const x = (v as Record<string, unknown>)[k];
         if (isBlobValue(x)) ref = adoptBlob(v, k, this.src);
-        else e = this.encode(x);
+        else {
+          const before = this.size;
+          const plainBefore = this.plain;
+          e = this.encode(x);
+          // Big once encoded (its own big parts already segments and blobs): a blob too.
+          if (this.size - before >= BLOB_MIN_CHARS && isContainer(x)) {
+            ref = adoptBlob(v, k, this.src);
+            this.size = before;
+            this.plain = plainBefore;
+          }
+        }
         if (!ref && e === x) {
           if (out) out[k] = e;
           continue;

@@ -405,6 +405,23 @@ describe("a data dir of the first format (one sandbox-state.json)", () => {
     expect(plain(again)).toEqual(expected);
   });
 
+  it("a big value of the first format (traffic columns as JSON) becomes a blob, not part of the root", () => {
+    const dir = join(tempDir(), "data");
+    const old = bigStore();
+    const column = Buffer.alloc(300_000, 7).toString("base64");
+    org(old).areas.traffic = { redemptionCount: 3, redemptions: { code: column, at: column.slice(0, 100) } };
+    const expected = plain(old);
+    writeV1(dir, old);
+    reopen(dir);
+    const m = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));
+    expect(JSON.stringify(m.root).length).toBeLessThan(5000);
+    const { store } = reopen(dir);
+    // The deepest big part is the blob (its parents stay small and in the root).
+    const traffic = org(store).areas.traffic;
+    expect(Object.getOwnPropertyDescriptor(traffic, "redemptions")?.get).toBeTypeOf("function");
+    expect(plain(store)).toEqual(expected);
+  });
+
   it("the sandbox serves a data dir of the first format: its creators, its keys", async () => {
     const a = await startSandbox({ port: 0, seed: "demo" });
     const saved = plain(a.sandbox.store);
