@@ -11,9 +11,9 @@
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree.
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
-import { dirname } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
 
 /** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
@@ -122,6 +122,93 @@ function isEsmFile(file) {
   return false;
 }
 
+const BANNER =
+  'let __cjsReq; const require = (id) => process.getBuiltinModule(id) ?? (__cjsReq ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);';
+
+/** Files reached from `file` through static imports of relative paths. */
+function staticClosure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const m of readFileSync(file, "utf8").matchAll(/^import\s+(?:[^;]*?\sfrom\s+)?"(\.[^"]+)"/gm))
+    staticClosure(resolve(dirname(file), m[1]), seen);
+  return seen;
+}
+
+/**
+ * Every start loads main.js and the chunks it imports statically (shared with the lazily imported
+ * command modules, so esbuild made them separate files): about ten files, each resolved, read,
+ * compiled and linked by Node's ES module loader. This folds them into main.js with a second esbuild
+ * pass, and leaves each folded chunk as a one-line module re-exporting its bindings from main.js, so
+ * the command modules that import it share main.js's single copy (one set of classes for instanceof).
+ * The chunks --version uses stay as they are (it must not load main.js).
+ */
+async function mergeStartupChunks(dir) {
+  const main = join(dir, "main.js");
+  const keep = staticClosure(join(dir, "version.js"));
+  const merged = [...staticClosure(main)].filter((f) => f !== main && !keep.has(f));
+  if (merged.length === 0) return;
+  const names = new Map();
+  let entry = `export * from ${JSON.stringify(main)};\n`;
+  merged.forEach((file, i) => {
+    const clause = /\nexport \{([^}]*)\};\s*(?:\/\/# sourceMappingURL=.*)?\s*$/.exec(
+      readFileSync(file, "utf8"),
+    );
+    const exported = clause
+      ? clause[1]
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .map((x) => x.split(/\s+as\s+/).at(-1))
+      : [];
+    names.set(
+      file,
+      exported.map((n) => [n, `__m${i}_${n}`]),
+    );
+    if (exported.length)
+      entry += `export { ${exported.map((n) => `${n} as __m${i}_${n}`).join(", ")} } from ${JSON.stringify(file)};\n`;
+    else entry += `import ${JSON.stringify(file)};\n`;
+  });
+  const inside = new Set([main, ...merged]);
+  await build({
+    stdin: { contents: entry, resolveDir: dir, loader: "js", sourcefile: "startup-entry.js" },
+    outfile: join(dir, "main.merged.js"),
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    banner: { js: BANNER },
+    sourcemap: "linked",
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "only-the-startup-chunks",
+        setup(b) {
+          b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+            const abs = resolve(args.resolveDir, args.path);
+            if (inside.has(abs)) return { path: abs };
+            return { path: `./${relative(dir, abs)}`, external: true };
+          });
+          b.onResolve({ filter: /^\// }, (args) => (inside.has(args.path) ? { path: args.path } : undefined));
+        },
+      },
+    ],
+  });
+  renameSync(join(dir, "main.merged.js"), main);
+  renameSync(join(dir, "main.merged.js.map"), `${main}.map`);
+  writeFileSync(main, readFileSync(main, "utf8").replace("main.merged.js.map", "main.js.map"));
+  for (const file of merged) {
+    const list = names.get(file);
+    const from = JSON.stringify(`./${relative(dirname(file), main)}`);
+    writeFileSync(
+      file,
+      list.length
+        ? `export { ${list.map(([n, m]) => `${m} as ${n}`).join(", ")} } from ${from};\n`
+        : `import ${from};\n`,
+    );
+    rmSync(`${file}.map`, { force: true });
+  }
+}
+
 await build({
   entryPoints: { main: "src/main.ts", version: "src/version.ts" },
   outdir: tmp.pathname,
@@ -134,14 +221,13 @@ await build({
   // Bundled CommonJS packages require Node's built-in modules, and ESM output has no `require`: each
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.
-  banner: {
-    js: 'let __cjsReq; const require = (id) => process.getBuiltinModule(id) ?? (__cjsReq ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);',
-  },
+  banner: { js: BANNER },
   plugins: [lazyChildProcess, builtins, namedExportsOfCjs],
   sourcemap: "linked",
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
 });
+await mergeStartupChunks(tmp.pathname);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(tmp, dist);
 rmSync(old, { recursive: true, force: true });
