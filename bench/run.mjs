@@ -1,7 +1,8 @@
 // npm run bench: start-up and roster-import figures for partner-cli, measured in one interleaved run.
 //
-// 1. Start-up: `partner-cli --version` and `partner-cli --help` against bare `node -e 0`, interleaved
-//    (each round runs the three in a rotating order), median wall-clock ms and the ratio to bare node.
+// 1. Start-up (bench/startup.mjs): `partner-cli --version` and `--help` against bare `node -e 0`, and
+//    `partner-cli me` against a served sandbox against a plain undici script making the same request,
+//    interleaved, median wall-clock ms and the ratio of the medians (peak RSS for `me`).
 // 2. Import: `partner-cli roster import` of a generated 100,000-row CSV against a fresh sandbox, against
 //    a raw undici loop posting the same rows as 100 batches of 1,000 to POST /creators/batch on another
 //    fresh sandbox. Rows/s, wall time and peak RSS of each process. Rounds alternate CLI and raw.
@@ -12,6 +13,9 @@
 //
 // 4. Peak RSS of a 1,000,000-row roster import (bench/import-1m.mjs).
 // 5. xlsx (bench/xlsx-1m.mjs): 1,000,000 rows written as a workbook, peak RSS of the writer and the CLI.
+// 6. Sandbox at scale (bench/sandbox-scale.mjs): one-shot commands on an embedded sandbox holding
+//    50,000 creators and 112,022 links against the same commands on a fresh demo sandbox; peak RSS,
+//    and whether a read changed the data dir.
 //
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
@@ -19,6 +23,8 @@
 // BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_LATENCY_MS (50; 0 skips that pass),
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
 // `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part).
+// `partner-cli sandbox start`), BENCH_ME_RUNS (15), BENCH_SCALE_CREATORS (50000; 0 skips the sandbox
+// at scale), BENCH_SCALE_RUNS (5).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -27,6 +33,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { importOneMillion } from "./import-1m.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 import { syncBench } from "./sync-1m.mjs";
+import { sandboxScaleBench } from "./sandbox-scale.mjs";
+import { startupBench } from "./startup.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -49,40 +57,6 @@ const median = (xs) => {
 };
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
-
-// ---------------------------------------------------------------------------------------------
-// 1. Start-up
-
-function startup() {
-  const cases = [
-    { name: "node -e 0", args: ["-e", "0"] },
-    { name: "partner-cli --version", args: [BIN, "--version"] },
-    { name: "partner-cli --help", args: [BIN, "--help"] },
-  ];
-  const env = { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" };
-  // One unmeasured run each warms the file cache (and Node's compile cache where it exists).
-  for (const c of cases) spawnSync(NODE, c.args, { stdio: "ignore", env });
-  const samples = Object.fromEntries(cases.map((c) => [c.name, []]));
-  for (let i = 0; i < STARTUP_RUNS; i++) {
-    for (let j = 0; j < cases.length; j++) {
-      const c = cases[(i + j) % cases.length];
-      const t0 = process.hrtime.bigint();
-      const r = spawnSync(NODE, c.args, { stdio: ["ignore", "ignore", "pipe"], env });
-      const ms = msSince(t0);
-      if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
-      samples[c.name].push(ms);
-    }
-  }
-  const bare = median(samples["node -e 0"]);
-  return cases.map((c) => ({
-    command: c.name,
-    runs: samples[c.name].length,
-    medianMs: round(median(samples[c.name])),
-    minMs: round(Math.min(...samples[c.name])),
-    ratioToBareNode: round(median(samples[c.name]) / bare, 2),
-    samplesMs: samples[c.name].map((x) => round(x)),
-  }));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Sandboxes: one fresh process per measured run.
@@ -527,8 +501,13 @@ async function main() {
   log(
     `partner-cli bench: ${STARTUP_RUNS} start-up rounds, ${ROUNDS} import rounds of ${ROWS} rows (temp dir ${tmp})`,
   );
-  log("  start-up...");
-  const start = startup();
+  const start = await startupBench({
+    root: ROOT,
+    bin: BIN,
+    tmp,
+    runs: STARTUP_RUNS,
+    meRuns: Number(process.env.BENCH_ME_RUNS ?? 15),
+  });
   let imp;
   let importError;
   try {
@@ -568,6 +547,21 @@ async function main() {
     log(`  xlsx not measured: ${e.message}`);
   }
   const sync = await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN });
+  let scale;
+  let scaleError;
+  try {
+    const creators = Number(process.env.BENCH_SCALE_CREATORS ?? 50_000);
+    if (creators <= 0) throw new Error("BENCH_SCALE_CREATORS=0");
+    scale = await sandboxScaleBench({
+      bin: BIN,
+      tmp,
+      creators,
+      runs: Number(process.env.BENCH_SCALE_RUNS ?? 5),
+    });
+  } catch (e) {
+    scaleError = e.message;
+    log(`  sandbox at scale not measured: ${e.message}`);
+  }
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -576,12 +570,14 @@ async function main() {
     memoryGb: round(totalmem() / 2 ** 30),
     loadAverage: { before: load0.map((x) => round(x, 2)), after: loadavg().map((x) => round(x, 2)) },
     durationSec: round((Date.now() - started) / 1000),
-    startup: start,
+    startup: start.results.startup,
+    me: start.results.me,
     import: imp ?? { error: importError },
     export: exp ?? { error: exportError },
     importOneMillion: oneM,
     xlsx,
     sync,
+    sandboxAtScale: scale?.results ?? { error: scaleError },
   };
   const resultsFile = join(ROOT, "bench", "results.json");
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -591,13 +587,7 @@ async function main() {
     spawnSync(NODE, [biome, "format", "--write", resultsFile], { stdio: "ignore", cwd: ROOT });
 
   const out = [];
-  out.push(`Start-up (${STARTUP_RUNS} interleaved runs each, wall clock from spawn to exit)`);
-  out.push(
-    table(
-      start.map((s) => [s.command, s.medianMs, s.minMs, `${s.ratioToBareNode}x`]),
-      ["command", "median ms", "min ms", "vs node -e 0"],
-    ),
-  );
+  out.push(start.text);
   out.push("");
   if (imp) {
     out.push(
@@ -665,6 +655,8 @@ async function main() {
       ? `Roster import of 1,000,000 rows: not measured (${oneM.error}).`
       : `Roster import of ${oneM.rows.toLocaleString("en-US")} rows: peak RSS ${oneM.import.peakRssMb} MB (${oneM.import.rowsPerSec} rows/s); --dry-run ${oneM.dryRun.peakRssMb} MB.`,
   );
+  out.push("");
+  out.push(scale ? scale.text : `Sandbox at scale: not measured (${scaleError}).`);
   out.push("");
   out.push(
     `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,

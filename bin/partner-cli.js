@@ -5,14 +5,42 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.stderr.write(`partner-cli needs Node.js 20.19 or newer (this is ${process.versions.node}).\n`);
   process.exit(2);
 }
-const { enableCompileCache } = await import("node:module");
-enableCompileCache?.();
-// A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (err) => {
+// Built-ins are taken with process.getBuiltinModule (no ESM import: see scripts/build.mjs).
+// Node 22.8+ caches compiled code between runs (a no-op before that).
+process.getBuiltinModule("node:module").enableCompileCache?.();
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // Answered before the command tree is even loaded: the same line commander prints.
+  const { VERSION } = await import("../dist/version.js");
+  try {
+    process.getBuiltinModule("node:fs").writeSync(1, `${VERSION}\n`);
+  } catch (err) {
+    if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
+  }
+} else {
+  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do. The handler
+  // is attached when the stream is first used (making one costs start-up time, --help needs only one).
+  const onError = (err) => {
     if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw err;
-  });
+  };
+  for (const name of ["stdout", "stderr"]) {
+    const d = Object.getOwnPropertyDescriptor(process, name);
+    if (!d?.get || !d.configurable) {
+      process[name].on("error", onError);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: d.enumerable,
+      get() {
+        const stream = d.get.call(process);
+        Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, value: stream });
+        stream.on("error", onError);
+        return stream;
+      },
+    });
+  }
+  const { run } = await import("../dist/main.js");
+  process.exitCode = await run(args);
 }
-const { run } = await import("../dist/main.js");
-process.exitCode = await run(process.argv.slice(2));

@@ -1,27 +1,243 @@
-// Builds src/ into dist/ with esbuild: one entry (main), lazily imported command modules split into
-// their own chunks so start-up parses only what a command needs. Builds into a temporary directory
-// and swaps it in, so a process running from dist/ never sees a half-written tree.
-import { existsSync, renameSync, rmSync } from "node:fs";
+// Builds src/ into dist/ with esbuild. Start-up cost is what this is about (docs/benchmarks.md):
+//
+// - The dependencies are bundled into the chunks, so nothing is resolved from node_modules file by
+//   file at run time. Only the packages in EXTERNAL stay outside: native or optional ones (database
+//   drivers, xlsx), which the commands that use them import lazily.
+// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone).
+//   Lazily imported command modules are split into their own chunks, so start-up parses only what
+//   a command needs.
+// - commander's `require("node:child_process")` (for executable subcommands, which we do not use)
+//   is deferred to first use: loading child_process costs a few milliseconds of every start.
+//
+// Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
+// half-written tree.
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { dirname, join, relative, resolve } from "node:path";
 import { build } from "esbuild";
+
+/** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
+export const EXTERNAL = [
+  "libsql",
+  "@libsql/*",
+  "pg",
+  "pg-native",
+  "pg-cloudflare",
+  "pg-copy-streams",
+  "exceljs",
+  // jq compiled to WebAssembly loads its .wasm file next to its own module.
+  "jq-wasm",
+];
 
 const root = new URL("../", import.meta.url);
 const tmp = new URL(`dist.tmp-${process.pid}/`, root);
 const old = new URL(`dist.old-${process.pid}/`, root);
 const dist = new URL("dist/", root);
 
+/** commander's child_process, required only when something actually spawns. */
+const lazyChildProcess = {
+  name: "lazy-child-process",
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: "lazy-child-process", namespace: "lazy" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy" }, () => ({
+      contents:
+        'let cp; const load = () => (cp ??= require("node:child_process"));\n' +
+        "module.exports = { spawn: (...a) => load().spawn(...a), get ChildProcess() { return load().ChildProcess; } };\n",
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * Node's built-in modules, taken with process.getBuiltinModule (Node 20.16+) instead of an ESM
+ * `import`: an ESM import of a built-in builds a module namespace of every export (for node:fs that
+ * loads its stream classes), and each chunk that imports one pays module-linking work at start-up.
+ * As a CommonJS module here, esbuild reads each export where it is used. Each importing file gets
+ * its own copy (a few bytes), so the copies land in their importers' chunks instead of adding small
+ * shared chunks that start-up would have to load.
+ */
+const builtins = {
+  name: "builtins-by-getBuiltinModule",
+  setup(b) {
+    const names = new Set(builtinModules);
+    b.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      const bare = args.path.replace(/^node:/, "");
+      if (!args.path.startsWith("node:") && !names.has(bare)) return undefined;
+      // `await import("node:x")` keeps Node's own namespace (named exports included).
+      if (args.kind === "dynamic-import") return { path: `node:${bare}`, external: true };
+      return {
+        path: `node:${bare}`,
+        namespace: "builtin",
+        pluginData: args.importer,
+        suffix: `?${args.importer}`,
+      };
+    });
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(args.path)});\n`,
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * `await import("pkg")` of a bundled CommonJS package: esbuild's chunk for it exports only `default`
+ * (Node itself also offers the named exports it detects). So the import goes through a small ESM
+ * module that re-exports the package's own keys by name, read from the package at build time.
+ */
+const namedExportsOfCjs = {
+  name: "named-exports-of-dynamically-imported-cjs",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData === "inner") return undefined;
+      if (args.path.startsWith("node:") || isExternal(args.path)) return undefined;
+      const r = await b.resolve(args.path, {
+        kind: "import-statement",
+        resolveDir: args.resolveDir,
+        pluginData: "inner",
+      });
+      if (r.errors.length > 0 || !/\.c?js$/.test(r.path)) return undefined;
+      const mod = createRequire(r.path)(r.path);
+      if (isEsmFile(r.path) || mod?.__esModule) return undefined;
+      return { path: r.path, namespace: "cjs-named", pluginData: Object.keys(mod) };
+    });
+    b.onLoad({ filter: /.*/, namespace: "cjs-named" }, (args) => {
+      const names = args.pluginData.filter((k) => /^[A-Za-z_$][\w$]*$/.test(k) && k !== "default");
+      return {
+        contents: `import m from ${JSON.stringify(args.path)};\nexport default m;\nexport const { ${names.join(", ")} } = m;\n`,
+        resolveDir: dirname(args.path),
+        loader: "js",
+      };
+    });
+  },
+};
+
+function isExternal(spec) {
+  return EXTERNAL.some((e) =>
+    e.endsWith("/*") ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`),
+  );
+}
+
+/** ESM by extension, or by the "type" of the nearest package.json. */
+function isEsmFile(file) {
+  if (file.endsWith(".mjs")) return true;
+  if (file.endsWith(".cjs")) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(`${dir}/package.json`))
+      return JSON.parse(readFileSync(`${dir}/package.json`, "utf8")).type === "module";
+  }
+  return false;
+}
+
+const BANNER =
+  'let __cjsReq; const require = (id) => process.getBuiltinModule(id) ?? (__cjsReq ??= process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);';
+
+/** Files reached from `file` through static imports of relative paths. */
+function staticClosure(file, seen = new Set()) {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const m of readFileSync(file, "utf8").matchAll(/^import\s+(?:[^;]*?\sfrom\s+)?"(\.[^"]+)"/gm))
+    staticClosure(resolve(dirname(file), m[1]), seen);
+  return seen;
+}
+
+/**
+ * Every start loads main.js and the chunks it imports statically (shared with the lazily imported
+ * command modules, so esbuild made them separate files): about ten files, each resolved, read,
+ * compiled and linked by Node's ES module loader. This folds them into main.js with a second esbuild
+ * pass, and leaves each folded chunk as a one-line module re-exporting its bindings from main.js, so
+ * the command modules that import it share main.js's single copy (one set of classes for instanceof).
+ * The chunks --version uses stay as they are (it must not load main.js).
+ */
+async function mergeStartupChunks(dir) {
+  const main = join(dir, "main.js");
+  const keep = staticClosure(join(dir, "version.js"));
+  const merged = [...staticClosure(main)].filter((f) => f !== main && !keep.has(f));
+  if (merged.length === 0) return;
+  const names = new Map();
+  let entry = `export * from ${JSON.stringify(main)};\n`;
+  merged.forEach((file, i) => {
+    const clause = /\nexport \{([^}]*)\};\s*(?:\/\/# sourceMappingURL=.*)?\s*$/.exec(
+      readFileSync(file, "utf8"),
+    );
+    const exported = clause
+      ? clause[1]
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .map((x) => x.split(/\s+as\s+/).at(-1))
+      : [];
+    names.set(
+      file,
+      exported.map((n) => [n, `__m${i}_${n}`]),
+    );
+    if (exported.length)
+      entry += `export { ${exported.map((n) => `${n} as __m${i}_${n}`).join(", ")} } from ${JSON.stringify(file)};\n`;
+    else entry += `import ${JSON.stringify(file)};\n`;
+  });
+  const inside = new Set([main, ...merged]);
+  await build({
+    stdin: { contents: entry, resolveDir: dir, loader: "js", sourcefile: "startup-entry.js" },
+    outfile: join(dir, "main.merged.js"),
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    banner: { js: BANNER },
+    sourcemap: "linked",
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "only-the-startup-chunks",
+        setup(b) {
+          b.onResolve({ filter: /^\.{1,2}\// }, (args) => {
+            const abs = resolve(args.resolveDir, args.path);
+            if (inside.has(abs)) return { path: abs };
+            return { path: `./${relative(dir, abs)}`, external: true };
+          });
+          b.onResolve({ filter: /^\// }, (args) => (inside.has(args.path) ? { path: args.path } : undefined));
+        },
+      },
+    ],
+  });
+  renameSync(join(dir, "main.merged.js"), main);
+  renameSync(join(dir, "main.merged.js.map"), `${main}.map`);
+  writeFileSync(main, readFileSync(main, "utf8").replace("main.merged.js.map", "main.js.map"));
+  for (const file of merged) {
+    const list = names.get(file);
+    const from = JSON.stringify(`./${relative(dirname(file), main)}`);
+    writeFileSync(
+      file,
+      list.length
+        ? `export { ${list.map(([n, m]) => `${m} as ${n}`).join(", ")} } from ${from};\n`
+        : `import ${from};\n`,
+    );
+    rmSync(`${file}.map`, { force: true });
+  }
+}
+
 await build({
-  entryPoints: { main: "src/main.ts" },
+  entryPoints: { main: "src/main.ts", version: "src/version.ts" },
   outdir: tmp.pathname,
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
-  packages: "external",
+  external: EXTERNAL,
+  // Bundled CommonJS packages require Node's built-in modules, and ESM output has no `require`: each
+  // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
+  // module-loader work) and anything else from a createRequire made on first use.
+  banner: { js: BANNER },
+  plugins: [lazyChildProcess, builtins, namedExportsOfCjs],
   sourcemap: "linked",
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
 });
+await mergeStartupChunks(tmp.pathname);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(tmp, dist);
 rmSync(old, { recursive: true, force: true });

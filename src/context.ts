@@ -169,6 +169,9 @@ export class Context {
 
   /** The stored profiles, read without creating the config directory when there is no config file. */
   private async storedData(): Promise<ConfigData> {
+    // No config file (a key from the environment in cron or CI): the store's code is not even loaded.
+    if (!this.configStore && !existsSync(join(this.configDir(), "config.json")))
+      return { profiles: {}, cursors: {}, jobs: {} };
     const store = await this.config();
     if (!existsSync(store.file)) return { profiles: {}, cursors: {}, jobs: {} };
     return store.read();

@@ -2,7 +2,7 @@
 // Never calls process.exit.
 import { Writable } from "node:stream";
 import { CommanderError } from "commander";
-import { Context, type ContextInit, type GlobalOptions, type Target } from "./context.js";
+import type { Context, ContextInit, GlobalOptions, Target } from "./context.js";
 import {
   ApiError,
   CancelledError,
@@ -194,7 +194,9 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
   };
   if (ownSignals) process.on("SIGINT", onSigint);
 
-  const makeContext = (globals: GlobalOptions): Context => {
+  // The Context (and what it imports) loads when a command runs, not for --help or a usage error.
+  const makeContext = async (globals: GlobalOptions): Promise<Context> => {
+    const { Context } = await import("./context.js");
     ctx = new Context({ ...options, streams, env, globals, signal: options.signal ?? abort.signal });
     return ctx;
   };
@@ -213,7 +215,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
         }),
       }
     : streams;
-  const program = buildProgram({ makeContext, streams: programStreams });
+  const program = buildProgram({ makeContext, streams: programStreams }, { lazyFor: argv });
   // --fields and --jq are checked before the command does anything (a write is not half-reported).
   program.hook("preAction", async (_program, actionCommand) => {
     const g = actionCommand.optsWithGlobals();

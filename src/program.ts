@@ -1,5 +1,8 @@
-// Builds the commander tree from the declarations in src/cli/. Declarations load eagerly so --help
-// is complete; each action imports its run module lazily.
+// Builds the commander tree from the declarations in src/cli/. Each action imports its run module
+// lazily. At run time (main.ts) the tree is built lazily too: every noun is registered by name,
+// aliases and description only (enough for the top-level --help, suggestions and dispatch), and its
+// verbs are declared when commander dispatches to it. `buildProgram(rt)` without options builds the
+// whole tree, for the docs and completion generators and the tests that walk it.
 import { Command } from "commander";
 import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
@@ -17,12 +20,13 @@ import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerSync } from "./cli/sync.js";
 import { registerWebhooks } from "./cli/webhooks.js";
-import { sandboxClash } from "./context.js";
 import type { IoStreams } from "./io/io.js";
 import { VERSION } from "./version.js";
 
+export type Registrar = (program: Command) => void;
+
 /** Every noun's declarations, in help order. */
-export const REGISTRARS: ((program: Command) => void)[] = [
+export const REGISTRARS: Registrar[] = [
   registerIdentity,
   registerProfiles,
   registerRoster,
@@ -40,7 +44,121 @@ export const REGISTRARS: ((program: Command) => void)[] = [
   registerCompletion,
 ];
 
-export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> }): Command {
+/** What the top level shows of a noun before its verbs are declared. */
+export interface NounSummary {
+  name: string;
+  aliases: string[];
+  description: string;
+}
+
+/**
+ * The nouns declared lazily, with what `partner-cli --help` shows of them. test/cli/lazy-tree.test.ts
+ * checks these against the declarations, so they cannot drift. A registrar not listed here (or one
+ * that declares more than one top-level command) is registered eagerly: always correct, only slower.
+ */
+export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
+  [
+    registerProfiles,
+    {
+      name: "profiles",
+      aliases: ["profile"],
+      description: "list, switch, show and remove stored profiles (base URL + API key)",
+    },
+  ],
+  [
+    registerRoster,
+    {
+      name: "roster",
+      aliases: [],
+      description: "the organization's creators, keyed by your own creator ID (externalId)",
+    },
+  ],
+  [
+    registerOffers,
+    {
+      name: "offers",
+      aliases: ["offer"],
+      description: "read the coupon offers your organization may distribute",
+    },
+  ],
+  [
+    registerCampaigns,
+    {
+      name: "campaigns",
+      aliases: ["campaign"],
+      description: "list, create and manage campaigns (dates, code limit, commission, status)",
+    },
+  ],
+  [
+    registerLinks,
+    {
+      name: "links",
+      aliases: ["link"],
+      description: "share links: one per creator per campaign, singly or in bulk (assign)",
+    },
+  ],
+  [
+    registerRedemptions,
+    { name: "redemptions", aliases: ["redemption"], description: "export and read redemptions" },
+  ],
+  [
+    registerReports,
+    {
+      name: "reports",
+      aliases: ["report"],
+      description: "program summary, campaign report and creator counts",
+    },
+  ],
+  [
+    registerWebhooks,
+    {
+      name: "webhooks",
+      aliases: ["webhook"],
+      description: "register webhook endpoints, verify signatures and run a local receiver",
+    },
+  ],
+  [
+    registerEvents,
+    {
+      name: "events",
+      aliases: ["event"],
+      description: "read the event log (30 days), follow it, or copy it to a local NDJSON store",
+    },
+  ],
+  [
+    registerCursors,
+    {
+      name: "cursors",
+      aliases: ["cursor"],
+      description: "saved positions of redemption exports and event syncs",
+    },
+  ],
+  [
+    registerSandbox,
+    {
+      name: "sandbox",
+      aliases: [],
+      description:
+        "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate)",
+    },
+  ],
+]);
+
+/** Commands that read the whole tree at run time (the completion script is generated from it). */
+const NEEDS_WHOLE_TREE = new Set(["completion"]);
+
+export interface BuildOptions {
+  /**
+   * The command line about to be parsed (the CLI at run time): only the noun it names gets its verbs
+   * declared now; any other noun is declared if commander dispatches to it after all.
+   */
+  lazyFor?: readonly string[];
+}
+
+export function buildProgram(
+  rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
+  options: BuildOptions = {},
+): Command {
   setRuntime(rt);
   const program = new Command("partner-cli");
   program
@@ -75,15 +193,89 @@ export function buildProgram(rt: CliRuntime & { streams: Pick<IoStreams, "stdout
       writeErr: (s) => rt.streams.stderr.write(s),
     });
   // --sandbox names one service, --base-url and --profile another: refused before any command runs.
-  program.hook("preAction", (_program, actionCommand) => {
+  program.hook("preAction", async (_program, actionCommand) => {
     const g = actionCommand.optsWithGlobals();
-    if (g.sandbox && (g.baseUrl || g.profile))
+    if (g.sandbox && (g.baseUrl || g.profile)) {
+      const { sandboxClash } = await import("./context.js");
       throw sandboxClash("--sandbox", g.baseUrl ? "--base-url" : "--profile");
+    }
   });
   program.addHelpText(
     "after",
     "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).\n\nExamples:\n  $ partner-cli roster import docs/examples/roster.csv --sandbox\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
   );
-  for (const register of REGISTRARS) register(program);
+  if (!options.lazyFor) {
+    for (const register of REGISTRARS) register(program);
+    return program;
+  }
+  const pending = new Map<Command, Registrar>();
+  for (const register of REGISTRARS) {
+    const summary = LAZY_NOUNS.get(register);
+    if (!summary) {
+      register(program);
+      continue;
+    }
+    const stub = program.command(summary.name).description(summary.description);
+    for (const alias of summary.aliases) stub.alias(alias);
+    pending.set(stub, register);
+  }
+  const declare = (stub: Command) => {
+    const register = pending.get(stub);
+    if (!register) return;
+    pending.delete(stub);
+    declareInPlace(program, stub, register);
+  };
+  program.hook("preSubcommand", (_program, sub) => {
+    if (NEEDS_WHOLE_TREE.has(sub.name())) for (const stub of [...pending.keys()]) declare(stub);
+    else declare(sub);
+  });
+  // `help NOUN` prints the noun's help without dispatching to it, so the named noun is declared now.
+  const named = namedCommand(program, options.lazyFor);
+  for (const stub of pending.keys()) if (named !== undefined && isNamed(stub, named)) declare(stub);
   return program;
+}
+
+function isNamed(cmd: Command, name: string): boolean {
+  return cmd.name() === name || cmd.aliases().includes(name);
+}
+
+/** The top-level command an argv names (`help X` names X): its first operand, global options skipped. */
+function namedCommand(program: Command, argv: readonly string[]): string | undefined {
+  const takesValue = new Set<string>();
+  for (const o of program.options) {
+    if (!o.required && !o.optional) continue;
+    if (o.long) takesValue.add(o.long);
+    if (o.short) takesValue.add(o.short);
+  }
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length && operands.length < 2; i++) {
+    const a = argv[i]!;
+    if (a === "--") operands.push(...argv.slice(i + 1));
+    else if (!a.startsWith("-") || a === "-") operands.push(a);
+    else if (takesValue.has(a)) i++;
+    if (a === "--") break;
+  }
+  return operands[0] === "help" ? operands[1] : operands[0];
+}
+
+/**
+ * Runs a noun's registrar so that it declares into the stub commander has already chosen (a new
+ * command object would not be the one it goes on to parse): `program.command(name)` answers the
+ * stub, whose aliases are cleared first because the registrar adds them again.
+ */
+function declareInPlace(program: Command, stub: Command, register: Registrar): void {
+  (stub as unknown as { _aliases: string[] })._aliases = [];
+  const target = new Proxy(program, {
+    get(obj, key, receiver) {
+      if (key === "command") {
+        return (nameAndArgs: string, ...rest: unknown[]) =>
+          nameAndArgs.split(/\s+/)[0] === stub.name()
+            ? stub
+            : (obj.command as (...a: unknown[]) => Command)(nameAndArgs, ...rest);
+      }
+      const v = Reflect.get(obj, key, receiver);
+      return typeof v === "function" ? v.bind(obj) : v;
+    },
+  });
+  register(target);
 }

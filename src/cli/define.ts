@@ -4,7 +4,8 @@ import { type Command, InvalidArgumentError } from "commander";
 import type { Context, GlobalOptions } from "../context.js";
 
 export interface CliRuntime {
-  makeContext(globals: GlobalOptions): Context;
+  /** May answer a promise: the CLI loads the Context's module only when a command runs. */
+  makeContext(globals: GlobalOptions): Context | Promise<Context>;
 }
 
 let runtime: CliRuntime | undefined;
@@ -39,7 +40,7 @@ export function action(cmd: Command, fn: Action): Command {
       jq: g.jq,
     };
     if (!runtime) throw new Error("CLI runtime not set");
-    await fn(runtime.makeContext(globals), args, opts, command);
+    await fn(await runtime.makeContext(globals), args, opts, command);
   });
 }
 

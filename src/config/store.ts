@@ -1,8 +1,19 @@
-// The config store: profiles, saved cursors and pending jobs, in one conf file (0600 in a 0700 dir).
-// Every change is a read-modify-write under a cross-process lock (conf alone can lose writes).
-import { chmodSync, existsSync } from "node:fs";
+// The config store: profiles, saved cursors and pending jobs, in one JSON file (0600 in a 0700 dir).
+// Every change is a read-modify-write under a cross-process lock, with the file re-read inside it.
+// The file is what the `conf` package wrote before (tab-indented JSON, written atomically): reading it
+// is one readFileSync + JSON.parse, so no schema validator (conf pulls in ajv) loads on any path.
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
-import type Conf from "conf";
 import { CliError } from "../errors.js";
 import { withLock } from "./lock.js";
 import { ensurePrivateDir } from "./paths.js";
@@ -49,84 +60,96 @@ export const DIR_MODE = 0o700;
 export class ConfigStore {
   readonly dir: string;
   readonly file: string;
-  private conf: Conf<ConfigData> | undefined;
+  private opened = false;
 
   constructor(dir: string) {
     this.dir = dir;
     this.file = join(dir, "config.json");
   }
 
-  private async open(): Promise<Conf<ConfigData>> {
-    if (!this.conf) {
-      ensurePrivateDir(this.dir);
-      // A file written by something else (or an older version) may be more open than it should be.
-      if (existsSync(this.file)) {
-        try {
-          chmodSync(this.file, FILE_MODE);
-        } catch (err) {
-          throw new CliError(
-            `Cannot make ${this.file} private (0600): ${(err as NodeJS.ErrnoException).code}.`,
-            "The config file must belong to you; fix its owner, or set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
-          );
-        }
-      }
-      const { default: ConfCtor } = await import("conf");
-      this.conf = this.guard(
-        () =>
-          new ConfCtor<ConfigData>({
-            cwd: this.dir,
-            configName: "config",
-            projectName: "partner-cli",
-            configFileMode: FILE_MODE,
-            // No `defaults`: with them conf writes the file while it opens, outside our lock, and
-            // can overwrite another process's locked write. normalize() fills the gaps instead.
-            clearInvalidConfig: false,
-          }),
-      );
-    }
-    return this.conf;
-  }
-
-  /** Turns an unreadable file into an error that names it and says what to do. */
-  private guard<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (err) {
-      if (err instanceof SyntaxError) {
+  /** First use: the directory made private, and a file that is more open than 0600 tightened. */
+  private open(): void {
+    if (this.opened) return;
+    ensurePrivateDir(this.dir);
+    // A file written by something else (or an older version) may be more open than it should be.
+    if (existsSync(this.file)) {
+      try {
+        chmodSync(this.file, FILE_MODE);
+      } catch (err) {
         throw new CliError(
-          `The config file ${this.file} is not valid JSON (${err.message}).`,
-          'Fix it by hand, or move it away and run "partner-cli login" again.',
+          `Cannot make ${this.file} private (0600): ${(err as NodeJS.ErrnoException).code}.`,
+          "The config file must belong to you; fix its owner, or set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
         );
       }
+    }
+    this.opened = true;
+  }
+
+  /** The file's contents as stored (an absent file is an empty store; nothing is written). */
+  private load(): Partial<ConfigData> | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as Partial<ConfigData>;
+    } catch (err) {
+      throw new CliError(
+        `The config file ${this.file} is not valid JSON (${(err as Error).message}).`,
+        'Fix it by hand, or move it away and run "partner-cli login" again.',
+      );
+    }
+  }
+
+  /** Writes the whole store: a private temporary file, flushed, renamed over the old one. */
+  private save(data: ConfigData): void {
+    const tmp = `${this.file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      const fd = openSync(tmp, "wx", FILE_MODE);
+      try {
+        writeSync(fd, JSON.stringify(data, undefined, "\t"));
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      // The mode given to open is reduced by the umask; the file must end up exactly 0600.
+      chmodSync(tmp, FILE_MODE);
+      renameSync(tmp, this.file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
       throw err;
     }
   }
 
   /** A fresh read of the whole store. */
   async read(): Promise<ConfigData> {
-    const conf = await this.open();
-    return this.guard(() => normalize(conf.store));
+    this.open();
+    return normalize(this.load());
   }
 
   /** Locked read-modify-write: `fn` gets a fresh copy (read inside the lock) and changes it in place. */
   async update<T>(fn: (data: ConfigData) => T | Promise<T>): Promise<T> {
-    const conf = await this.open();
+    this.open();
     return withLock(this.file, async () => {
-      const data = this.guard(() => normalize(conf.store));
+      const data = normalize(this.load());
       const result = await fn(data);
-      conf.store = stripUndefined(data);
+      this.save(stripUndefined(data));
       return result;
     });
   }
 }
 
 function normalize(d: Partial<ConfigData> | undefined): ConfigData {
+  const src = d && typeof d === "object" && !Array.isArray(d) ? d : undefined;
   const out: ConfigData = {
-    profiles: { ...(d?.profiles ?? {}) },
-    cursors: { ...(d?.cursors ?? {}) },
-    jobs: { ...(d?.jobs ?? {}) },
+    profiles: { ...(src?.profiles ?? {}) },
+    cursors: { ...(src?.cursors ?? {}) },
+    jobs: { ...(src?.jobs ?? {}) },
   };
-  if (typeof d?.currentProfile === "string") out.currentProfile = d.currentProfile;
+  if (typeof src?.currentProfile === "string") out.currentProfile = src.currentProfile;
   return out;
 }
 

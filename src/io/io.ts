@@ -258,12 +258,22 @@ function hasColorsOf(stdout: Writable, env: NodeJS.ProcessEnv): (() => boolean) 
 }
 
 export function processStreams(): IoStreams {
+  // stderr's and stdin's streams are made when something asks for them (a command's Context does),
+  // not for --help or --version: making a stream costs start-up time.
   return {
     stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
+    get stderr() {
+      return process.stderr;
+    },
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    get stderrIsTTY() {
+      return Boolean(process.stderr.isTTY);
+    },
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
   };
 }

@@ -1,5 +1,6 @@
 // The sandbox server: node:http + find-my-way over THE route table (routes.ts), authentication,
-// JSON bodies, fault injection, and snapshot persistence of the state.
+// JSON bodies, fault injection, and persistence of the state (persist.ts: loaded lazily, written
+// incrementally a moment after each change, never on a read).
 import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +11,7 @@ import { deliveryPlugin } from "./delivery.js";
 import { SandboxError } from "./errors.js";
 import type { FaultConfig, Faults } from "./faults.js";
 import type { Route, SandboxRequest, SandboxResponse } from "./http.js";
-import { loadSnapshot, saveSnapshot } from "./persist.js";
+import { SandboxPersistence } from "./persist.js";
 import { allRoutes } from "./routes.js";
 import { Sandbox } from "./sandbox.js";
 import { seedStore, type SeedKind, type TestKeys, testKeysOf } from "./seed.js";
@@ -41,7 +42,7 @@ export interface RunningSandbox {
   testKeys: TestKeys;
   sandbox: Sandbox;
   faults: Faults;
-  /** Writes the snapshot now (no-op without a data dir). */
+  /** Writes what changed now (no-op without a data dir). */
   save(): void;
   close(): Promise<void>;
 }
@@ -54,11 +55,14 @@ type Handler = (
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   let store: Store | undefined;
+  let persistence: SandboxPersistence | undefined;
   if (opts.dataDir) {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    store = loadSnapshot(opts.dataDir);
+    ({ persistence, store } = SandboxPersistence.open(opts.dataDir));
   }
   store ??= seedStore(opts.seed ?? "demo");
+  // A new data dir gets its first files now; an existing one is written only when something changes.
+  if (persistence?.isNew) persistence.create(store);
   const sandbox = new Sandbox(store, { strictWebhookUrls: opts.strictWebhookUrls, faults: opts.faults });
   const faults = sandbox.faults;
   const holder: { running?: RunningSandbox } = {};
@@ -83,13 +87,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   }
 
   let dirty = false;
+  let wrote = false;
   let saveTimer: NodeJS.Timeout | undefined;
   const save = () => {
-    if (!opts.dataDir) return;
+    if (!persistence) return;
     dirty = false;
-    saveSnapshot(opts.dataDir, store);
+    if (persistence.commit(store)) wrote = true;
   };
-  if (opts.dataDir) {
+  if (persistence) {
     sandbox.onDirty(() => {
       dirty = true;
       if (!saveTimer) {
@@ -222,7 +227,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (saveTimer) clearTimeout(saveTimer);
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      save();
+      // Only changes are written: a run of reads leaves the data dir as it was.
+      if (dirty) save();
+      if (wrote) persistence?.close();
     },
   };
   holder.running = running;
@@ -230,7 +237,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const stop = plugin(running);
     if (stop) stoppers.push(stop);
   }
-  save();
   return running;
 }
 

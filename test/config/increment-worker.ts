@@ -1,6 +1,6 @@
 // Child process for the lock test: `node increment-worker.mjs DIR COUNT` does COUNT locked
 // read-modify-write increments of one counter in the config store at DIR. Bundled with esbuild
-// by test/config/store.test.ts (the bundle keeps conf and proper-lockfile as external packages).
+// by test/config/store.test.ts (the bundle keeps proper-lockfile as an external package).
 import { ConfigStore } from "../../src/config/store.js";
 
 const [dir, countText] = process.argv.slice(2);

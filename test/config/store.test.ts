@@ -1,6 +1,15 @@
 // The config store: where it lives, file and directory modes whatever the umask, the cross-process
 // lock around read-modify-write, and a clear error for a broken file.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +22,7 @@ import { runIn } from "../cli/run-helper.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// Inside the repository so that the bundle's bare imports (conf, proper-lockfile) resolve.
+// Inside the repository so that the bundle's bare imports (proper-lockfile) resolve.
 let buildDir: string;
 let worker: string;
 
@@ -110,6 +119,61 @@ describe("locked read-modify-write", () => {
       }),
     ).rejects.toThrow("nope");
     expect((await store.read()).currentProfile).toBe("x");
+  });
+});
+
+describe("the file format (what the conf package wrote before stays readable and is kept)", () => {
+  // A config.json as conf 14 wrote it: tab-indented JSON, keys in insertion order.
+  const confWritten = `{
+\t"profiles": {
+\t\t"prod": {
+\t\t\t"baseUrl": "https://partner.example.com",
+\t\t\t"apiKey": "sk_live_0123456789abcdef",
+\t\t\t"keyName": "ops",
+\t\t\t"canWrite": true,
+\t\t\t"savedAt": "2026-01-02T03:04:05.000Z"
+\t\t}
+\t},
+\t"cursors": {
+\t\t"prod/default": {
+\t\t\t"cursor": "c_123",
+\t\t\t"updatedAt": "2026-01-02T03:04:05.000Z",
+\t\t\t"rows": 7
+\t\t}
+\t},
+\t"jobs": {},
+\t"currentProfile": "prod"
+}`;
+
+  test("a file written by the previous (conf-based) store reads the same, and a no-op update rewrites it byte for byte", async () => {
+    const dir = tempDir("pcli-compat-");
+    writeFileSync(join(dir, "config.json"), confWritten, { mode: 0o600 });
+    const store = new ConfigStore(dir);
+    const data = await store.read();
+    expect(data.currentProfile).toBe("prod");
+    expect(data.profiles.prod?.apiKey).toBe("sk_live_0123456789abcdef");
+    expect(data.cursors["prod/default"]?.rows).toBe(7);
+    await store.update(() => undefined);
+    expect(readFileSync(join(dir, "config.json"), "utf8")).toBe(confWritten);
+    expect(mode(join(dir, "config.json"))).toBe(0o600);
+  });
+
+  test("an update leaves no temporary file behind, and a failed one leaves the file's bytes unchanged", async () => {
+    const dir = tempDir("pcli-tmp-");
+    writeFileSync(join(dir, "config.json"), confWritten, { mode: 0o600 });
+    const store = new ConfigStore(dir);
+    await store.update((d) => {
+      d.currentProfile = undefined;
+    });
+    const after = readFileSync(join(dir, "config.json"), "utf8");
+    expect(JSON.parse(after).currentProfile).toBeUndefined();
+    await expect(
+      store.update(() => {
+        throw new Error("no");
+      }),
+    ).rejects.toThrow("no");
+    expect(readFileSync(join(dir, "config.json"), "utf8")).toBe(after);
+    expect(readdirSync(dir).filter((f) => f !== "config.json")).toEqual([]);
   });
 });
 

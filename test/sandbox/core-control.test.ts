@@ -1,8 +1,8 @@
 // The sandbox's control routes: clock/advance, reset, brand access, offer state; and persistence.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshotPath } from "../../src/sandbox/persist.js";
+import { persistedText, snapshotPath } from "../../src/sandbox/persist.js";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
@@ -191,10 +191,10 @@ describe("persistence", () => {
     try {
       await http(a, "PUT", "/creators/early", { body: { name: "Early" } });
       const deadline = Date.now() + 5000;
-      while (!readFileSync(snapshotPath(dir), "utf8").includes('"early"') && Date.now() < deadline) {
+      while (!persistedText(dir).includes('"early"') && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(readFileSync(snapshotPath(dir), "utf8")).toContain('"early"');
+      expect(persistedText(dir)).toContain('"early"');
     } finally {
       await a.close();
     }

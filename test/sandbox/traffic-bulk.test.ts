@@ -1,9 +1,8 @@
 // Bulk generation: one million redemptions through the compact path (no per-item events), readable
 // through the feed, counted in range mode and reports, and small enough to snapshot. Timings are
 // printed, not asserted (the CPU is shared).
-import { statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshotPath } from "../../src/sandbox/persist.js";
+import { persistedBytes } from "../../src/sandbox/persist.js";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
@@ -92,7 +91,7 @@ describe("a million redemptions", () => {
   it("snapshots compactly and reloads", async () => {
     const t0 = performance.now();
     sb.save();
-    const bytes = statSync(snapshotPath(dir)).size;
+    const bytes = persistedBytes(dir);
     console.log(
       `[bulk] snapshot with 1M redemptions: ${(bytes / 1e6).toFixed(1)} MB, saved in ${(performance.now() - t0).toFixed(0)} ms`,
     );
