@@ -31,6 +31,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { importOneMillion } from "./import-1m.mjs";
+import { api, measured } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 import { syncBench } from "./sync-1m.mjs";
 import { sandboxScaleBench } from "./sandbox-scale.mjs";
@@ -158,52 +159,6 @@ async function freshSandbox() {
 
 // ---------------------------------------------------------------------------------------------
 // Processes measured for wall time and peak RSS.
-
-/** Runs node with args; wall ms from spawn to exit, peak RSS in MB (GNU time, else /proc VmHWM). */
-function measured(args, env) {
-  return new Promise((resolve, reject) => {
-    const cmd = TIME ? TIME : NODE;
-    const argv = TIME ? ["-v", NODE, ...args] : args;
-    const t0 = process.hrtime.bigint();
-    const child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe"], env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c) => {
-      stderr += c;
-    });
-    let hwmKb = 0;
-    let poll;
-    if (!TIME) {
-      poll = setInterval(() => {
-        try {
-          const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
-          if (m) hwmKb = Math.max(hwmKb, Number(m[1]));
-        } catch {
-          // gone
-        }
-      }, 20);
-    }
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const ms = msSince(t0);
-      if (poll) clearInterval(poll);
-      let rssKb = hwmKb;
-      let cpuSec = null;
-      if (TIME) {
-        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-        rssKb = m ? Number(m[1]) : 0;
-        const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
-        const sys = /System time \(seconds\): ([\d.]+)/.exec(stderr);
-        if (user && sys) cpuSec = round(Number(user[1]) + Number(sys[1]), 2);
-        stderr = stderr.replace(/\n?\tCommand being timed:[\s\S]*$/, "");
-      }
-      resolve({ code, ms, peakRssMb: round(rssKb / 1024), cpuSec, stdout, stderr });
-    });
-  });
-}
 
 function writeRoster(path, n) {
   const lines = ["externalId,name,email,handle,active"];
@@ -341,17 +296,6 @@ async function imports(started) {
 
 const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 const EXPORT_LATENCY_MS = Number(process.env.BENCH_EXPORT_LATENCY_MS ?? 50);
-
-async function api(sb, method, path, body, prefix = "/api/partner/v1") {
-  const res = await fetch(sb.baseUrl + prefix + path, {
-    method,
-    headers: { authorization: `Bearer ${sb.writeKey}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
 /** A sandbox holding EXPORT_ROWS redemptions on one campaign linked to 50 creators. */
 async function sandboxWithRedemptions() {
