@@ -357,7 +357,7 @@ describe("a base URL that is some other web server", () => {
 
   it("a proxy's 502 page without an API body stays temporary: retried, then exit 7", async () => {
     const s = await other(502, "<html><h1>502 Bad Gateway</h1></html>");
-    const r = await cli(["me"], { env: envFor(s.url, { PARTNER_RETRY_DEADLINE_MS: "500" }) });
+    const r = await cli(["me"], { env: envFor(s.url, { PARTNER_RETRY_DEADLINE_MS: "3000" }) });
     expect(r.exitCode, r.stderr).toBe(7);
     expect(s.hits.length).toBeGreaterThan(1);
   });
