@@ -82,6 +82,8 @@ export class ContentDigest {
   crc = 0;
   private headBuf: Buffer = Buffer.alloc(0);
   private tailBuf: Buffer = Buffer.alloc(0);
+  /** sha256 of headBuf, once computed (it stops changing at 64 KiB). */
+  private headSha: string | undefined;
 
   /** A digest that continues from a snapshot, given the content's first and last blocks. */
   static resume(s: ContentSnapshot, head: Buffer, tail: Buffer): ContentDigest {
@@ -96,8 +98,10 @@ export class ContentDigest {
   update(buf: Uint8Array): void {
     if (buf.length === 0) return;
     this.crc = crc32(buf, this.crc);
-    if (this.headBuf.length < BLOCK)
+    if (this.headBuf.length < BLOCK) {
       this.headBuf = Buffer.concat([this.headBuf, buf.subarray(0, BLOCK - this.headBuf.length)]);
+      this.headSha = undefined;
+    }
     this.tailBuf =
       buf.length >= BLOCK
         ? Buffer.from(buf.subarray(buf.length - BLOCK))
@@ -106,7 +110,8 @@ export class ContentDigest {
   }
 
   snapshot(): ContentSnapshot {
-    return { bytes: this.bytes, crc32: this.crc, head: sha(this.headBuf), tail: sha(this.tailBuf) };
+    this.headSha ??= sha(this.headBuf);
+    return { bytes: this.bytes, crc32: this.crc, head: this.headSha, tail: sha(this.tailBuf) };
   }
 }
 

@@ -27,6 +27,16 @@ export interface FeedStep<T> {
   last: boolean;
   /** 1-based page number within this run. */
   pageNo: number;
+  /** The page `read` returned (a shallow copy: its fields, whatever else `read` put on it included, and `after`). */
+  page: FeedPage<T>;
+  /**
+   * While `handle` runs: the step `ahead` pages after this one (default 1: the next), when it and
+   * the pages before it have already been read ahead (up to the read-ahead depth, above 1), else
+   * undefined. `handle` may prepare its work for it (render it, record the intent of its write with
+   * this step's save, even start it); the loop hands that same object to `handle` in its turn,
+   * unless the run stops first.
+   */
+  peek?: ((ahead?: number) => FeedStep<T> | undefined) | undefined;
 }
 
 export interface FeedLoopOptions<T> {
@@ -38,8 +48,13 @@ export interface FeedLoopOptions<T> {
   /** Checked before each page is handled; when aborted, `interrupted()` is thrown. */
   signal?: AbortSignal | undefined;
   interrupted?: (() => Error) | undefined;
-  /** Read the next page while this one is handled (reads have no side effects). Default true. */
-  readAhead?: boolean | undefined;
+  /**
+   * Pages read ahead while one is handled (reads have no side effects): true (the default) or 1
+   * reads the next page; a number N > 1 keeps up to N pages requested or waiting beyond the one
+   * being handled, each read starting as soon as the page before it arrived (the cursor chain), so
+   * the service is never idle while the handler is busy; false or 0 reads one page at a time.
+   */
+  readAhead?: boolean | number | undefined;
 }
 
 export interface FeedLoopResult {
@@ -67,13 +82,123 @@ export function advance(
   return { cursor: pos.cursor, skipIds };
 }
 
+type PageAt<T> = FeedPage<T> & { after: string | undefined };
+
+/** Whether a page ends the walk (as feedPages decides: nextCursor null, or an empty page that hands back its own cursor). */
+const endsWalk = <T>(p: FeedPage<T>, after: string | undefined) =>
+  p.nextCursor === null || (p.items.length === 0 && p.nextCursor === after);
+
+/** Pages in feed order, each with the cursor that produced it. */
+interface PageReader<T> {
+  /** The next page (a failed read throws here), or undefined after the last one. */
+  next(): Promise<PageAt<T> | undefined>;
+  /** The page next() returns `i` calls from now (0: the next one), when it and those before it have arrived (the same object); else undefined. */
+  peek(i: number): PageAt<T> | undefined;
+  /** Drops what is still being read (failures ignored). */
+  stop(): void;
+}
+
+/** feedPages (no read-ahead, or one page ahead): nothing to peek at. */
+function sequentialReader<T>(
+  read: (after: string | undefined) => Promise<FeedPage<T>>,
+  from: string | undefined,
+  readAhead: boolean,
+): PageReader<T> {
+  const it = feedPages(read, from, { readAhead });
+  return {
+    async next() {
+      const r = await it.next();
+      return r.done ? undefined : r.value;
+    },
+    peek: (_i: number) => undefined,
+    stop() {
+      it.return(undefined).catch(() => {});
+    },
+  };
+}
+
+/**
+ * A read-ahead of `depth` pages: up to `depth` pages beyond the one the caller holds are requested or
+ * waiting. A read starts as soon as the page before it arrived (its cursor is needed) and fewer than
+ * `depth` pages wait. A failed read is thrown where its page is due, and nothing after it is
+ * requested.
+ */
+function pipelinedReader<T>(
+  read: (after: string | undefined) => Promise<FeedPage<T>>,
+  from: string | undefined,
+  depth: number,
+): PageReader<T> {
+  interface Slot {
+    after: string | undefined;
+    page: Promise<PageAt<T>>;
+    /** Set when the read succeeded. */
+    done?: PageAt<T> | undefined;
+  }
+  const queue: Slot[] = [];
+  let stopped = false;
+  let ended = false;
+  /** The cursor of the next read: undefined while unknown (the read before it is running), null after the end or a failure. */
+  let nextAfter: { after: string | undefined } | null | undefined = { after: from };
+  const pump = () => {
+    while (!stopped && nextAfter && queue.length < depth) {
+      const after = nextAfter.after;
+      nextAfter = undefined;
+      let page: Promise<FeedPage<T>>;
+      try {
+        page = read(after);
+      } catch (err) {
+        page = Promise.reject(err);
+      }
+      const slot: Slot = { after, page: page.then((p) => ({ ...p, after })) };
+      slot.page.then(
+        (p) => {
+          slot.done = p;
+          nextAfter = endsWalk(p, after) ? null : { after: p.nextCursor as string };
+          pump();
+        },
+        () => {
+          nextAfter = null; // no cursor to go on with; the failure is thrown where its page is due
+        },
+      );
+      queue.push(slot);
+    }
+  };
+  pump();
+  return {
+    async next() {
+      const slot = queue[0];
+      if (ended || !slot) return undefined;
+      const p = slot.done ?? (await slot.page);
+      queue.shift();
+      if (endsWalk(p, slot.after)) ended = true;
+      else pump();
+      return p;
+    },
+    peek(i) {
+      if (ended) return undefined;
+      for (let k = 0; k <= i; k++) {
+        const p = queue[k]?.done;
+        if (!p) return undefined;
+        if (k === i) return p;
+        if (endsWalk(p, queue[k]!.after)) return undefined;
+      }
+      return undefined;
+    },
+    stop() {
+      stopped = true;
+    },
+  };
+}
+
 export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult> {
   let pos: FeedPosition = { cursor: o.from.cursor, skipIds: [...o.from.skipIds] };
   const result: FeedLoopResult = { position: pos, pages: 0, fresh: 0, repeated: 0 };
-  const pages = feedPages(o.read, pos.cursor ?? undefined, { readAhead: o.readAhead ?? true });
-  for await (const page of pages) {
-    if (o.signal?.aborted) throw o.interrupted?.() ?? new Error("Interrupted.");
-    const skip = new Set(pos.skipIds);
+  const depth = o.readAhead === undefined || o.readAhead === true ? 1 : Math.max(0, Math.floor(+o.readAhead));
+  const from = pos.cursor ?? undefined;
+  const reader =
+    depth > 1 ? pipelinedReader(o.read, from, depth) : sequentialReader(o.read, from, depth === 1);
+  const stepOf = (page: PageAt<T>, at: FeedPosition, pageNo: number): FeedStep<T> => {
+    const skip = new Set(at.skipIds);
     const ids = page.items.map((it) => o.idOf(it));
     const fresh: T[] = [];
     let repeated = 0;
@@ -81,14 +206,40 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
       if (skip.has(ids[i]!)) repeated++;
       else fresh.push(it);
     });
-    const last = page.nextCursor === null || (page.items.length === 0 && page.nextCursor === page.after);
-    const next = advance(pos, ids, page.nextCursor);
-    result.pages++;
-    await o.handle({ fresh, repeated, next, last, pageNo: result.pages });
-    pos = next;
-    result.position = pos;
-    result.fresh += fresh.length;
-    result.repeated += repeated;
+    const last = endsWalk(page, page.after);
+    return { fresh, repeated, next: advance(at, ids, page.nextCursor), last, pageNo, page };
+  };
+  /** The steps peeks computed, in order from the next one: each handed to `handle` as it is when its page comes up. */
+  let ahead: { page: PageAt<T>; step: FeedStep<T> }[] = [];
+  try {
+    for (;;) {
+      const page = await reader.next();
+      if (!page) break;
+      if (o.signal?.aborted) throw o.interrupted?.() ?? new Error("Interrupted.");
+      const step = ahead[0]?.page === page ? ahead[0].step : stepOf(page, pos, result.pages + 1);
+      ahead = ahead[0]?.page === page ? ahead.slice(1) : [];
+      if (!step.last)
+        step.peek = (n = 1) => {
+          // Steps are computed in order, each from the position after the one before.
+          while (ahead.length < n) {
+            const before = ahead.at(-1)?.step ?? step;
+            if (before.last) return undefined;
+            const p = reader.peek(ahead.length);
+            if (!p) return undefined;
+            ahead.push({ page: p, step: stepOf(p, before.next, before.pageNo + 1) });
+          }
+          return n >= 1 ? ahead[n - 1]!.step : undefined;
+        };
+      result.pages++;
+      await o.handle(step);
+      step.peek = undefined;
+      pos = step.next;
+      result.position = pos;
+      result.fresh += step.fresh.length;
+      result.repeated += step.repeated;
+    }
+  } finally {
+    reader.stop();
   }
   return result;
 }

@@ -208,3 +208,64 @@ export function renderRows(
     out += `${JSON.stringify(r.change ? { ...r.redemption, change: r.change } : r.redemption)}\n`;
   return out;
 }
+
+/**
+ * Buffers handed out again once given back: a page's rows are written into one, which is given back
+ * after the page is written, so an export of any length reuses a few buffers instead of leaving a
+ * dead one per page for the garbage collector (whose large external buffers can pile up for tens of
+ * megabytes before a full collection frees them).
+ */
+export class BufferPool {
+  private free: Buffer[] = [];
+  constructor(private readonly keep = 6) {}
+
+  /** A buffer of at least `size` bytes (its content is garbage). */
+  take(size: number): Buffer {
+    const i = this.free.findIndex((b) => b.length >= size);
+    if (i >= 0) return this.free.splice(i, 1)[0]!;
+    // Some room to grow, so pages a little longer than the last ones still fit.
+    return Buffer.allocUnsafeSlow(Math.max(size + (size >> 3), 4096));
+  }
+
+  /** Gives `buf` back; it must not be used afterwards. */
+  give(buf: Buffer): void {
+    this.free.push(buf);
+    if (this.free.length > this.keep) {
+      this.free.sort((a, b) => b.length - a.length);
+      this.free.length = this.keep;
+    }
+  }
+}
+
+/** Rows rendered into one buffer: row i is `buf` [i === 0 ? 0 : ends[i - 1], ends[i]). */
+export interface RowBuffer {
+  /** Holds the rows from 0 to the last end (it may be longer: a pooled buffer). */
+  buf: Buffer;
+  ends: number[];
+}
+
+/**
+ * Renders each redemption as one row (no CSV header), as renderRows would, into one buffer (from
+ * `pool` when given), with the byte offset where each row ends: a page can be kept as its rows'
+ * bytes instead of its parsed objects.
+ */
+export function renderRowBuffer(
+  format: ExportFormat,
+  redemptions: readonly Redemption[],
+  pool?: BufferPool,
+): RowBuffer {
+  const lines: string[] = new Array(redemptions.length);
+  const ends: number[] = new Array(redemptions.length);
+  let total = 0;
+  for (let i = 0; i < redemptions.length; i++) {
+    const r = redemptions[i]!;
+    const line = format === "csv" ? csvRow(r) : `${JSON.stringify(r)}\n`;
+    lines[i] = line;
+    total += Buffer.byteLength(line, "utf8");
+    ends[i] = total;
+  }
+  const buf = pool ? pool.take(total) : Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const line of lines) at += buf.write(line, at, "utf8");
+  return { buf, ends };
+}

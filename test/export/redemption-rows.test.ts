@@ -6,6 +6,8 @@ import { type Cell, formatCsv, unescapeFormulaCell } from "../../src/csv/write.j
 import {
   type Change,
   redemptionCells as cells,
+  BufferPool,
+  renderRowBuffer,
   csvRow,
   REDEMPTION_COLUMNS,
   renderRows,
@@ -187,5 +189,53 @@ describe("CSV rows of redemptions", () => {
     back.forEach((got, i) => {
       expect(got.map(unescapeFormulaCell)).toEqual(cells(rows[i]!).map((c) => (c ?? "") as string));
     });
+  });
+
+  it("rendered into one buffer per page (pooled or not) are the same bytes, each row ending where `ends` says", () => {
+    const r = rng(99);
+    const pool = new BufferPool(2);
+    for (const format of ["csv", "ndjson"] as const) {
+      for (const n of [0, 1, 2, 500, 30, 700]) {
+        const reds = Array.from({ length: n }, () => redemption(r, true));
+        const want = Buffer.from(
+          renderRows(
+            format,
+            reds.map((redemption) => ({ redemption })),
+          ),
+          "utf8",
+        );
+        for (const p of [undefined, pool]) {
+          const { buf, ends } = renderRowBuffer(format, reds, p);
+          expect(ends).toHaveLength(n);
+          expect(buf.subarray(0, ends.at(-1) ?? 0).equals(want)).toBe(true);
+          reds.forEach((red, i) => {
+            const row = buf.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+            expect(row.toString("utf8")).toBe(renderRows(format, [{ redemption: red }]));
+          });
+          // Given back, the buffer is handed out again (overwritten) for the next page.
+          p?.give(buf);
+        }
+      }
+    }
+  });
+
+  it("a buffer pool hands out given-back buffers that are large enough, and keeps only the largest few", () => {
+    const pool = new BufferPool(2);
+    const a = pool.take(1000);
+    const b = pool.take(20_000);
+    expect(a.length).toBeGreaterThanOrEqual(1000);
+    expect(b.length).toBeGreaterThanOrEqual(20_000);
+    pool.give(a);
+    pool.give(b);
+    expect(pool.take(10_000)).toBe(b);
+    expect(pool.take(100)).toBe(a);
+    const big = pool.take(50_000);
+    expect([a, b]).not.toContain(big);
+    for (const x of [a, b, big, pool.take(1), pool.take(1)]) pool.give(x);
+    // Five given back, two kept: the two largest.
+    const kept = [pool.take(1), pool.take(1), pool.take(1)];
+    expect(kept[0]).toBe(big);
+    expect(kept[1]).toBe(b);
+    expect([a, b, big]).not.toContain(kept[2]);
   });
 });
