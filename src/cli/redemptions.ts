@@ -44,7 +44,7 @@ export function registerRedemptions(program: Command): void {
     "partner-cli redemptions export --out redemptions-$(date +%F).xlsx --cursor excel",
   ]);
   action(exp, async (ctx, _args, o) => {
-    await (await import("../commands/redemptions/export.js")).exportRun(o, ctx);
+    await (await import("../commands/redemptions/export.js")).redemptionsExportRun(o, ctx);
   });
 
   const list = addRangeOptions(

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportRun } from "../../src/commands/redemptions/export.js";
+import { redemptionsExportRun as exportRun } from "../../src/commands/redemptions/export.js";
 import { ConfigStore } from "../../src/config/store.js";
 import type { Checkpoint } from "../../src/export/checkpoint.js";
 import { intentFor } from "../../src/export/durable-output.js";

@@ -1,0 +1,170 @@
+// redemptions export, the steps that move rows: the feed's pages into a file or stdout (kept as
+// rendered rows, one save per page), the feed into a workbook, and the correction feeds.
+import type { FeedPage } from "../../api/paging.js";
+import { listEvents } from "../../api/events.js";
+import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
+import { ApiError, CancelledError } from "../../errors.js";
+import { type FeedStep, runFeed } from "../../export/feed-loop.js";
+import {
+  BufferPool,
+  type Change,
+  type ExportFormat,
+  type RowBuffer,
+  redemptionCells,
+  renderRowBuffer,
+  renderRows,
+} from "../../export/redemption-rows.js";
+import type { Redemption } from "../../spec/redemptions.js";
+import { CORRECTION_TYPES, durableStep, type ExportState } from "./export-state.js";
+
+/** What an interruption (Ctrl-C) says: for a workbook nothing was written; else what was saved. */
+function interrupted(s: ExportState): () => Error {
+  const { args, summary } = s;
+  return () =>
+    new CancelledError(
+      s.held.workbook
+        ? `Interrupted; ${args.outPath} was not written and cursor "${args.name}" did not move. Run again to export these rows.`
+        : `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
+    );
+}
+
+/** A feed page as the export keeps it: the ids, and the rows rendered into one buffer. */
+type RowsPage = FeedPage<string> & { rows: RowBuffer };
+
+/** The bytes of a step's fresh rows: all of its page's rows (a view), or those not skipped. */
+export function pageBytes(s: FeedStep<string>): Buffer {
+  const { items, rows } = s.page as RowsPage;
+  const row = (i: number) => rows.buf.subarray(i === 0 ? 0 : rows.ends[i - 1], rows.ends[i]);
+  if (s.fresh.length === items.length) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
+  // The repeated last page: its fresh ids are the page's ids in order, less those skipped.
+  const parts: Buffer[] = [];
+  for (let i = 0, j = 0; i < items.length && j < s.fresh.length; i++)
+    if (items[i] === s.fresh[j]) {
+      parts.push(row(i));
+      j++;
+    }
+  return Buffer.concat(parts);
+}
+
+/**
+ * The feed into a file or stdout. Each page is rendered as soon as it is read and kept as its rows'
+ * bytes and ids (the parsed objects die at once, so pages read ahead hold little memory); a page's
+ * buffer goes back to a small pool once written to a file (stdout may still hold it). Two pages are
+ * read ahead, so the next page is usually there when a page's commit is saved: its intent is saved
+ * with that commit, one save of the config store per page.
+ */
+export async function exportFeedRows(s: ExportState): Promise<void> {
+  const { args, ctx, summary, cursors } = s;
+  const format = args.format as ExportFormat;
+  const pool = args.outPath ? new BufferPool() : undefined;
+  const showProgress = ctx.io.stderrIsTTY && args.outPath !== null;
+  /** The next page, when this page's save recorded its intent. */
+  let ready: FeedStep<string> | undefined;
+  await runFeed<string>({
+    read: async (after): Promise<RowsPage> => {
+      const page = await redemptionFeed(s.api, { after, limit: args.limit });
+      const rows = renderRowBuffer(format, page.items, pool);
+      return { items: page.items.map((r) => r.id), nextCursor: page.nextCursor, rows };
+    },
+    idOf: (id) => id,
+    from: cursors.feedPos,
+    signal: ctx.signal,
+    interrupted: interrupted(s),
+    readAhead: 2,
+    handle: async (step) => {
+      summary.pages++;
+      const intentSaved = ready === step;
+      ready = undefined;
+      let following: FeedStep<string> | undefined;
+      const advance = () => {
+        cursors.feedPos = step.next;
+        summary.rows += step.fresh.length;
+        cursors.total += step.fresh.length;
+      };
+      const next = () => {
+        following = step.peek?.();
+        return following && pageBytes(following);
+      };
+      if (await durableStep(s, pageBytes(step), advance, { intentSaved, next })) ready = following;
+      // Written (and its tail copied into the running digest): the page's buffer can be reused.
+      if (pool && step.fresh.length) pool.give((step.page as RowsPage).rows.buf);
+      if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+    },
+  });
+  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+}
+
+/** The feed into the workbook: positions move in memory, saved once the workbook is in place. */
+export async function exportFeedWorkbook(s: ExportState): Promise<void> {
+  const { args, ctx, summary, cursors } = s;
+  const book = s.held.workbook!;
+  const showProgress = ctx.io.stderrIsTTY;
+  await runFeed<Redemption>({
+    read: (after) => redemptionFeed(s.api, { after, limit: args.limit }),
+    idOf: (r) => r.id,
+    from: cursors.feedPos,
+    signal: ctx.signal,
+    interrupted: interrupted(s),
+    handle: async (step) => {
+      summary.pages++;
+      s.assertHeld();
+      await book.write(step.fresh.map((r) => redemptionCells(r)));
+      cursors.feedPos = step.next;
+      summary.rows += step.fresh.length;
+      cursors.total += step.fresh.length;
+      if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+    },
+  });
+  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+}
+
+/** Rows of redemptions: one durable step, or into the workbook (positions move in memory). */
+async function emit(
+  s: ExportState,
+  rows: { redemption: Redemption; change?: Change | undefined }[],
+  advance: () => void,
+): Promise<void> {
+  const book = s.held.workbook;
+  if (book) {
+    s.assertHeld();
+    await book.write(rows.map((r) => redemptionCells(r.redemption, r.change)));
+    advance();
+  } else await durableStep(s, Buffer.from(renderRows(s.args.format as ExportFormat, rows), "utf8"), advance);
+}
+
+/**
+ * The correction feeds (one cursor per event type): every correction in the log gets a change row
+ * with the redemption's current state, the first run included, so a correction racing the feed read
+ * is never lost.
+ */
+export async function exportCorrections(s: ExportState): Promise<void> {
+  const { ctx, cursors, summary } = s;
+  for (let i = 0; i < CORRECTION_TYPES.length; i++) {
+    const type = CORRECTION_TYPES[i]!;
+    await runFeed({
+      read: (after) => listEvents(s.api, { after, type, limit: 1000 }),
+      idOf: (e) => e.id,
+      from: cursors.corrPos[i]!,
+      signal: ctx.signal,
+      interrupted: interrupted(s),
+      handle: async (step) => {
+        const rows: { redemption: Redemption; change: Change }[] = [];
+        for (const e of step.fresh) {
+          if (e.sample) continue;
+          const id = String((e.data as { redemptionId?: unknown }).redemptionId ?? "");
+          try {
+            const redemption = await getRedemption(s.api, id);
+            rows.push({ redemption, change: { type: e.type, eventId: e.id, occurredAt: e.occurredAt } });
+          } catch (err) {
+            if (!(err instanceof ApiError && err.status === 404)) throw err;
+            ctx.io.err(`Skipped correction ${e.id}: redemption ${id} is no longer readable.`);
+          }
+        }
+        await emit(s, rows, () => {
+          cursors.corrPos[i] = step.next;
+          summary.corrections += rows.length;
+        });
+      },
+    });
+  }
+}

@@ -1,0 +1,162 @@
+// The export's per-page saves: a page's save records the intent of the next page when that page was
+// read ahead (one write of the config store per page instead of two), and pages are kept as their
+// rendered rows in reused buffers. Every save, combined or not, keeps the rules of the intent record:
+// the committed state is exactly what the file holds when it is saved, and each recorded intent is
+// exactly the block written next at its offset. A run killed after a combined save, in the middle of
+// the next write, is repaired and loses or doubles nothing.
+import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { redemptionsExportRun } from "../../src/commands/redemptions/export.js";
+import { ConfigStore } from "../../src/config/store.js";
+import type { Checkpoint } from "../../src/export/checkpoint.js";
+import { CHUNK, type FileState, intentExplains } from "../../src/export/durable-output.js";
+import { csvHeader, renderRows } from "../../src/export/redemption-rows.js";
+import { looseRedemptions, type Redemption } from "../../src/spec/redemptions.js";
+import { useSandbox } from "../helpers/harness.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { activeCampaign, feedIds, simulate } from "./arrange.js";
+
+interface Save {
+  /** The output file's size when the save started. */
+  sizeBefore: number;
+  /** The redemption cursor's file state as saved. */
+  file: FileState;
+  /** The config file's text after the save. */
+  config: string;
+}
+
+const s = useSandbox({ seed: "demo" });
+let campaign: string;
+
+/** The feed's redemptions in feed order, read with a raw loop and the client's schema. */
+async function feedRedemptions(): Promise<Redemption[]> {
+  const all: Redemption[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const r = await s.http(
+      "GET",
+      `/redemptions?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ""}`,
+    );
+    const page = looseRedemptions.RedemptionFeedPage.parse(r.body);
+    all.push(...(page.items as Redemption[]));
+    if (page.nextCursor === null || page.items.length === 0) return all;
+    after = page.nextCursor;
+  }
+}
+
+/** Exactly the bytes of the header and every redemption of the feed, in feed order. */
+async function wholeFeedCsv(): Promise<Buffer> {
+  const rows = (await feedRedemptions()).map((redemption) => ({ redemption }));
+  return Buffer.from(csvHeader() + renderRows("csv", rows), "utf8");
+}
+
+const csvIds = (bytes: Buffer) =>
+  (parse(bytes, { columns: true }) as Record<string, string>[]).map((r) => r.id!);
+
+/** Runs an export of `out`, recording every save of the config store. */
+async function recordedRun(configDir: string, out: string, limit: number) {
+  const saves: Save[] = [];
+  const real = ConfigStore.prototype.update;
+  vi.spyOn(ConfigStore.prototype, "update").mockImplementation(async function (this: ConfigStore, fn) {
+    // Give the read-ahead time to land, so that pages are there to be recorded with a save.
+    await new Promise((r) => setTimeout(r, 15));
+    const sizeBefore = statSync(out, { throwIfNoEntry: false })?.size ?? 0;
+    const result = await real.call(this, fn);
+    const config = readFileSync(join(configDir, "config.json"), "utf8");
+    const cp = Object.values(JSON.parse(config).cursors as Record<string, Checkpoint>).find(
+      (c) => c.feed === "redemptions",
+    );
+    if (cp?.file) saves.push({ sizeBefore, file: cp.file, config });
+    return result as never;
+  });
+  const t = s.context({ configDir });
+  try {
+    const summary = await redemptionsExportRun({ out, limit }, t.ctx);
+    return { summary, saves };
+  } finally {
+    await t.ctx.close();
+    vi.restoreAllMocks();
+  }
+}
+
+describe("redemptions export: rendered pages, one save per page", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("an empty feed gives a file holding the header only, and the cursor saved", async () => {
+    const out = join(tempDir(), "empty.csv");
+    const t = s.context();
+    const summary = await redemptionsExportRun({ out }, t.ctx).finally(() => t.ctx.close());
+    expect(summary.rows).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(csvHeader());
+  });
+
+  it("records each intent before its write, exactly the bytes written, mostly with the previous page's save", async () => {
+    campaign = await activeCampaign(s.sb);
+    await simulate(s.sb, { campaign, claims: 2100, redemptions: 2000, seed: 21 });
+    const configDir = tempDir();
+    const out = join(tempDir(), "r.csv");
+    const { summary, saves } = await recordedRun(configDir, out, 100);
+    const file = readFileSync(out);
+    expect(summary.pages).toBeGreaterThanOrEqual(20);
+    // Byte for byte the header and every redemption in feed order (pages' buffers are reused).
+    expect(file.equals(await wholeFeedCsv())).toBe(true);
+    let combined = 0;
+    for (const [i, sv] of saves.entries()) {
+      // The committed state is what the file holds when it is saved (nothing uncommitted beyond it).
+      expect(sv.sizeBefore).toBe(sv.file.bytes);
+      const intent = sv.file.intent;
+      if (!intent) continue;
+      expect(intent.start).toBe(sv.file.bytes);
+      // The recorded block is exactly what was written there next.
+      const block = file.subarray(intent.start, intent.start + intent.length);
+      expect(block.length).toBe(intent.length);
+      expect(intentExplains(intent, intent.start, block)).toBe(true);
+      // A save that also moved the committed length (a page's commit) carried the next page's intent.
+      if (i > 0 && sv.file.bytes > saves[i - 1]!.file.bytes) combined++;
+    }
+    expect(saves.at(-1)!.file.intent ?? null).toBe(null);
+    expect(saves.at(-1)!.file.bytes).toBe(file.length);
+    // One save per page (plus the header's and the first page's intent) when pages were read ahead.
+    expect(combined).toBeGreaterThan(0);
+    expect(saves.length).toBe(2 * (summary.pages + 1) - combined);
+
+    // New rows after the repeated last page: only they are appended, byte for byte in feed order.
+    await simulate(s.sb, { campaign, claims: 160, redemptions: 150, seed: 22 });
+    const t = s.context({ configDir });
+    const again = await redemptionsExportRun({ out, limit: 100 }, t.ctx).finally(() => t.ctx.close());
+    expect(again.rows).toBe(150);
+    expect(readFileSync(out).equals(await wholeFeedCsv())).toBe(true);
+  });
+
+  it("a run killed inside a write whose intent a page's save recorded is repaired on the next run: every id once", async () => {
+    const configDir = tempDir();
+    const out = join(tempDir(), "r.csv");
+    const { saves } = await recordedRun(configDir, out, 100);
+    const full = readFileSync(out);
+    const all = await feedIds(s.sb);
+    // Saves that committed a page and recorded the next one's intent.
+    const points = saves.filter(
+      (sv, i) => i > 0 && sv.file.intent && sv.file.bytes > saves[i - 1]!.file.bytes,
+    );
+    expect(points.length).toBeGreaterThan(0);
+    for (const sv of [points[0]!, points[Math.floor(points.length / 2)]!, points.at(-1)!]) {
+      const intent = sv.file.intent!;
+      // Where the kernel leaves an interrupted write: on a 4 KiB file offset inside the block, or its end.
+      const cut = Math.floor((intent.start + intent.length - 1) / CHUNK) * CHUNK;
+      const end = cut > intent.start ? cut : intent.start + intent.length;
+      writeFileSync(out, full);
+      truncateSync(out, end);
+      writeFileSync(join(configDir, "config.json"), sv.config);
+      const t = s.context({ configDir });
+      const again = await redemptionsExportRun({ out }, t.ctx).finally(() => t.ctx.close());
+      expect(again.repairedBytes).toBe(end - intent.start);
+      const ids = csvIds(readFileSync(out));
+      expect(ids.length).toBe(all.length);
+      expect(new Set(ids)).toEqual(new Set(all));
+      expect(t.stderr()).toMatch(/Removed [\d,]+ bytes that an interrupted run of cursor "default" wrote/);
+      expect(readFileSync(out).equals(await wholeFeedCsv())).toBe(true);
+    }
+  });
+});
