@@ -54,6 +54,6 @@ export function registerEvents(program: Command): void {
     "PARTNER_PROFILE=prod partner-cli events sync --out /data/events.ndjson --json",
   ]);
   action(sync, async (ctx, _a, o) => {
-    await (await import("../commands/events/sync.js")).syncRun(o, ctx);
+    await (await import("../commands/events/sync.js")).eventsSyncRun(o, ctx);
   });
 }

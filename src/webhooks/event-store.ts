@@ -8,7 +8,7 @@
 // that the lines after a saved checkpoint are all envelopes, so a re-saved or foreign file is refused
 // before anything is written (commands/events/sync.ts).
 import type { BigIntStats } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
+import { type FileHandle, stat } from "node:fs/promises";
 import { ContentDigest, type ContentSnapshot, type FileState, identityOf } from "../export/durable-output.js";
 import { releaseLock, tryLock } from "../export/run-lock.js";
 import { openPrivateAppend } from "../io/private-file.js";
@@ -105,55 +105,118 @@ function lineProblem(buf: Buffer, v: unknown): string | undefined {
   return undefined;
 }
 
-export async function openEventStore(
-  path: string,
-  o: StoreOpenOptions = {},
-): Promise<EventStore & { scan: StoreScan }> {
-  // The store holds the organization's event data: a new one is created 0600 whatever the umask.
-  const { fh } = await openPrivateAppend(path, { read: true });
-  const ids = new Set<string>();
-  let known = 0;
-  let lines = 0;
-  let repairedBytes = 0;
-  let closed = false;
-  // The digest of [0, known): what a checkpoint records as the committed content.
-  const digest = new ContentDigest();
-  const offsets = [...new Set(o.snapshotAt ?? [])].filter((x) => x > 0).sort((a, b) => a - b);
-  let nextSnap = 0;
-  let lastStat = await fh.stat({ bigint: true });
-  const scan: StoreScan = {
-    stat: lastStat,
-    size: Number(lastStat.size),
-    snapshots: new Map(),
-    organizationIds: new Set(),
-    partial: null,
-  };
-  const checkFrom = o.checkFrom;
+/** An open store together with what the read at open found. */
+export type OpenedEventStore = EventStore & { scan: StoreScan };
+
+/** Reads bytes in chunks (a store can hold millions of events); a line may span two chunks. */
+const READ_CHUNK = 4 << 20;
+
+/**
+ * An open store over explicit state: the file, the ids it holds, and the committed content
+ * [0, known) with its running digest. Every read and write happens under the store's lock.
+ */
+class StoreFile implements OpenedEventStore {
+  readonly scan: StoreScan;
+  private readonly ids = new Set<string>();
+  /** Bytes of complete lines seen or written: the committed content. */
+  private known = 0;
+  private lines = 0;
+  private repaired = 0;
+  private closed = false;
+  /** The digest of [0, known): what a checkpoint records as the committed content. */
+  private readonly digest = new ContentDigest();
+  /** Offsets to snapshot the digest at, ascending, and the next one due. */
+  private readonly offsets: number[];
+  private nextSnap = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly fh: FileHandle,
+    private lastStat: BigIntStats,
+    private readonly o: StoreOpenOptions,
+  ) {
+    this.offsets = [...new Set(o.snapshotAt ?? [])].filter((x) => x > 0).sort((a, b) => a - b);
+    this.scan = {
+      stat: lastStat,
+      size: Number(lastStat.size),
+      snapshots: new Map(),
+      organizationIds: new Set(),
+      partial: null,
+    };
+  }
+
+  get count(): number {
+    return this.ids.size;
+  }
+
+  get repairedBytes(): number {
+    return this.repaired;
+  }
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  state(): FileState {
+    const { path } = this;
+    return { path, format: "events", ...this.digest.snapshot(), ...identityOf(this.lastStat), intent: null };
+  }
+
+  async withLock<T>(fn: () => Promise<T>): Promise<T> {
+    const release = await lockStore(this.path);
+    try {
+      return await fn();
+    } finally {
+      await release();
+    }
+  }
 
   /** Adds [at, at + buf.length) to the digest, snapshotting at the requested offsets on the way. */
-  const digestUpdate = (buf: Buffer, at: number) => {
+  private digestUpdate(buf: Buffer, at: number): void {
     let p = 0;
-    while (nextSnap < offsets.length && offsets[nextSnap]! <= at + buf.length) {
-      const cut = offsets[nextSnap]! - at;
-      digest.update(buf.subarray(p, cut));
+    const offsets = this.offsets;
+    while (this.nextSnap < offsets.length && offsets[this.nextSnap]! <= at + buf.length) {
+      const cut = offsets[this.nextSnap]! - at;
+      this.digest.update(buf.subarray(p, cut));
       p = cut;
-      scan.snapshots.set(offsets[nextSnap]!, digest.snapshot());
-      nextSnap++;
+      this.scan.snapshots.set(offsets[this.nextSnap]!, this.digest.snapshot());
+      this.nextSnap++;
     }
-    digest.update(buf.subarray(p));
-  };
+    this.digest.update(buf.subarray(p));
+  }
+
+  /** Learns one complete line at `offset`: its id, and (from checkFrom on) whether it is an envelope. */
+  private learnLine(lineBuf: Buffer, offset: number): void {
+    let v: unknown;
+    if (lineBuf.length) {
+      try {
+        v = JSON.parse(lineBuf.toString("utf8"));
+      } catch {
+        v = undefined;
+      }
+    }
+    const id = (v as { id?: unknown } | undefined)?.id;
+    if (typeof id === "string") this.ids.add(id);
+    this.lines++;
+    const checkFrom = this.o.checkFrom;
+    if (checkFrom === undefined || offset < checkFrom) return;
+    const problem = lineProblem(lineBuf, v);
+    if (problem) this.scan.badLine ??= { offset, line: this.lines, reason: problem };
+    else {
+      const org = (v as { organizationId?: unknown }).organizationId;
+      if (typeof org === "string") this.scan.organizationIds.add(org);
+    }
+  }
 
   /** Reads bytes [known, size) that another process (or an earlier run) appended; learns their ids. */
-  const catchUp = async (allowRepair: boolean): Promise<void> => {
-    lastStat = await fh.stat({ bigint: true });
-    const size = Number(lastStat.size);
-    // Read in chunks (a store can hold millions of events); a line may span two chunks.
-    const CHUNK = 4 << 20;
+  async catchUp(allowRepair: boolean): Promise<void> {
+    this.lastStat = await this.fh.stat({ bigint: true });
+    const size = Number(this.lastStat.size);
     let carry = Buffer.alloc(0);
-    let pos = known;
+    let pos = this.known;
     while (pos < size) {
-      const buf = Buffer.alloc(Math.min(CHUNK, size - pos));
-      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      const buf = Buffer.alloc(Math.min(READ_CHUNK, size - pos));
+      const { bytesRead } = await this.fh.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       const data = carry.length
@@ -162,112 +225,81 @@ export async function openEventStore(
       const complete = data.lastIndexOf(0x0a) + 1;
       for (let s = 0; s < complete; ) {
         const e = data.indexOf(0x0a, s);
-        const lineBuf = data.subarray(s, e);
-        let v: unknown;
-        if (lineBuf.length) {
-          try {
-            v = JSON.parse(lineBuf.toString("utf8"));
-          } catch {
-            v = undefined;
-          }
-        }
-        const id = (v as { id?: unknown } | undefined)?.id;
-        if (typeof id === "string") ids.add(id);
-        lines++;
-        if (checkFrom !== undefined && known + s >= checkFrom) {
-          const problem = lineProblem(lineBuf, v);
-          if (problem) scan.badLine ??= { offset: known + s, line: lines, reason: problem };
-          else {
-            const org = (v as { organizationId?: unknown }).organizationId;
-            if (typeof org === "string") scan.organizationIds.add(org);
-          }
-        }
+        this.learnLine(data.subarray(s, e), this.known + s);
         s = e + 1;
       }
-      digestUpdate(data.subarray(0, complete), known);
-      known += complete;
+      this.digestUpdate(data.subarray(0, complete), this.known);
+      this.known += complete;
       carry = Buffer.from(data.subarray(complete));
     }
     if (carry.length && allowRepair) {
       // A line without its newline was never fsynced as a whole, so never acknowledged or covered by
       // a saved cursor: cut it, or the next append would glue an envelope to it.
-      repairedBytes += carry.length;
-      await fh.truncate(known);
-      lastStat = await fh.stat({ bigint: true });
-    } else if (carry.length) scan.partial = carry;
-  };
+      this.repaired += carry.length;
+      await this.fh.truncate(this.known);
+      this.lastStat = await this.fh.stat({ bigint: true });
+    } else if (carry.length) this.scan.partial = carry;
+  }
 
-  const withLock = async <T>(fn: () => Promise<T>): Promise<T> => {
-    const release = await lockStore(path);
+  async repairPartial(): Promise<number> {
+    const before = this.repaired;
+    await this.withLock(() => this.catchUp(true));
+    return this.repaired - before;
+  }
+
+  async append(items: readonly StoredEnvelope[]): Promise<AppendResult> {
+    if (this.closed) throw new Error("event store is closed");
+    const result: AppendResult = { appended: [], duplicates: [] };
+    if (items.length === 0) return result;
+    await this.withLock(async () => {
+      await this.catchUp(true);
+      const fresh: string[] = [];
+      for (const it of items) {
+        if (this.ids.has(it.id)) {
+          result.duplicates.push(it.id);
+          continue;
+        }
+        this.ids.add(it.id);
+        result.appended.push(it.id);
+        fresh.push(`${it.line}\n`);
+      }
+      if (fresh.length === 0) return;
+      await this.write(Buffer.from(fresh.join(""), "utf8"), result.appended);
+    });
+    return result;
+  }
+
+  /** Appends `buf` durably (fsync); a failed write forgets `ids` and leaves no half-written tail. */
+  private async write(buf: Buffer, ids: readonly string[]): Promise<void> {
     try {
-      return await fn();
-    } finally {
-      await release();
+      // "a+" appends at the end whatever the position.
+      let off = 0;
+      while (off < buf.length) off += (await this.fh.write(buf, off, buf.length - off)).bytesWritten;
+      await this.fh.sync();
+    } catch (err) {
+      for (const id of ids) this.ids.delete(id);
+      // Leave no half-written tail behind on a failed write (disk full).
+      await this.fh.truncate(this.known).catch(() => {});
+      throw err;
     }
-  };
+    this.digestUpdate(buf, this.known);
+    this.known += buf.length;
+    this.lastStat = await this.fh.stat({ bigint: true });
+  }
 
-  await withLock(() => catchUp(!o.deferRepair));
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.fh.close();
+  }
+}
 
-  return {
-    path,
-    scan,
-    get count() {
-      return ids.size;
-    },
-    get repairedBytes() {
-      return repairedBytes;
-    },
-    has: (id) => ids.has(id),
-    state() {
-      return { path, format: "events", ...digest.snapshot(), ...identityOf(lastStat), intent: null };
-    },
-    async repairPartial() {
-      const before = repairedBytes;
-      await withLock(() => catchUp(true));
-      return repairedBytes - before;
-    },
-    async append(items) {
-      if (closed) throw new Error("event store is closed");
-      const appended: string[] = [];
-      const duplicates: string[] = [];
-      if (items.length === 0) return { appended, duplicates };
-      await withLock(async () => {
-        await catchUp(true);
-        const fresh: string[] = [];
-        for (const it of items) {
-          if (ids.has(it.id)) {
-            duplicates.push(it.id);
-            continue;
-          }
-          ids.add(it.id);
-          appended.push(it.id);
-          fresh.push(`${it.line}\n`);
-        }
-        if (fresh.length === 0) return;
-        const buf = Buffer.from(fresh.join(""), "utf8");
-        try {
-          // "a+" appends at the end whatever the position.
-          let off = 0;
-          while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
-          await fh.sync();
-        } catch (err) {
-          for (const id of appended) ids.delete(id);
-          // Leave no half-written tail behind on a failed write (disk full).
-          await fh.truncate(known).catch(() => {});
-          throw err;
-        }
-        digestUpdate(buf, known);
-        known += buf.length;
-        lastStat = await fh.stat({ bigint: true });
-      });
-      return { appended, duplicates };
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await fh.close();
-    },
-  };
+export async function openEventStore(path: string, o: StoreOpenOptions = {}): Promise<OpenedEventStore> {
+  // The store holds the organization's event data: a new one is created 0600 whatever the umask.
+  const { fh } = await openPrivateAppend(path, { read: true });
+  const store = new StoreFile(path, fh, await fh.stat({ bigint: true }), o);
+  await store.withLock(() => store.catchUp(!o.deferRepair));
+  return store;
 }
 
 /** Size of a store file (0 when it does not exist). */

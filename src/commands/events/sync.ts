@@ -18,12 +18,16 @@ import { listEvents } from "../../api/events.js";
 import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
+import type { ApiClient } from "../../api/client.js";
+import type { ConfigStore } from "../../config/store.js";
 import {
   checkpointOf,
   type CursorId,
   cursorLockPath,
   describeCursor,
+  type Entry,
   findCheckpoint,
+  type Found,
   legacyLabel,
   orgLabel,
   positionOf,
@@ -36,10 +40,10 @@ import { describeChange, resolveOutPath, sameContent } from "../../export/durabl
 import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
 import { type RunLock, takeRunLock } from "../../export/run-lock.js";
 import type { EventEnvelope } from "../../spec/events.js";
-import { openEventStore } from "../../webhooks/event-store.js";
+import { type OpenedEventStore as EventStore, openEventStore } from "../../webhooks/event-store.js";
 import { checkTypeArg } from "../webhooks/shared.js";
 
-export interface SyncOptions {
+export interface EventsSyncOptions {
   type?: string | undefined;
   out?: string | undefined;
   fromStart?: boolean | undefined;
@@ -64,167 +68,259 @@ const n = (x: number) => x.toLocaleString("en-US");
 const WAYS_ON =
   "Nothing was written and the sync's cursor is unchanged. Sync into a new file: --out NEW_FILE (it continues where the cursor stopped; add --from-start to copy the whole 30-day log into it).";
 
-export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary> {
+/** The options checked: the store's path (as given, made absolute, and real) and the type filter. */
+interface SyncArgs {
+  type: string | null;
+  rawOut: string;
+  out: string;
+  fromStart: boolean;
+  limit: number;
+}
+
+/** What the run holds and gives back whatever happens. */
+interface Held {
+  locks: RunLock[];
+  store?: EventStore | undefined;
+}
+
+/** The explicit state the sync's steps share. */
+interface SyncState {
+  ctx: Context;
+  args: SyncArgs;
+  config: ConfigStore;
+  api: ApiClient;
+  org: { id: string; name: string };
+  id: CursorId;
+  found: Found;
+  store: EventStore;
+  pos: FeedPosition;
+  /** Events the cursor has written into the store, this run's included. */
+  total: number;
+  summary: SyncSummary;
+  assertHeld(): void;
+}
+
+const refuse = (out: string, what: string) =>
+  new OutputChangedError(`Refusing to sync into ${out}: ${what}.`, WAYS_ON);
+
+async function checkArgs(o: EventsSyncOptions): Promise<SyncArgs> {
   const type = o.type ? checkTypeArg(o.type) : null;
   if (o.out === "-" || o.out === "")
     throw new UsageError("events sync needs a file for --out (the event store), not stdout.");
   const rawOut = resolve(o.out ?? "events.ndjson");
   const out = await resolveOutPath(rawOut);
+  return { type, rawOut, out, fromStart: o.fromStart === true, limit: o.limit ?? 1000 };
+}
+
+/** The checkpoints that committed content to the store (none may be an export's). */
+async function storeClaims(config: ConfigStore, args: SyncArgs): Promise<Entry[]> {
+  const { out, rawOut } = args;
+  const data = await config.read();
+  const writers = [...writersOf(data, out), ...(rawOut !== out ? writersOf(data, rawOut) : [])];
+  const exporter = writers.find((w) => w.cp.feed !== "events");
+  if (exporter) throw refuse(out, `it is the output of ${describeCursor(exporter.cp)}, not an event store`);
+  return writers.filter((w) => w.cp.file && w.cp.file.bytes > 0);
+}
+
+/**
+ * Before any request: the store must hold what every checkpoint that wrote it committed, then
+ * complete envelope lines (and at most the start of one). Opens the store when it exists.
+ */
+async function checkStore(args: SyncArgs, claims: Entry[], held: Held): Promise<void> {
+  const { out } = args;
+  const exists = await open(out, "r").then(
+    (fh) => fh.close().then(() => true),
+    () => false,
+  );
+  if (!exists && claims.length > 0)
+    throw refuse(
+      out,
+      `it no longer exists, though ${describeCursor(claims[0]!.cp)} committed ${n(claims[0]!.cp.file!.bytes)} bytes to it`,
+    );
+  if (!exists) return;
+  held.store = await openStore(out, claims);
+  const { scan } = held.store;
+  for (const c of claims) {
+    const f = c.cp.file!;
+    const snap = scan.snapshots.get(f.bytes);
+    if (f.bytes <= scan.size && snap && sameContent(snap, f)) continue;
+    const replaced = f.dev !== String(scan.stat.dev) || f.ino !== String(scan.stat.ino);
+    const fh = await open(out, "r");
+    try {
+      const reasons = await describeChange(fh, scan.size, replaced, f.bytes, false);
+      throw refuse(out, `it ${reasons.join(" and ")} (compared with what ${describeCursor(c.cp)} committed)`);
+    } finally {
+      await fh.close();
+    }
+  }
+  if (scan.badLine)
+    throw refuse(
+      out,
+      `line ${n(scan.badLine.line)} (at byte ${n(scan.badLine.offset)}) ${scan.badLine.reason}; an event store holds only event envelopes, one per line, as events sync and webhooks listen write them`,
+    );
+  if (scan.partial && scan.partial[0] !== 0x7b)
+    throw refuse(
+      out,
+      `it ends with ${n(scan.partial.length)} bytes that are neither a complete line nor the start of an event envelope`,
+    );
+}
+
+function openStore(out: string, claims: Entry[]): Promise<EventStore> {
+  return openEventStore(out, {
+    deferRepair: true,
+    snapshotAt: claims.map((c) => c.cp.file!.bytes),
+    checkFrom: Math.max(0, ...claims.map((c) => c.cp.file!.bytes)),
+  });
+}
+
+/** After GET /me: neither a checkpoint nor an event of the store may be another organization's. */
+function checkOrganization(
+  out: string,
+  org: { id: string; name: string },
+  claims: Entry[],
+  store: EventStore | undefined,
+): void {
+  const otherOrg = claims.find((c) => c.cp.organizationId !== org.id);
+  if (otherOrg)
+    throw refuse(
+      out,
+      `it holds the events of organization ${orgLabel(otherOrg.cp)}, and this run is for ${org.name} (${org.id})`,
+    );
+  const foreignEvents = [...(store?.scan.organizationIds ?? [])].find((id) => id !== org.id);
+  if (foreignEvents)
+    throw refuse(
+      out,
+      `it holds events of organization ${foreignEvents}, and this run is for ${org.name} (${org.id})`,
+    );
+}
+
+/** The cursor (an older version's adopted), the store opened, and a partial last line cut. */
+async function openCursor(
+  ctx: Context,
+  args: SyncArgs,
+  where: { service: string; label: string; org: { id: string; name: string } },
+  claims: Entry[],
+  held: Held,
+  assertHeld: () => void,
+): Promise<{ id: CursorId; found: Found; store: EventStore; pos: FeedPosition }> {
+  const { out, type } = args;
+  const id: CursorId = {
+    service: where.service,
+    organizationId: where.org.id,
+    feed: "events",
+    name: out,
+    type,
+  };
+  const found = findCheckpoint(await (await ctx.config()).read(), id, where.label, args.rawOut);
+  if (found.adoptFrom)
+    ctx.io.err(
+      `The sync cursor of ${out} was saved by an older partner-cli as "${where.label}"; it is kept per service and organization now (${where.service}, ${where.org.name}) and continues where it stopped.`,
+    );
+  held.store ??= await openStore(out, claims);
+  const store = held.store;
+  if (store.scan.partial) {
+    assertHeld();
+    const cut = await store.repairPartial();
+    if (cut) ctx.io.err(`Removed ${n(cut)} bytes of an unfinished line at the end of ${out}.`);
+  }
+  return { id, found, store, pos: args.fromStart ? START : positionOf(found.cp) };
+}
+
+/** The log's pages: new events appended (fsynced), then the cursor saved with the store's state. */
+async function syncPages(s: SyncState): Promise<void> {
+  const { ctx, args, summary } = s;
+  const showProgress = ctx.io.stderrIsTTY;
+  await runFeed<EventEnvelope>({
+    read: (after) => listEvents(s.api, { after, type: args.type ?? undefined, limit: args.limit }),
+    idOf: (e) => e.id,
+    from: s.pos,
+    signal: ctx.signal,
+    interrupted: () =>
+      new CancelledError(
+        `Interrupted; ${summary.appended} events saved to ${args.out} and the cursor kept. Run again to continue.`,
+      ),
+    handle: async (step) => {
+      summary.pages++;
+      summary.duplicates += step.repeated;
+      const items = [];
+      for (const e of step.fresh) {
+        if (e.sample) summary.samples++;
+        else items.push({ id: e.id, line: JSON.stringify(e) });
+      }
+      s.assertHeld();
+      const r = await s.store.append(items);
+      summary.appended += r.appended.length;
+      summary.duplicates += r.duplicates.length;
+      s.total += r.appended.length;
+      s.pos = step.next;
+      // The store is fsynced (append) before the cursor that covers it is saved.
+      await saveCursor(s);
+      if (showProgress) ctx.io.stderr.write(`\rSynced ${summary.appended} new events…`);
+    },
+  });
+  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+}
+
+async function saveCursor(s: SyncState): Promise<void> {
+  s.assertHeld();
+  const cp = checkpointOf(s.id, s.pos, {
+    organizationName: s.org.name,
+    rows: s.total,
+    out: s.args.out,
+    file: s.store.state(),
+    now: s.ctx.clock.now(),
+  });
+  await saveCheckpoints(s.config, [[s.found.key, cp]], s.found.adoptFrom ? [s.found.adoptFrom] : []);
+}
+
+function report(s: SyncState): void {
+  const { summary, args, ctx } = s;
+  ctx.io.err(
+    `Synced ${summary.appended} new event${summary.appended === 1 ? "" : "s"}${args.type ? ` (${args.type})` : ""} into ${args.out} (${summary.duplicates} already there, ${summary.samples} samples skipped, ${summary.pages} page${summary.pages === 1 ? "" : "s"}).`,
+  );
+  if (ctx.io.json) ctx.io.outJson({ summary });
+}
+
+/** checkArgs → locks → checkStore (no request yet) → GET /me, checkOrganization → openCursor → syncPages → report. */
+export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise<SyncSummary> {
+  const args = await checkArgs(o);
   const target = await ctx.target();
   const service = serviceOf(target);
-  const label = legacyLabel(target);
   const configDir = ctx.configDir();
-  const locks: RunLock[] = [
-    await takeRunLock(cursorLockPath(configDir, service, "events", out), `The event sync into ${out}`),
-  ];
-  let store: Awaited<ReturnType<typeof openEventStore>> | undefined;
+  const held: Held = { locks: [] };
+  const assertHeld = () => {
+    for (const l of held.locks) l.assertHeld();
+  };
   try {
-    locks.push(await takeOutputLock(configDir, out));
-    const assertHeld = () => {
-      for (const l of locks) l.assertHeld();
-    };
-    const refuse = (what: string) =>
-      new OutputChangedError(`Refusing to sync into ${out}: ${what}.`, WAYS_ON);
+    const cursorLock = cursorLockPath(configDir, service, "events", args.out);
+    held.locks.push(await takeRunLock(cursorLock, `The event sync into ${args.out}`));
+    held.locks.push(await takeOutputLock(configDir, args.out));
     const config = await ctx.config();
-
-    // ---- before any request: is the store what the checkpoints that wrote it committed? ----
-    const data = await config.read();
-    const writers = [...writersOf(data, out), ...(rawOut !== out ? writersOf(data, rawOut) : [])];
-    const exporter = writers.find((w) => w.cp.feed !== "events");
-    if (exporter) throw refuse(`it is the output of ${describeCursor(exporter.cp)}, not an event store`);
-    const claims = writers.filter((w) => w.cp.file && w.cp.file.bytes > 0);
-    const exists = await open(out, "r").then(
-      (fh) => fh.close().then(() => true),
-      () => false,
-    );
-    if (!exists && claims.length > 0)
-      throw refuse(
-        `it no longer exists, though ${describeCursor(claims[0]!.cp)} committed ${n(claims[0]!.cp.file!.bytes)} bytes to it`,
-      );
-    const openStore = () =>
-      openEventStore(out, {
-        deferRepair: true,
-        snapshotAt: claims.map((c) => c.cp.file!.bytes),
-        checkFrom: Math.max(0, ...claims.map((c) => c.cp.file!.bytes)),
-      });
-    if (exists) {
-      store = await openStore();
-      const { scan } = store;
-      for (const c of claims) {
-        const f = c.cp.file!;
-        const snap = scan.snapshots.get(f.bytes);
-        if (f.bytes <= scan.size && snap && sameContent(snap, f)) continue;
-        const replaced = f.dev !== String(scan.stat.dev) || f.ino !== String(scan.stat.ino);
-        const fh = await open(out, "r");
-        try {
-          const reasons = await describeChange(fh, scan.size, replaced, f.bytes, false);
-          throw refuse(`it ${reasons.join(" and ")} (compared with what ${describeCursor(c.cp)} committed)`);
-        } finally {
-          await fh.close();
-        }
-      }
-      if (scan.badLine)
-        throw refuse(
-          `line ${n(scan.badLine.line)} (at byte ${n(scan.badLine.offset)}) ${scan.badLine.reason}; an event store holds only event envelopes, one per line, as events sync and webhooks listen write them`,
-        );
-      if (scan.partial && scan.partial[0] !== 0x7b)
-        throw refuse(
-          `it ends with ${n(scan.partial.length)} bytes that are neither a complete line nor the start of an event envelope`,
-        );
-    }
-
+    const claims = await storeClaims(config, args);
+    await checkStore(args, claims, held);
     const api = await ctx.api();
     const org = (await getMe(api)).organization;
-    const otherOrg = claims.find((c) => c.cp.organizationId !== org.id);
-    if (otherOrg)
-      throw refuse(
-        `it holds the events of organization ${orgLabel(otherOrg.cp)}, and this run is for ${org.name} (${org.id})`,
-      );
-    const foreignEvents = [...(store?.scan.organizationIds ?? [])].find((id) => id !== org.id);
-    if (foreignEvents)
-      throw refuse(
-        `it holds events of organization ${foreignEvents}, and this run is for ${org.name} (${org.id})`,
-      );
-
-    const id: CursorId = { service, organizationId: org.id, feed: "events", name: out, type };
-    const found = findCheckpoint(await config.read(), id, label, rawOut);
-    if (found.adoptFrom)
-      ctx.io.err(
-        `The sync cursor of ${out} was saved by an older partner-cli as "${label}"; it is kept per service and organization now (${service}, ${org.name}) and continues where it stopped.`,
-      );
-    let pos: FeedPosition = o.fromStart ? START : positionOf(found.cp);
-    store ??= await openStore();
-    const st = store;
-    if (st.scan.partial) {
-      assertHeld();
-      const cut = await st.repairPartial();
-      if (cut) ctx.io.err(`Removed ${n(cut)} bytes of an unfinished line at the end of ${out}.`);
-    }
+    checkOrganization(args.out, org, claims, held.store);
+    const where = { service, label: legacyLabel(target), org };
+    const opened = await openCursor(ctx, args, where, claims, held, assertHeld);
     const summary: SyncSummary = {
       pages: 0,
       appended: 0,
       duplicates: 0,
       samples: 0,
-      out,
-      type,
-      cursorBefore: pos.cursor,
-      cursorAfter: pos.cursor,
+      out: args.out,
+      type: args.type,
+      cursorBefore: opened.pos.cursor,
+      cursorAfter: opened.pos.cursor,
     };
-    let total = o.fromStart ? 0 : (found.cp?.rows ?? 0);
-    const showProgress = ctx.io.stderrIsTTY;
-    await runFeed<EventEnvelope>({
-      read: (after) => listEvents(api, { after, type: type ?? undefined, limit: o.limit ?? 1000 }),
-      idOf: (e) => e.id,
-      from: pos,
-      signal: ctx.signal,
-      interrupted: () =>
-        new CancelledError(
-          `Interrupted; ${summary.appended} events saved to ${out} and the cursor kept. Run again to continue.`,
-        ),
-      handle: async (s) => {
-        summary.pages++;
-        summary.duplicates += s.repeated;
-        const items = [];
-        for (const e of s.fresh) {
-          if (e.sample) summary.samples++;
-          else items.push({ id: e.id, line: JSON.stringify(e) });
-        }
-        assertHeld();
-        const r = await st.append(items);
-        summary.appended += r.appended.length;
-        summary.duplicates += r.duplicates.length;
-        total += r.appended.length;
-        pos = s.next;
-        // The store is fsynced (append) before the cursor that covers it is saved.
-        assertHeld();
-        await saveCheckpoints(
-          config,
-          [
-            [
-              found.key,
-              checkpointOf(id, pos, {
-                organizationName: org.name,
-                rows: total,
-                out,
-                file: st.state(),
-                now: ctx.clock.now(),
-              }),
-            ],
-          ],
-          found.adoptFrom ? [found.adoptFrom] : [],
-        );
-        if (showProgress) ctx.io.stderr.write(`\rSynced ${summary.appended} new events…`);
-      },
-    });
-    if (showProgress) ctx.io.stderr.write("\r\u001b[K");
-    summary.cursorAfter = pos.cursor;
-    ctx.io.err(
-      `Synced ${summary.appended} new event${summary.appended === 1 ? "" : "s"}${type ? ` (${type})` : ""} into ${out} (${summary.duplicates} already there, ${summary.samples} samples skipped, ${summary.pages} page${summary.pages === 1 ? "" : "s"}).`,
-    );
-    if (ctx.io.json) ctx.io.outJson({ summary });
+    const total = args.fromStart ? 0 : (opened.found.cp?.rows ?? 0);
+    const s: SyncState = { ctx, args, config, api, org, ...opened, total, summary, assertHeld };
+    await syncPages(s);
+    summary.cursorAfter = s.pos.cursor;
+    report(s);
     return summary;
   } finally {
-    await store?.close().catch(() => {});
-    for (const l of locks.reverse()) await l.release().catch(() => {});
+    await held.store?.close().catch(() => {});
+    for (const l of held.locks.reverse()) await l.release().catch(() => {});
   }
 }
