@@ -7,9 +7,10 @@
 //    a raw undici loop posting the same rows as 100 batches of 1,000 to POST /creators/batch on another
 //    fresh sandbox. Rows/s, wall time and peak RSS of each process. Rounds alternate CLI and raw.
 //
-// 3. Export: `partner-cli redemptions export` of 1,000,000 redemptions (generated in a sandbox with
-//    `POST /_sandbox/simulate`) to CSV, against a raw undici loop reading the same feed pages and
-//    writing JSON lines; then both again with 50 ms of latency injected per request.
+// 3. Export (bench/export-1m.mjs): `partner-cli redemptions export` of 1,000,000 redemptions
+//    (generated in a sandbox with `POST /_sandbox/simulate`) to CSV, against a raw undici loop reading
+//    the same feed pages and writing JSON lines, 3 rotating rounds (median); then both again with
+//    50 ms of latency injected per request, also against the latency floor (pages x 50 ms).
 //
 // 4. Peak RSS of a 1,000,000-row roster import (bench/import-1m.mjs).
 // 5. xlsx (bench/xlsx-1m.mjs): 1,000,000 rows written as a workbook, peak RSS of the writer and the CLI.
@@ -20,16 +21,18 @@
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
 // import), BENCH_BUDGET_SEC (110: no import round starts after that),
-// BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_LATENCY_MS (50; 0 skips that pass),
+// BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_ROUNDS (3), BENCH_EXPORT_LATENCY_MS
+// (50; 0 skips that pass), BENCH_EXPORT_LATENCY_ROUNDS (1), BENCH_CLI_BEFORE (another build's export too),
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
 // `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part).
 // `partner-cli sandbox start`), BENCH_ME_RUNS (15), BENCH_SCALE_CREATORS (50000; 0 skips the sandbox
 // at scale), BENCH_SCALE_RUNS (5).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { exportBench, exportTable } from "./export-1m.mjs";
 import { importOneMillion } from "./import-1m.mjs";
 import { api, measured } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
@@ -295,7 +298,6 @@ async function imports(started) {
 // 3. Export
 
 const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
-const EXPORT_LATENCY_MS = Number(process.env.BENCH_EXPORT_LATENCY_MS ?? 50);
 
 /** A sandbox holding EXPORT_ROWS redemptions on one campaign linked to 50 creators. */
 async function sandboxWithRedemptions() {
@@ -335,100 +337,6 @@ async function sandboxWithRedemptions() {
   return sb;
 }
 
-/** The raw loop: read every feed page with undici and write each item as a JSON line. */
-function rawExportScript() {
-  const file = join(tmp, "raw-export.mjs");
-  writeFileSync(
-    file,
-    `import { openSync, writeSync, fsyncSync, closeSync } from "node:fs";
-import { createRequire } from "node:module";
-const { Agent } = createRequire(${JSON.stringify(join(ROOT, "package.json"))})("undici");
-const [out, baseUrl, key] = process.argv.slice(2);
-const agent = new Agent({ keepAliveTimeout: 10_000 });
-const fd = openSync(out, "w");
-let after = null;
-let rows = 0;
-for (;;) {
-  const url = new URL("/api/partner/v1/redemptions", baseUrl);
-  url.searchParams.set("limit", "1000");
-  if (after) url.searchParams.set("after", after);
-  const res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { authorization: "Bearer " + key } });
-  const page = JSON.parse(await res.body.text());
-  let chunk = "";
-  for (const item of page.items) chunk += JSON.stringify(item) + "\\n";
-  writeSync(fd, chunk);
-  rows += page.items.length;
-  if (page.nextCursor === null) break;
-  after = page.nextCursor;
-}
-fsyncSync(fd);
-closeSync(fd);
-await agent.close();
-process.stdout.write(JSON.stringify({ rows }) + "\\n");
-`,
-  );
-  return file;
-}
-
-async function exportRun(kind, sb, raw, pass) {
-  const out = join(tmp, `export-${kind}-${pass}.${kind === "cli" ? "csv" : "ndjson"}`);
-  rmSync(out, { force: true });
-  const cfg = join(tmp, `export-config-${kind}-${pass}`);
-  const env = {
-    ...process.env,
-    PARTNER_CLI_CONFIG_DIR: cfg,
-    PARTNER_BASE_URL: sb.baseUrl,
-    PARTNER_API_KEY: sb.writeKey,
-    NO_COLOR: "1",
-  };
-  const args =
-    kind === "cli"
-      ? [BIN, "redemptions", "export", "--out", out, "--json"]
-      : [raw, out, sb.baseUrl, sb.writeKey];
-  const r = await measured(args, env);
-  if (r.code !== 0) throw new Error(`${kind} export exited ${r.code}: ${r.stderr.slice(0, 500)}`);
-  const rows = kind === "cli" ? JSON.parse(r.stdout).summary.rows : JSON.parse(r.stdout).rows;
-  if (rows !== EXPORT_ROWS) throw new Error(`${kind} export wrote ${rows} of ${EXPORT_ROWS} rows`);
-  rmSync(out, { force: true });
-  return {
-    ms: round(r.ms),
-    rowsPerSec: Math.round(rows / (r.ms / 1000)),
-    peakRssMb: r.peakRssMb,
-    cpuSec: r.cpuSec,
-  };
-}
-
-async function exportsBench() {
-  if (EXPORT_ROWS <= 0) throw new Error("BENCH_EXPORT_ROWS=0");
-  const sb = await sandboxWithRedemptions();
-  try {
-    const raw = rawExportScript();
-    const passes = [{ name: "no added latency", latencyMs: 0 }];
-    if (EXPORT_LATENCY_MS > 0)
-      passes.push({ name: `${EXPORT_LATENCY_MS} ms latency per request`, latencyMs: EXPORT_LATENCY_MS });
-    const results = [];
-    for (const [i, pass] of passes.entries()) {
-      await api(sb, "POST", "/faults", { latencyMs: pass.latencyMs }, "/_sandbox");
-      const order = i % 2 === 0 ? ["cli", "raw"] : ["raw", "cli"];
-      const r = {};
-      for (const kind of order) {
-        log(`  export (${pass.name}): ${kind}`);
-        r[kind] = await exportRun(kind, sb, raw, i);
-      }
-      results.push({
-        pass: pass.name,
-        latencyMs: pass.latencyMs,
-        cli: { command: "partner-cli redemptions export --out FILE (CSV, fsync per page)", ...r.cli },
-        raw: { command: "undici loop, limit=1000 pages, JSON lines", ...r.raw },
-        cliTimeRatioToRaw: round(r.cli.ms / r.raw.ms, 2),
-      });
-    }
-    return { rows: EXPORT_ROWS, passes: results };
-  } finally {
-    await sb.stop();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 
 function table(rows, headers) {
@@ -463,7 +371,8 @@ async function main() {
   let exp;
   let exportError;
   try {
-    exp = await exportsBench();
+    if (EXPORT_ROWS <= 0) throw new Error("BENCH_EXPORT_ROWS=0");
+    exp = await exportBench({ bin: BIN, dir: tmp });
   } catch (e) {
     exportError = e.message;
     log(`  export not measured: ${e.message}`);
@@ -562,32 +471,7 @@ async function main() {
   }
   out.push("");
   if (exp) {
-    out.push(
-      `Redemptions export: ${EXPORT_ROWS.toLocaleString("en-US")} rows from one sandbox (feed pages of 1,000)`,
-    );
-    out.push(
-      table(
-        exp.passes.flatMap((p) => [
-          [
-            `partner-cli export, ${p.pass}`,
-            p.cli.ms,
-            p.cli.rowsPerSec,
-            p.cli.cpuSec ?? "-",
-            p.cli.peakRssMb,
-            `${p.cliTimeRatioToRaw}x`,
-          ],
-          [
-            `raw undici loop, ${p.pass}`,
-            p.raw.ms,
-            p.raw.rowsPerSec,
-            p.raw.cpuSec ?? "-",
-            p.raw.peakRssMb,
-            "1x",
-          ],
-        ]),
-        ["process", "ms", "rows/s", "client CPU s", "peak RSS MB", "time vs raw"],
-      ),
-    );
+    out.push(exportTable(exp));
   } else {
     out.push(`Redemptions export: not measured (${exportError}).`);
   }

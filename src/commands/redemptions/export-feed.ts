@@ -46,20 +46,51 @@ export function pageBytes(s: FeedStep<string>): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Pages written as one block (one intent, one write, one fsync, one commit) when they were read ahead. */
+const GROUP = 3;
+
+/** Consecutive steps written as one block, and the block's bytes. */
+interface Block {
+  steps: FeedStep<string>[];
+  buf: Buffer;
+}
+
+function blockOf(steps: FeedStep<string>[]): Block {
+  const parts = steps.map(pageBytes);
+  return { steps, buf: parts.length === 1 ? parts[0]! : Buffer.concat(parts) };
+}
+
+/** Up to GROUP steps that have been read, from `offset` pages after `base` (0: base itself). */
+function readSteps(base: FeedStep<string>, offset: number): FeedStep<string>[] {
+  const steps: FeedStep<string>[] = [];
+  for (let i = offset; steps.length < GROUP; i++) {
+    const step = i === 0 ? base : base.peek?.(i);
+    if (!step) break;
+    steps.push(step);
+    if (step.last) break;
+  }
+  return steps;
+}
+
 /**
  * The feed into a file or stdout. Each page is rendered as soon as it is read and kept as its rows'
  * bytes and ids (the parsed objects die at once, so pages read ahead hold little memory); a page's
- * buffer goes back to a small pool once written to a file (stdout may still hold it). Two pages are
- * read ahead, so the next page is usually there when a page's commit is saved: its intent is saved
- * with that commit, one save of the config store per page.
+ * buffer goes back to a small pool once written to a file (stdout may still hold it). Pages are read
+ * up to 2 x GROUP ahead. The pages already read when one comes up (up to GROUP) are written as one
+ * block: one intent, one write and fsync, one commit saved with the next block's intent when its
+ * pages are there. So a run saves the config store at most once per page, and less when the reads
+ * are ahead of the writes; when the service is the slower side, each page is its own block.
  */
 export async function exportFeedRows(s: ExportState): Promise<void> {
   const { args, ctx, summary, cursors } = s;
   const format = args.format as ExportFormat;
   const pool = args.outPath ? new BufferPool() : undefined;
   const showProgress = ctx.io.stderrIsTTY && args.outPath !== null;
-  /** The next page, when this page's save recorded its intent. */
-  let ready: FeedStep<string> | undefined;
+  const progress = () => showProgress && ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+  /** The next block, when the latest save recorded its intent. */
+  let ready: Block | undefined;
+  /** Steps written and committed with a block before their turn came. */
+  const written = new Set<FeedStep<string>>();
   await runFeed<string>({
     read: async (after): Promise<RowsPage> => {
       const page = await redemptionFeed(s.api, { after, limit: args.limit });
@@ -70,25 +101,31 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
     from: cursors.feedPos,
     signal: ctx.signal,
     interrupted: interrupted(s),
-    readAhead: 2,
+    readAhead: 2 * GROUP,
     handle: async (step) => {
       summary.pages++;
-      const intentSaved = ready === step;
+      if (written.delete(step)) return void progress();
+      const block = ready?.steps[0] === step ? ready : blockOf(readSteps(step, 0));
+      const intentSaved = block === ready;
       ready = undefined;
-      let following: FeedStep<string> | undefined;
+      let following: Block | undefined;
       const advance = () => {
-        cursors.feedPos = step.next;
-        summary.rows += step.fresh.length;
-        cursors.total += step.fresh.length;
+        for (const st of block.steps) {
+          summary.rows += st.fresh.length;
+          cursors.total += st.fresh.length;
+        }
+        cursors.feedPos = block.steps.at(-1)!.next;
       };
       const next = () => {
-        following = step.peek?.();
-        return following && pageBytes(following);
+        const steps = readSteps(step, block.steps.length);
+        following = steps.length ? blockOf(steps) : undefined;
+        return following?.buf;
       };
-      if (await durableStep(s, pageBytes(step), advance, { intentSaved, next })) ready = following;
-      // Written (and its tail copied into the running digest): the page's buffer can be reused.
-      if (pool && step.fresh.length) pool.give((step.page as RowsPage).rows.buf);
-      if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+      if (await durableStep(s, block.buf, advance, { intentSaved, next })) ready = following;
+      for (const st of block.steps.slice(1)) written.add(st);
+      // Written (and its tail copied into the running digest): the pages' buffers can be reused.
+      if (pool) for (const st of block.steps) if (st.fresh.length) pool.give((st.page as RowsPage).rows.buf);
+      progress();
     },
   });
   if (showProgress) ctx.io.stderr.write("\r\u001b[K");
