@@ -53,11 +53,18 @@ const GROUP = 3;
 interface Block {
   steps: FeedStep<string>[];
   buf: Buffer;
+  /** The pooled buffer `buf` was copied into (for more than one page), given back once written. */
+  pooled?: Buffer | undefined;
 }
 
-function blockOf(steps: FeedStep<string>[]): Block {
+function blockOf(steps: FeedStep<string>[], pool: BufferPool | undefined): Block {
   const parts = steps.map(pageBytes);
-  return { steps, buf: parts.length === 1 ? parts[0]! : Buffer.concat(parts) };
+  if (parts.length === 1) return { steps, buf: parts[0]! };
+  const size = parts.reduce((n, p) => n + p.length, 0);
+  const pooled = pool ? pool.take(size) : Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const p of parts) at += p.copy(pooled, at);
+  return { steps, buf: pooled.subarray(0, size), pooled: pool && pooled };
 }
 
 /** Up to GROUP steps that have been read, from `offset` pages after `base` (0: base itself). */
@@ -85,6 +92,8 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   const { args, ctx, summary, cursors } = s;
   const format = args.format as ExportFormat;
   const pool = args.outPath ? new BufferPool() : undefined;
+  /** Blocks of more than one page are copied into buffers of their own pool. */
+  const blockPool = args.outPath ? new BufferPool(2) : undefined;
   const showProgress = ctx.io.stderrIsTTY && args.outPath !== null;
   const progress = () => showProgress && ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
   /** The next block, when the latest save recorded its intent. */
@@ -105,7 +114,7 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
     handle: async (step) => {
       summary.pages++;
       if (written.delete(step)) return void progress();
-      const block = ready?.steps[0] === step ? ready : blockOf(readSteps(step, 0));
+      const block = ready?.steps[0] === step ? ready : blockOf(readSteps(step, 0), blockPool);
       const intentSaved = block === ready;
       ready = undefined;
       let following: Block | undefined;
@@ -118,13 +127,14 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
       };
       const next = () => {
         const steps = readSteps(step, block.steps.length);
-        following = steps.length ? blockOf(steps) : undefined;
+        following = steps.length ? blockOf(steps, blockPool) : undefined;
         return following?.buf;
       };
       if (await durableStep(s, block.buf, advance, { intentSaved, next })) ready = following;
       for (const st of block.steps.slice(1)) written.add(st);
       // Written (and its tail copied into the running digest): the pages' buffers can be reused.
       if (pool) for (const st of block.steps) if (st.fresh.length) pool.give((st.page as RowsPage).rows.buf);
+      if (block.pooled) blockPool?.give(block.pooled);
       progress();
     },
   });
