@@ -27,6 +27,9 @@ export const EXTERNAL = [
   "exceljs",
   // jq compiled to WebAssembly loads its .wasm file next to its own module.
   "jq-wasm",
+  // The OS keychain: a native binding per platform, loaded only when a key is kept there.
+  "@napi-rs/keyring",
+  "@napi-rs/keyring-*",
 ];
 
 const SOURCEMAP = process.argv.includes("--release") ? false : "linked";

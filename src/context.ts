@@ -250,7 +250,7 @@ export class Context {
         kind: "target",
         target: {
           baseUrl: baseUrl!,
-          apiKey: profile.apiKey,
+          apiKey: await storedKey(this.configDir(), name!, profile),
           profileName: name!,
           profile,
           source: "profile",
@@ -338,6 +338,21 @@ export class Context {
       }
     }
   }
+}
+
+/** A stored profile's key: from the OS keychain (loaded only then) or the config file. */
+async function storedKey(configDir: string, name: string, profile: Profile): Promise<string> {
+  if (profile.keyStorage === "keychain") {
+    const { keychainAccount, keychainRead } = await import("./config/keychain.js");
+    return keychainRead(keychainAccount(configDir, name), name);
+  }
+  if (!profile.apiKey) {
+    throw new ConfigError(
+      `Profile "${name}" in ${join(configDir, "config.json")} holds no API key. Nothing was sent.`,
+      `Run "partner-cli login --profile ${name}" again.`,
+    );
+  }
+  return profile.apiKey;
 }
 
 function embeddedTarget(baseUrl: string, apiKey: string): Target {

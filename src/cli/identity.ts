@@ -8,7 +8,11 @@ export function registerIdentity(program: Command): void {
     .description(
       "check an API key with GET /me, then store it in a profile (the key is read hidden, or from stdin)",
     )
-    .option("--api-key-stdin", "read the key from stdin (one line) instead of a hidden prompt");
+    .option("--api-key-stdin", "read the key from stdin (one line) instead of a hidden prompt")
+    .option(
+      "--insecure-storage",
+      "keep the key in the config file (0600) even where the OS keychain answers (e.g. for cron on a desktop)",
+    );
   examples(login, [
     "partner-cli login --base-url https://partner.example.com",
     "partner-cli login --profile prod --base-url https://partner.example.com",
@@ -19,7 +23,10 @@ export function registerIdentity(program: Command): void {
     '\nThe profile name is --profile, else PARTNER_PROFILE, else "default". The base URL is\n--base-url, else PARTNER_BASE_URL, else the one already stored in that profile.\nThe first profile stored becomes the current one; switch with "partner-cli profiles use NAME".\n',
   );
   action(login, async (ctx, _args, opts) =>
-    (await import("../commands/identity/login.js")).loginRun({ apiKeyStdin: Boolean(opts.apiKeyStdin) }, ctx),
+    (await import("../commands/identity/login.js")).loginRun(
+      { apiKeyStdin: Boolean(opts.apiKeyStdin), insecureStorage: Boolean(opts.insecureStorage) },
+      ctx,
+    ),
   );
 
   const logout = program

@@ -8,12 +8,15 @@ import {
   normalizeBaseUrl,
   profileView,
 } from "../../config/profiles.js";
+import { keychainAccount, keychainDelete, keychainStore } from "../../config/keychain.js";
 import type { Profile } from "../../config/store.js";
 import { type Context, retryFromEnv } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 
 export interface LoginOptions {
   apiKeyStdin: boolean;
+  /** Keep the key in the config file (0600) even where an OS keychain answers. */
+  insecureStorage?: boolean | undefined;
 }
 
 /** Reads all of stdin as text. */
@@ -107,10 +110,16 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
     await client.close();
   }
 
+  // The key goes to the OS keychain when one answers (and --insecure-storage is not given), else
+  // into the config file; either way only after the service accepted it.
+  const account = keychainAccount(store.dir, name);
+  const kept = opts.insecureStorage
+    ? ({ stored: false, reason: undefined } as const)
+    : await keychainStore(account, apiKey);
   const made = await store.update((d) => {
     const profile: Profile = {
       baseUrl,
-      apiKey,
+      ...(kept.stored ? { keyStorage: "keychain" as const, keyMask: maskKey(apiKey) } : { apiKey }),
       keyName: me.key.name,
       canWrite: me.key.canWrite,
       organization: {
@@ -137,6 +146,17 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   ctx.io.err(
     `${existing ? "Updated" : "Stored"} profile "${name}" for ${baseUrl}${made.current ? " (current profile)" : ""}.`,
   );
+  if (kept.stored) {
+    ctx.io.err(`The key is in the OS keychain (service "partner-cli", account "${account}").`);
+  } else {
+    // A key that was in the keychain before and is now in the file: its old entry goes.
+    if (existing?.keyStorage === "keychain") await keychainDelete(account);
+    ctx.io.err(
+      kept.reason === undefined
+        ? `The key is in ${store.file} (readable only by you), as --insecure-storage asks.`
+        : `No OS keychain answered (${kept.reason}); the key is in ${store.file}, readable only by you.`,
+    );
+  }
   if (existing?.organization && existing.organization.id !== me.organization.id) {
     ctx.io.err(
       `Note: profile "${name}" was for ${existing.organization.name}; it is now for ${me.organization.name}.`,

@@ -28,6 +28,7 @@ export async function profilesShowRun(nameArg: string | undefined, ctx: Context)
     ["keyName", v.keyName],
     ["canWrite", v.canWrite],
     ["apiKey", v.apiKey],
+    ["keyStorage", v.keyStorage],
     ["savedAt", v.savedAt],
   ]);
 }
