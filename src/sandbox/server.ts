@@ -12,7 +12,7 @@ import { SandboxError } from "./errors.js";
 import type { FaultConfig, Faults } from "./faults.js";
 import type { Route, SandboxRequest, SandboxResponse } from "./http.js";
 import { SandboxPersistence } from "./persist.js";
-import { allRoutes } from "./routes.js";
+import { ROUTES } from "./routes.js";
 import { Sandbox } from "./sandbox.js";
 import { seedStore, type SeedKind, type TestKeys, testKeysOf } from "./seed.js";
 import type { Store } from "./store.js";
@@ -79,7 +79,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       });
     },
   });
-  for (const route of allRoutes()) {
+  for (const route of ROUTES) {
     const prefix = route.kind === "control" ? CONTROL_PREFIX : API_PREFIX;
     router.on(route.method, prefix + route.path, ((req, res, params) => {
       void handle(route, req, res, params as Record<string, string>);

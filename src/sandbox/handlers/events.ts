@@ -8,7 +8,7 @@
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, isEventType } from "../../spec/events.js";
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
-import { ok, type Route } from "../http.js";
+import { ok, type Handlers } from "../http.js";
 import type { EventEnvelope, OrgState } from "../store.js";
 
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
@@ -104,50 +104,38 @@ function retained(nowMs: number) {
   return (e: EventEnvelope) => Date.parse(e.occurredAt) >= cutoff;
 }
 
-export const eventsRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/events/types",
-    handler: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
-  },
-  {
-    method: "GET",
-    path: "/events",
-    handler: ({ state, query, sb }) => {
-      const limit = limitParam(query);
-      const type = query.get("type");
-      if (type !== null && type !== "" && !isEventType(type))
-        throw invalid("The type filter is not a supported event type.", {
-          type: [`must be one of ${EVENT_TYPES.join(", ")}`],
-        });
-      const afterRaw = query.get("after");
-      const after = afterRaw ? decodeCursor(afterRaw) : undefined;
-      const keep = retained(sb.clock.nowMs());
-      const sorted = sortedEvents(state);
-      const items: EventEnvelope[] = [];
-      let more = false;
-      for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
-        const e = sorted[k]!;
-        if (type && e.type !== type) continue;
-        if (!keep(e)) continue;
-        if (items.length === limit) {
-          more = true;
-          break;
-        }
-        items.push(e);
+export const eventHandlers = {
+  types: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
+  list: ({ state, query, sb }) => {
+    const limit = limitParam(query);
+    const type = query.get("type");
+    if (type !== null && type !== "" && !isEventType(type))
+      throw invalid("The type filter is not a supported event type.", {
+        type: [`must be one of ${EVENT_TYPES.join(", ")}`],
+      });
+    const afterRaw = query.get("after");
+    const after = afterRaw ? decodeCursor(afterRaw) : undefined;
+    const keep = retained(sb.clock.nowMs());
+    const sorted = sortedEvents(state);
+    const items: EventEnvelope[] = [];
+    let more = false;
+    for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
+      const e = sorted[k]!;
+      if (type && e.type !== type) continue;
+      if (!keep(e)) continue;
+      if (items.length === limit) {
+        more = true;
+        break;
       }
-      const last = items[items.length - 1];
-      return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
-    },
+      items.push(e);
+    }
+    const last = items[items.length - 1];
+    return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
   },
-  {
-    method: "GET",
-    path: "/events/:id",
-    handler: ({ state, params, sb }) => {
-      const keep = retained(sb.clock.nowMs());
-      const e = state.events.find((x) => x.id === params.id);
-      if (!e || !keep(e)) throw notFound("Event");
-      return ok(e);
-    },
+  get: ({ state, params, sb }) => {
+    const keep = retained(sb.clock.nowMs());
+    const e = state.events.find((x) => x.id === params.id);
+    if (!e || !keep(e)) throw notFound("Event");
+    return ok(e);
   },
-];
+} satisfies Handlers;

@@ -20,7 +20,7 @@ import {
   trafficOf,
 } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
-import type { Route, SandboxRequest, SandboxResponse } from "../http.js";
+import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
 import { pageParams, timestampParam } from "../paging.js";
 import type { OrgState } from "../store.js";
 
@@ -185,33 +185,25 @@ export function redemptionIndex(state: OrgState, id: string): number | undefined
   return i !== undefined && i < t.redemptionCount ? i : undefined;
 }
 
-export const redemptionsRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/redemptions",
-    handler: (req) => {
-      const t = trafficOf(req.state);
-      const rangeParams = RANGE_MODE_PARAMS.filter((p) => req.query.has(p));
-      const feedParams = FEED_MODE_PARAMS.filter((p) => req.query.has(p));
-      if (rangeParams.length > 0 && feedParams.length > 0) {
-        const details: Record<string, string[]> = {};
-        for (const p of feedParams)
-          details[p] = [`must not be combined with range parameters (${rangeParams.join(", ")})`];
-        throw invalid(
-          `Feed parameters (${feedParams.join(", ")}) and range parameters (${rangeParams.join(", ")}) cannot be combined.`,
-          details,
-        );
-      }
-      return rangeParams.length > 0 ? range(req, t) : feed(req, t);
-    },
+export const redemptionHandlers = {
+  list: (req) => {
+    const t = trafficOf(req.state);
+    const rangeParams = RANGE_MODE_PARAMS.filter((p) => req.query.has(p));
+    const feedParams = FEED_MODE_PARAMS.filter((p) => req.query.has(p));
+    if (rangeParams.length > 0 && feedParams.length > 0) {
+      const details: Record<string, string[]> = {};
+      for (const p of feedParams)
+        details[p] = [`must not be combined with range parameters (${rangeParams.join(", ")})`];
+      throw invalid(
+        `Feed parameters (${feedParams.join(", ")}) and range parameters (${rangeParams.join(", ")}) cannot be combined.`,
+        details,
+      );
+    }
+    return rangeParams.length > 0 ? range(req, t) : feed(req, t);
   },
-  {
-    method: "GET",
-    path: "/redemptions/:id",
-    handler: (req) => {
-      const i = redemptionIndex(req.state, req.params.id!);
-      if (i === undefined) throw notFound("Redemption");
-      return { status: 200, body: new RedemptionRenderer(req.state, trafficOf(req.state)).object(i) };
-    },
+  get: (req) => {
+    const i = redemptionIndex(req.state, req.params.id!);
+    if (i === undefined) throw notFound("Redemption");
+    return { status: 200, body: new RedemptionRenderer(req.state, trafficOf(req.state)).object(i) };
   },
-];
+} satisfies Handlers;

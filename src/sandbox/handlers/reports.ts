@@ -37,7 +37,7 @@ import {
 } from "../domain/money.js";
 import { FLAG_EXCLUDED, FLAG_TEST, type Traffic, trafficOf } from "../domain/traffic.js";
 import { notFound } from "../errors.js";
-import { ok, type Route, type SandboxRequest } from "../http.js";
+import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { pageParams, paginate } from "../paging.js";
 import type { OrgState } from "../store.js";
 
@@ -345,8 +345,8 @@ export function creatorCounts(req: SandboxRequest) {
   return { range: r, ...paginate(items, paging) };
 }
 
-export const reportsRoutes: Route[] = [
-  { method: "GET", path: "/reports/summary", handler: (req) => ok(summary(req)) },
-  { method: "GET", path: "/reports/creator-counts", handler: (req) => ok(creatorCounts(req)) },
-  { method: "GET", path: "/campaigns/:id/report", handler: (req) => ok(campaignReport(req)) },
-];
+export const reportHandlers = {
+  summary: (req) => ok(summary(req)),
+  creatorCounts: (req) => ok(creatorCounts(req)),
+  campaignReport: (req) => ok(campaignReport(req)),
+} satisfies Handlers;
