@@ -9,31 +9,24 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { Timestamp } from "../spec/kit.js";
-import type { CampaignRecord } from "./domain/campaigns.js";
 import {
   campaignReference,
   campaignsOf,
   codesRemaining,
   findCampaign,
+  findCampaignByIdOrReference,
   isViewOnly,
-  linksOf,
   recordCodesIssued,
   recordRedeemed,
   recordTestCodes,
 } from "./domain/campaigns.js";
 import { addDays, dayOfMs, startOfDayMs } from "./domain/dates.js";
-import {
-  FLAG_EXCLUDED,
-  FLAG_TEST,
-  isoOfSec,
-  NO_CREATOR,
-  RedemptionRenderer,
-  type Traffic,
-  trafficOf,
-} from "./domain/traffic.js";
+import { FLAG_EXCLUDED, FLAG_TEST, NO_CREATOR, type Traffic } from "./domain/traffic.js";
 import { invalid, notFound } from "./errors.js";
 import type { Sandbox } from "./sandbox.js";
-import type { OrgState } from "./store.js";
+import { type OrgState, type CampaignRecord, trafficOf } from "./store.js";
+import { linksOf } from "./domain/links.js";
+import { isoOfSec, RedemptionRenderer } from "./domain/redemption-render.js";
 
 /** Up to this many generated items (claims, redemptions, corrections) a call emits events by default. */
 export const EVENTS_AUTO_MAX = 10_000;
@@ -107,14 +100,6 @@ export function prng(seed: number | string | undefined): () => number {
 
 const EXCLUSION_REASONS = ["Duplicate redemption", "Retailer reversal", "Suspected misuse of the code"];
 const RESTORATION_REASON = "Reviewed and confirmed";
-
-/** Finds a campaign by id or externalReference. */
-export function findCampaignByIdOrReference(state: OrgState, v: string): CampaignRecord | undefined {
-  const byId = findCampaign(state, v);
-  if (byId) return byId;
-  for (const c of campaignsOf(state).values()) if (c.externalReference === v) return c;
-  return undefined;
-}
 
 function share(n: number, k: number, parts: number): number {
   return Math.floor(n / parts) + (k < n % parts ? 1 : 0);

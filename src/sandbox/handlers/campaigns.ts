@@ -11,19 +11,18 @@ import {
 import { issueDetails } from "../../spec/creators.js";
 import type { Offer } from "../../spec/offers.js";
 import {
-  type CampaignRecord,
   campaignReference,
   campaignsOf,
   campaignView,
   findCampaign,
+  findCampaignByReference,
   isViewOnly,
-  jobRunner,
   newCampaignRecord,
 } from "../domain/campaigns.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { pageParams, paginate } from "../paging.js";
-import type { OrgState } from "../store.js";
+import type { OrgState, CampaignRecord } from "../store.js";
 
 type Details = Record<string, string[]>;
 const add = (d: Details, field: string, msg: string) => {
@@ -239,8 +238,7 @@ function setStatus(req: SandboxRequest) {
 }
 
 export const campaignHandlers = {
-  list: ({ state, query, sb }) => {
-    jobRunner(sb);
+  list: ({ state, query }) => {
     const status = query.get("status") || undefined;
     if (status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(status))
       throw invalid("status must be draft, active, paused or ended.", {
@@ -249,16 +247,15 @@ export const campaignHandlers = {
     const brandId = query.get("brandId") || undefined;
     const ref = query.get("externalReference");
     const p = pageParams(query);
-    const all = [...campaignsOf(state).values()]
+    const byRef = ref ? findCampaignByReference(state, ref.trim()) : undefined;
+    const all = (ref ? (byRef ? [byRef] : []) : [...campaignsOf(state).values()])
       .filter((c) => !status || c.status === status)
       .filter((c) => !brandId || c.offer.brand.id === brandId)
-      .filter((c) => !ref || c.externalReference === ref.trim())
       .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : b.seq - a.seq));
     const page = paginate(all, p);
     return ok({ ...page, items: page.items.map((c) => campaignView(state, c)) });
   },
-  get: ({ state, params, sb }) => {
-    jobRunner(sb);
+  get: ({ state, params }) => {
     return ok(campaignView(state, campaignOr404(state, params.id!)));
   },
   create,

@@ -11,21 +11,14 @@ import {
   type SelectionSummary,
   type UnmatchedEntry,
 } from "../../spec/links.js";
-import {
-  campaignsArea,
-  createLink,
-  type JobRecord,
-  jobInProgress,
-  jobRunner,
-  jobView,
-  linksOf,
-  linkView,
-} from "../domain/campaigns.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { boolParam, pageParams, paginate } from "../paging.js";
 import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
+import { campaignsArea, type JobRecord } from "../store.js";
+import { createLink, linksOf, linkView } from "../domain/links.js";
+import { jobInProgress, jobView } from "../domain/jobs.js";
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -158,13 +151,12 @@ function queueJob(req: SandboxRequest) {
     failPlanned: a.failNextJob.delete(rec.id),
   };
   a.jobs.set(job.id, job);
-  jobRunner(sb).schedule(state.org.id, job.id);
+  sb.engines.jobs?.schedule(state.org.id, job.id);
   return ok({ job: jobView(job), selection }, 202);
 }
 
 export const linkHandlers = {
-  list: ({ state, query, params, sb }) => {
-    jobRunner(sb);
+  list: ({ state, query, params }) => {
     const rec = campaignOr404(state, params.id!);
     const active = boolParam(query, "active");
     const p = pageParams(query);
@@ -181,8 +173,7 @@ export const linkHandlers = {
   create: createOne,
   patch: patchOne,
   queueJob,
-  getJob: ({ state, params, sb }) => {
-    jobRunner(sb);
+  getJob: ({ state, params }) => {
     const rec = campaignOr404(state, params.id!);
     const job = campaignsArea(state).jobs.get(params.jobId!);
     if (!job || job.campaignId !== rec.id) throw notFound("Assignment job");

@@ -11,18 +11,13 @@ import {
 import { toIso } from "../clock.js";
 import { brandOf, findCampaign } from "../domain/campaigns.js";
 import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
-import {
-  FeedPageWriter,
-  FLAG_EXCLUDED,
-  FLAG_TEST,
-  RedemptionRenderer,
-  type Traffic,
-  trafficOf,
-} from "../domain/traffic.js";
+import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
 import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
 import { pageParams, timestampParam } from "../paging.js";
-import type { OrgState } from "../store.js";
+import { type OrgState, trafficOf } from "../store.js";
+import { FeedPageWriter } from "../domain/feed-writer.js";
+import { RedemptionRenderer } from "../domain/redemption-render.js";
 
 const CURSOR_PREFIX = "rdm1:";
 

@@ -1,12 +1,12 @@
 // Control routes of shopper traffic (not part of the Partner API): simulate traffic, record one link
 // open, and set the organization's reporting time zone and alert recipients.
 import { z } from "zod";
-import { findLinkByShortCode } from "../domain/campaigns.js";
 import { isTimeZone } from "../domain/dates.js";
 import { invalid, notFound } from "../errors.js";
 import { ok, type Handlers } from "../http.js";
 import { recordView, SimulateBody, simulate } from "../simulate.js";
 import { parseBody } from "./control.js";
+import { findLinkByShortCode } from "../domain/links.js";
 
 export const trafficHandlers = {
   simulate: (req) => ok(simulate(req.sb, req.state, parseBody(SimulateBody, req))),

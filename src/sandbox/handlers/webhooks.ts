@@ -7,7 +7,6 @@ import { checkEventTypes, checkWebhookUrl } from "../../spec/webhooks.js";
 import { kickDelivery } from "../delivery.js";
 import {
   deliveriesOf,
-  type EndpointRecord,
   newSecret,
   queueDelivery,
   ROTATION_OVERLAP_MS,
@@ -15,10 +14,10 @@ import {
   sampleEnvelope,
   toDelivery,
   toWebhook,
-  webhooksArea,
 } from "../domain/webhooks.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
+import { type EndpointRecord, webhooksArea } from "../store.js";
 
 function bodyObject(req: SandboxRequest): Record<string, unknown> {
   const b = req.body;
