@@ -53,6 +53,16 @@ export interface OrgState {
   events: EventEnvelope[];
   /** The areas, each created on first use by its accessor below. */
   areas: OrgAreas;
+  /** Index: the event log sorted by (occurredAt, id) (handlers/events.ts keeps it; not persisted). */
+  readonly eventsSorted?: SortedEvents;
+}
+
+export interface SortedEvents {
+  /** The log it was built from, its length then and its first event (a change of these rebuilds it). */
+  source: EventEnvelope[];
+  seen: number;
+  first: EventEnvelope | undefined;
+  sorted: EventEnvelope[];
 }
 
 /**

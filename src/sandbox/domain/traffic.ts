@@ -66,6 +66,8 @@ export class Traffic {
   readonly supplyAlerts = new Map<string, SupplyAlertState>();
   /** Unredeemed codes per campaign index, for fast picking (rebuilt lazily, not persisted). */
   private unredeemedCache: Map<number, { shopper: number[]; test: number[] }> | undefined;
+  /** Redemption indexes newest first, for the count it was built at (handlers/redemptions.ts; not persisted). */
+  newestFirst: { n: number; order: Uint32Array } | undefined;
   /** Bumped on every change; caches key on it. */
   version = 0;
   /**

@@ -47,18 +47,6 @@ export function decodeCursor(raw: string): Position {
   throw bad();
 }
 
-/**
- * The organization's log sorted by (occurredAt, id), maintained incrementally: appended events are
- * inserted in place; any other change to the log (pruning, reset) rebuilds the index.
- */
-interface SortedIndex {
-  source: EventEnvelope[];
-  seen: number;
-  first: EventEnvelope | undefined;
-  sorted: EventEnvelope[];
-}
-const indexes = new WeakMap<OrgState, SortedIndex>();
-
 function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
   // First index whose position is strictly greater than p.
   let lo = 0;
@@ -71,13 +59,24 @@ function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
   return lo;
 }
 
+/**
+ * The organization's log sorted by (occurredAt, id), an index the state owns (OrgState.eventsSorted),
+ * maintained incrementally: appended events are inserted in place; any other change to the log
+ * (pruning, reset) rebuilds it.
+ */
 export function sortedEvents(state: OrgState): EventEnvelope[] {
   const src = state.events;
-  let ix = indexes.get(state);
+  let ix = state.eventsSorted;
   if (!ix || ix.source !== src || src.length < ix.seen || src[0] !== ix.first) {
     const sorted = [...src].sort((a, b) => cmp(posOf(a), posOf(b)));
     ix = { source: src, seen: src.length, first: src[0], sorted };
-    indexes.set(state, ix);
+    // Not enumerable: never persisted.
+    Object.defineProperty(state, "eventsSorted", {
+      value: ix,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
     return sorted;
   }
   for (let k = ix.seen; k < src.length; k++) {

@@ -71,10 +71,9 @@ function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
   return { status: 200, body: w.bytes(), headers: { "content-type": "application/json; charset=utf-8" } };
 }
 
-/** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), cached per count. */
-const sortCache = new WeakMap<Traffic, { n: number; order: Uint32Array }>();
+/** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), kept per count. */
 function newestFirst(t: Traffic): Uint32Array {
-  const cached = sortCache.get(t);
+  const cached = t.newestFirst;
   if (cached && cached.n === t.redemptionCount) return cached.order;
   const n = t.redemptionCount;
   const red = t.redRedeemedAt.data;
@@ -99,7 +98,7 @@ function newestFirst(t: Traffic): Uint32Array {
     idx.sort((a, b) => red[b]! - red[a]! || b - a);
     order.set(idx);
   }
-  sortCache.set(t, { n, order });
+  t.newestFirst = { n, order };
   return order;
 }
 
