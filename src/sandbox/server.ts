@@ -193,6 +193,7 @@ interface Exchange {
   sb: Sandbox;
   route: Route;
   req: IncomingMessage;
+  url: URL;
   /** The caller's key and organization. */
   auth: { key: KeyRecord; state: OrgState };
   /** The fault picked for this API request, if any. */
@@ -217,6 +218,7 @@ async function handle(
       sb,
       route,
       req,
+      url: new URL(req.url ?? "/", "http://sandbox"),
       auth: authenticate(sb, req.headers.authorization),
       fault: undefined,
     };
@@ -249,8 +251,7 @@ function authorize({ route, auth }: Exchange): void {
 
 /** The faults that strike before the handler runs; the others are kept for faultAfter. */
 async function injectFault(x: Exchange): Promise<"answered" | undefined> {
-  const { sb, req, route } = x;
-  const url = new URL(req.url ?? "/", "http://sandbox");
+  const { sb, req, route, url } = x;
   x.fault = sb.faults.pick(req.method ?? "GET", url.pathname.slice(prefixOf(route).length));
   switch (x.fault) {
     case "reset":
@@ -292,7 +293,7 @@ function parseBody(raw: Buffer): unknown {
 
 /** Runs the route's handler. */
 function dispatch(
-  { sb, route, req, auth }: Exchange,
+  { sb, route, req, url, auth }: Exchange,
   params: Record<string, string>,
   body: unknown,
   rawBody: Buffer,
@@ -300,7 +301,7 @@ function dispatch(
   return route.handler({
     method: req.method ?? "GET",
     params,
-    query: new URL(req.url ?? "/", "http://sandbox").searchParams,
+    query: url.searchParams,
     body,
     rawBody,
     headers: req.headers,
