@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { readIdList } from "../../src/commands/links/ids.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
-import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
 import { addCreators, exitOf, makeCampaign } from "../campaigns/helpers.js";
 import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
 import { PassThrough } from "node:stream";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 
 let sb: RunningSandbox;
 const pace = { ...JOB_PACE };

@@ -11,19 +11,18 @@ import {
 import { issueDetails } from "../../spec/creators.js";
 import type { Offer } from "../../spec/offers.js";
 import {
-  type CampaignRecord,
   campaignReference,
   campaignsOf,
   campaignView,
   findCampaign,
+  findCampaignByReference,
   isViewOnly,
-  jobRunner,
   newCampaignRecord,
 } from "../domain/campaigns.js";
 import { conflict, invalid, notFound } from "../errors.js";
-import { ok, type Route, type SandboxRequest } from "../http.js";
+import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { pageParams, paginate } from "../paging.js";
-import type { OrgState } from "../store.js";
+import type { OrgState, CampaignRecord } from "../store.js";
 
 type Details = Record<string, string[]>;
 const add = (d: Details, field: string, msg: string) => {
@@ -238,38 +237,28 @@ function setStatus(req: SandboxRequest) {
   return ok(campaignView(state, rec));
 }
 
-export const campaignsRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/campaigns",
-    handler: ({ state, query, sb }) => {
-      jobRunner(sb);
-      const status = query.get("status") || undefined;
-      if (status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(status))
-        throw invalid("status must be draft, active, paused or ended.", {
-          status: ["must be one of draft, active, paused, ended"],
-        });
-      const brandId = query.get("brandId") || undefined;
-      const ref = query.get("externalReference");
-      const p = pageParams(query);
-      const all = [...campaignsOf(state).values()]
-        .filter((c) => !status || c.status === status)
-        .filter((c) => !brandId || c.offer.brand.id === brandId)
-        .filter((c) => !ref || c.externalReference === ref.trim())
-        .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : b.seq - a.seq));
-      const page = paginate(all, p);
-      return ok({ ...page, items: page.items.map((c) => campaignView(state, c)) });
-    },
+export const campaignHandlers = {
+  list: ({ state, query }) => {
+    const status = query.get("status") || undefined;
+    if (status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(status))
+      throw invalid("status must be draft, active, paused or ended.", {
+        status: ["must be one of draft, active, paused, ended"],
+      });
+    const brandId = query.get("brandId") || undefined;
+    const ref = query.get("externalReference");
+    const p = pageParams(query);
+    const byRef = ref ? findCampaignByReference(state, ref.trim()) : undefined;
+    const all = (ref ? (byRef ? [byRef] : []) : [...campaignsOf(state).values()])
+      .filter((c) => !status || c.status === status)
+      .filter((c) => !brandId || c.offer.brand.id === brandId)
+      .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : b.seq - a.seq));
+    const page = paginate(all, p);
+    return ok({ ...page, items: page.items.map((c) => campaignView(state, c)) });
   },
-  {
-    method: "GET",
-    path: "/campaigns/:id",
-    handler: ({ state, params, sb }) => {
-      jobRunner(sb);
-      return ok(campaignView(state, campaignOr404(state, params.id!)));
-    },
+  get: ({ state, params }) => {
+    return ok(campaignView(state, campaignOr404(state, params.id!)));
   },
-  { method: "POST", path: "/campaigns", handler: create },
-  { method: "PATCH", path: "/campaigns/:id", handler: patch },
-  { method: "POST", path: "/campaigns/:id/status", handler: setStatus },
-];
+  create,
+  patch,
+  setStatus,
+} satisfies Handlers;
