@@ -8,7 +8,7 @@ import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
-import { type CliRuntime, setRuntime } from "./cli/define.js";
+import type { CliRuntime } from "./cli/define.js";
 import { registerEvents } from "./cli/events.js";
 import { registerIdentity } from "./cli/identity.js";
 import { registerLinks } from "./cli/links.js";
@@ -23,7 +23,8 @@ import { registerWebhooks } from "./cli/webhooks.js";
 import type { IoStreams } from "./io/io.js";
 import { VERSION } from "./version.js";
 
-export type Registrar = (program: Command) => void;
+/** Declares one noun (or top-level command) on `program`; its actions run through `rt`. */
+export type Registrar = (program: Command, rt: CliRuntime) => void;
 
 /** Every noun's declarations, in help order. */
 export const REGISTRARS: Registrar[] = [
@@ -159,7 +160,6 @@ export function buildProgram(
   rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
   options: BuildOptions = {},
 ): Command {
-  setRuntime(rt);
   const program = new Command("partner-cli");
   program
     .description("Run coupon campaigns through creators on the Creator Campaign Partner API.")
@@ -205,14 +205,14 @@ export function buildProgram(
     "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).\n\nExamples:\n  $ partner-cli roster import docs/examples/roster.csv --sandbox\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
   );
   if (!options.lazyFor) {
-    for (const register of REGISTRARS) register(program);
+    for (const register of REGISTRARS) register(program, rt);
     return program;
   }
   const pending = new Map<Command, Registrar>();
   for (const register of REGISTRARS) {
     const summary = LAZY_NOUNS.get(register);
     if (!summary) {
-      register(program);
+      register(program, rt);
       continue;
     }
     const stub = program.command(summary.name).description(summary.description);
@@ -223,7 +223,7 @@ export function buildProgram(
     const register = pending.get(stub);
     if (!register) return;
     pending.delete(stub);
-    declareInPlace(program, stub, register);
+    declareInPlace(program, stub, () => register(target(program, stub), rt));
   };
   program.hook("preSubcommand", (_program, sub) => {
     if (NEEDS_WHOLE_TREE.has(sub.name())) for (const stub of [...pending.keys()]) declare(stub);
@@ -260,12 +260,17 @@ function namedCommand(program: Command, argv: readonly string[]): string | undef
 
 /**
  * Runs a noun's registrar so that it declares into the stub commander has already chosen (a new
- * command object would not be the one it goes on to parse): `program.command(name)` answers the
- * stub, whose aliases are cleared first because the registrar adds them again.
+ * command object would not be the one it goes on to parse): `declare` is given a program whose
+ * `command(name)` answers the stub, whose aliases are cleared first because the registrar adds them again.
  */
-function declareInPlace(program: Command, stub: Command, register: Registrar): void {
+function declareInPlace(_program: Command, stub: Command, declare: () => void): void {
   (stub as unknown as { _aliases: string[] })._aliases = [];
-  const target = new Proxy(program, {
+  declare();
+}
+
+/** `program` as the registrar of `stub`'s noun sees it: `command(stub's name)` answers the stub. */
+function target(program: Command, stub: Command): Command {
+  return new Proxy(program, {
     get(obj, key, receiver) {
       if (key === "command") {
         return (nameAndArgs: string, ...rest: unknown[]) =>
@@ -277,5 +282,4 @@ function declareInPlace(program: Command, stub: Command, register: Registrar): v
       return typeof v === "function" ? v.bind(obj) : v;
     },
   });
-  register(target);
 }

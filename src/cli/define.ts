@@ -1,47 +1,88 @@
 // Helpers for the declaration files in src/cli/: actions that build a Context and load the run
 // module lazily, examples kept for --help and the generated docs, and option parsers.
 import { type Command, InvalidArgumentError } from "commander";
+import type { RunFunction } from "../commands/shared/run.js";
 import type { Context, GlobalOptions } from "../context.js";
+import { parseBoolean } from "../spec/boolean.js";
+import { DURATION_EXAMPLES, parseDurationMs } from "../spec/duration.js";
 
+/** What the declarations need at run time; buildProgram(rt) hands it to every registrar. */
 export interface CliRuntime {
   /** May answer a promise: the CLI loads the Context's module only when a command runs. */
   makeContext(globals: GlobalOptions): Context | Promise<Context>;
 }
 
-let runtime: CliRuntime | undefined;
-export function setRuntime(rt: CliRuntime): void {
-  runtime = rt;
+/** The names a module exports that are run functions. */
+type RunNames<M> = { [K in keyof M]: M[K] extends RunFunction<never> ? K : never }[keyof M] & string;
+/** The options type a run function declares (its first parameter). */
+type OptionsOf<F> = F extends (opts: infer O, ctx: Context) => Promise<unknown> ? O : never;
+
+export interface ActionHow<O> {
+  /** The keys under which the positionals go into opts, in order (default: the declared names, camelCased). */
+  args?: readonly (keyof O & string)[];
+  /** Completes what commander cannot give (a value kept outside the options, a parent's option). */
+  adapt?: (opts: O, cmd: Command) => O;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: commander hands options over untyped; each run function types them.
-export type Opts = Record<string, any>;
-export type Action = (ctx: Context, args: string[], opts: Opts, cmd: Command) => Promise<void>;
+/** Which run function a command is wired to (read by test/cli/wiring.test.ts). */
+export interface Wiring {
+  load: () => Promise<unknown>;
+  name: string;
+}
+const wirings = new WeakMap<Command, Wiring>();
 
-/** Wires an action: global options → Context → the lazily imported run function. */
-export function action(cmd: Command, fn: Action): Command {
+export function wiringOf(cmd: Command): Wiring | undefined {
+  return wirings.get(cmd);
+}
+
+/**
+ * Wires an action: global options → Context → `load()[name](opts, ctx)`, the run module imported
+ * only when the command runs. `opts` holds the command's own options and its positionals by name;
+ * the run function's exported options interface is its type, checked here against `name`.
+ */
+export function action<M, K extends RunNames<M>>(
+  rt: CliRuntime,
+  cmd: Command,
+  load: () => Promise<M>,
+  name: K,
+  how: ActionHow<OptionsOf<M[K]>> = {},
+): Command {
+  wirings.set(cmd, { load, name });
   return cmd.action(async (...all: unknown[]) => {
     const command = all[all.length - 1] as Command;
-    const opts = command.opts();
-    const args = all
-      .slice(0, -2)
-      .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
-    const g = command.optsWithGlobals();
-    const globals: GlobalOptions = {
-      profile: g.profile,
-      baseUrl: g.baseUrl,
-      json: Boolean(g.json),
-      color: g.color !== false,
-      input: g.input !== false,
-      yes: Boolean(g.yes),
-      verbose: Boolean(g.verbose),
-      sandbox: Boolean(g.sandbox),
-      quiet: Boolean(g.quiet),
-      fields: g.fields,
-      jq: g.jq,
-    };
-    if (!runtime) throw new Error("CLI runtime not set");
-    await fn(await runtime.makeContext(globals), args, opts, command);
+    const positionals = all.slice(0, -2);
+    const names = how.args ?? command.registeredArguments.map((a) => camelCase(a.name()));
+    const input: Record<string, unknown> = { ...command.opts() };
+    names.forEach((key, i) => {
+      input[key] = positionals[i];
+    });
+    // The one place commander's untyped result meets the run function's declared options.
+    const opts = input as OptionsOf<M[K]>;
+    const ctx = await rt.makeContext(globalsOf(command));
+    const run = (await load())[name] as RunFunction<OptionsOf<M[K]>>;
+    await run(how.adapt ? how.adapt(opts, command) : opts, ctx);
   });
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+function globalsOf(command: Command): GlobalOptions {
+  const g = command.optsWithGlobals();
+  return {
+    profile: g.profile,
+    baseUrl: g.baseUrl,
+    json: Boolean(g.json),
+    color: g.color !== false,
+    input: g.input !== false,
+    yes: Boolean(g.yes),
+    verbose: Boolean(g.verbose),
+    sandbox: Boolean(g.sandbox),
+    quiet: Boolean(g.quiet),
+    fields: g.fields,
+    jq: g.jq,
+  };
 }
 
 const exampleMap = new WeakMap<Command, string[]>();
@@ -66,11 +107,11 @@ export function parseIntArg(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+/** true/yes/1 or false/no/0, any case (the grammar: src/spec/boolean.ts). */
 export function parseBoolArg(value: string): boolean {
-  const v = value.trim().toLowerCase();
-  if (v === "true" || v === "yes" || v === "1") return true;
-  if (v === "false" || v === "no" || v === "0") return false;
-  throw new InvalidArgumentError("expected true or false");
+  const b = parseBoolean(value);
+  if (b === undefined) throw new InvalidArgumentError("expected true or false");
+  return b;
 }
 
 /** Collects a repeatable option into an array. */
@@ -78,21 +119,9 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Parses "90s", "5m", "2h", "1d", "1h30m" or plain milliseconds into milliseconds. */
+/** Parses "90s", "5m", "2h", "1d", "1h30m" or plain milliseconds into milliseconds (src/spec/duration.ts). */
 export function parseDuration(value: string): number {
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(v); m; m = re.exec(v)) {
-    const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
-      m[2] as "ms" | "s" | "m" | "h" | "d"
-    ];
-    total += Number(m[1]) * unit;
-    matched = re.lastIndex;
-  }
-  if (matched !== v.length || v.length === 0)
-    throw new InvalidArgumentError('expected a duration like "90s", "5m", "2h" or "1d"');
-  return Math.round(total);
+  const ms = parseDurationMs(value);
+  if (ms === undefined) throw new InvalidArgumentError(`expected a duration like ${DURATION_EXAMPLES}`);
+  return ms;
 }

@@ -13,7 +13,7 @@ import { type Context, retryFromEnv } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 
 export interface LoginOptions {
-  apiKeyStdin: boolean;
+  apiKeyStdin?: boolean | undefined;
 }
 
 /** Reads all of stdin as text. */
