@@ -3,12 +3,13 @@
 // aliases and description only (enough for the top-level --help, suggestions and dispatch), and its
 // verbs are declared when commander dispatches to it. `buildProgram(rt)` without options builds the
 // whole tree, for the docs and completion generators and the tests that walk it.
-import { Command } from "commander";
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import type { Command as CommanderCommand } from "commander";
 import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
-import type { CliRuntime } from "./cli/define.js";
+import { type CliRuntime, commanderView } from "./cli/define.js";
 import { registerEvents } from "./cli/events.js";
 import { registerIdentity } from "./cli/identity.js";
 import { registerLinks } from "./cli/links.js";
@@ -159,7 +160,7 @@ export interface BuildOptions {
 export function buildProgram(
   rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
   options: BuildOptions = {},
-): Command {
+): CommanderCommand {
   const program = new Command("partner-cli");
   program
     .description("Run coupon campaigns through creators on the Creator Campaign Partner API.")
@@ -206,9 +207,9 @@ export function buildProgram(
   );
   if (!options.lazyFor) {
     for (const register of REGISTRARS) register(program, rt);
-    return program;
+    return commanderView(program);
   }
-  const pending = new Map<Command, Registrar>();
+  const pending = new Map<CommandUnknownOpts, Registrar>();
   for (const register of REGISTRARS) {
     const summary = LAZY_NOUNS.get(register);
     if (!summary) {
@@ -219,11 +220,11 @@ export function buildProgram(
     for (const alias of summary.aliases) stub.alias(alias);
     pending.set(stub, register);
   }
-  const declare = (stub: Command) => {
+  const declare = (stub: CommandUnknownOpts) => {
     const register = pending.get(stub);
     if (!register) return;
     pending.delete(stub);
-    declareInPlace(program, stub, () => register(target(program, stub), rt));
+    declareInPlace(stub, () => register(target(program, stub), rt));
   };
   program.hook("preSubcommand", (_program, sub) => {
     if (NEEDS_WHOLE_TREE.has(sub.name())) for (const stub of [...pending.keys()]) declare(stub);
@@ -232,10 +233,10 @@ export function buildProgram(
   // `help NOUN` prints the noun's help without dispatching to it, so the named noun is declared now.
   const named = namedCommand(program, options.lazyFor);
   for (const stub of pending.keys()) if (named !== undefined && isNamed(stub, named)) declare(stub);
-  return program;
+  return commanderView(program);
 }
 
-function isNamed(cmd: Command, name: string): boolean {
+function isNamed(cmd: CommandUnknownOpts, name: string): boolean {
   return cmd.name() === name || cmd.aliases().includes(name);
 }
 
@@ -263,13 +264,13 @@ function namedCommand(program: Command, argv: readonly string[]): string | undef
  * command object would not be the one it goes on to parse): `declare` is given a program whose
  * `command(name)` answers the stub, whose aliases are cleared first because the registrar adds them again.
  */
-function declareInPlace(_program: Command, stub: Command, declare: () => void): void {
+function declareInPlace(stub: CommandUnknownOpts, declare: () => void): void {
   (stub as unknown as { _aliases: string[] })._aliases = [];
   declare();
 }
 
 /** `program` as the registrar of `stub`'s noun sees it: `command(stub's name)` answers the stub. */
-function target(program: Command, stub: Command): Command {
+function target(program: Command, stub: CommandUnknownOpts): Command {
   return new Proxy(program, {
     get(obj, key, receiver) {
       if (key === "command") {

@@ -1,5 +1,5 @@
 // api METHOD PATH: a raw request to any endpoint, with the current key and base URL (like gh api).
-import { type Command, Option } from "commander";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
 
 export function registerApi(program: Command, rt: CliRuntime): void {

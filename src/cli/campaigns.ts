@@ -1,6 +1,6 @@
 // campaigns list | get | create | update | activate | pause | end (alias: campaign).
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
-import { type Command, Option } from "commander";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
 import { declareCampaignReport } from "./reports.js";
 

@@ -1,9 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell code, not templates
 // completion bash | zsh | fish.
-import { Argument, type Command } from "commander";
+import { Argument, type Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import type { Shell } from "../commands/completion/generate.js";
 import type { Context } from "../context.js";
-import { action, type CliRuntime, examples } from "./define.js";
+import { action, type CliRuntime, commanderView, examples } from "./define.js";
 
 export function registerCompletion(program: Command, rt: CliRuntime): void {
   const completion = program
@@ -23,8 +23,8 @@ export function registerCompletion(program: Command, rt: CliRuntime): void {
     async () => {
       const { completionRun } = await import("../commands/completion/print.js");
       return {
-        completionRun: (o: { shell: Shell; command: Command }, ctx: Context) =>
-          completionRun(o.shell, ctx, o.command),
+        completionRun: (o: { shell: Shell; command: CommandUnknownOpts }, ctx: Context) =>
+          completionRun(o.shell, ctx, commanderView(o.command)),
       };
     },
     "completionRun",

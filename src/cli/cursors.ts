@@ -1,5 +1,5 @@
 // cursors list | show | reset.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
 
 export function registerCursors(program: Command, rt: CliRuntime): void {

@@ -1,6 +1,15 @@
 // Helpers for the declaration files in src/cli/: actions that build a Context and load the run
-// module lazily, examples kept for --help and the generated docs, and option parsers.
-import { type Command, InvalidArgumentError } from "commander";
+// module lazily, examples kept for --help and the generated docs, and option parsers. The
+// declarations use @commander-js/extra-typings (commander itself, with types that follow each
+// .option() and .argument()), so action() can check the options a command declares against the
+// options interface its run function exports.
+import {
+  type Command,
+  type CommandUnknownOpts,
+  InvalidArgumentError,
+  type OptionValues,
+} from "@commander-js/extra-typings";
+import type { Command as CommanderCommand } from "commander";
 import type { RunFunction } from "../commands/shared/run.js";
 import type { Context, GlobalOptions } from "../context.js";
 import { parseBoolean } from "../spec/boolean.js";
@@ -17,11 +26,34 @@ type RunNames<M> = { [K in keyof M]: M[K] extends RunFunction<never> ? K : never
 /** The options type a run function declares (its first parameter). */
 type OptionsOf<F> = F extends (opts: infer O, ctx: Context) => Promise<unknown> ? O : never;
 
+/** Options a command declares that its run function's options do not name, or name with another type. */
+type Mismatched<Opts, O> = {
+  [k in keyof Opts]-?: k extends keyof O ? (Opts[k] extends O[k] ? never : k) : k;
+}[keyof Opts];
+/** `name` when the declared options fit the run function's, else a type error naming the misfits. */
+type Checked<Opts, M, K extends keyof M> = [Mismatched<Opts, OptionsOf<M[K]>>] extends [never]
+  ? K
+  : { "options not in the run function's options, or of another type": Mismatched<Opts, OptionsOf<M[K]>> };
+
 export interface ActionHow<O> {
   /** The keys under which the positionals go into opts, in order (default: the declared names, camelCased). */
   args?: readonly (keyof O & string)[];
-  /** Completes what commander cannot give (a value kept outside the options, a parent's option). */
-  adapt?: (opts: O, cmd: Command) => O;
+}
+
+export interface AdaptedHow<Opts, O> extends ActionHow<O> {
+  /**
+   * Makes the run function's options from what commander parsed (the options, and the positionals
+   * under the run function's other keys), adding a value kept aside or a parent's option.
+   */
+  adapt: (parsed: Opts & Omit<O, keyof Opts>, cmd: CommandUnknownOpts) => O;
+}
+
+/**
+ * The same command object seen through commander's own types, which the tree's readers use (the
+ * docs and completion generators, the tests): extra-typings only adds type parameters to them.
+ */
+export function commanderView(cmd: CommandUnknownOpts): CommanderCommand {
+  return cmd as unknown as CommanderCommand;
 }
 
 /** Which run function a command is wired to (read by test/cli/wiring.test.ts). */
@@ -29,38 +61,52 @@ export interface Wiring {
   load: () => Promise<unknown>;
   name: string;
 }
-const wirings = new WeakMap<Command, Wiring>();
+const wirings = new WeakMap<object, Wiring>();
 
-export function wiringOf(cmd: Command): Wiring | undefined {
+export function wiringOf(cmd: object): Wiring | undefined {
   return wirings.get(cmd);
 }
 
 /**
  * Wires an action: global options → Context → `load()[name](opts, ctx)`, the run module imported
- * only when the command runs. `opts` holds the command's own options and its positionals by name;
- * the run function's exported options interface is its type, checked here against `name`.
+ * only when the command runs. `opts` holds the command's own options and its positionals by name.
+ * The options the command declares must fit the options interface of the run function `name`
+ * (checked by the compiler); with `adapt`, its result must.
  */
-export function action<M, K extends RunNames<M>>(
+export function action<A extends unknown[], Opts extends OptionValues, M, K extends RunNames<M>>(
   rt: CliRuntime,
-  cmd: Command,
+  cmd: Command<A, Opts, OptionValues>,
+  load: () => Promise<M>,
+  name: Checked<Opts, M, K>,
+  how?: ActionHow<OptionsOf<M[K]>>,
+): CommandUnknownOpts;
+export function action<A extends unknown[], Opts extends OptionValues, M, K extends RunNames<M>>(
+  rt: CliRuntime,
+  cmd: Command<A, Opts, OptionValues>,
   load: () => Promise<M>,
   name: K,
-  how: ActionHow<OptionsOf<M[K]>> = {},
-): Command {
-  wirings.set(cmd, { load, name });
+  how: AdaptedHow<Opts, OptionsOf<M[K]>>,
+): CommandUnknownOpts;
+export function action<M>(
+  rt: CliRuntime,
+  cmd: CommandUnknownOpts,
+  load: () => Promise<M>,
+  name: unknown,
+  how: ActionHow<unknown> & { adapt?: (parsed: never, cmd: CommandUnknownOpts) => unknown } = {},
+): CommandUnknownOpts {
+  wirings.set(cmd, { load, name: String(name) });
   return cmd.action(async (...all: unknown[]) => {
-    const command = all[all.length - 1] as Command;
+    const command = all[all.length - 1] as CommandUnknownOpts;
     const positionals = all.slice(0, -2);
     const names = how.args ?? command.registeredArguments.map((a) => camelCase(a.name()));
-    const input: Record<string, unknown> = { ...command.opts() };
+    const parsed: Record<string, unknown> = { ...command.opts() };
     names.forEach((key, i) => {
-      input[key] = positionals[i];
+      parsed[key] = positionals[i];
     });
-    // The one place commander's untyped result meets the run function's declared options.
-    const opts = input as OptionsOf<M[K]>;
     const ctx = await rt.makeContext(globalsOf(command));
-    const run = (await load())[name] as RunFunction<OptionsOf<M[K]>>;
-    await run(how.adapt ? how.adapt(opts, command) : opts, ctx);
+    const run = (await load())[name as keyof M] as RunFunction<unknown>;
+    // The one place commander's result meets the run function: its type was checked above.
+    await run(how.adapt ? how.adapt(parsed as never, command) : parsed, ctx);
   });
 }
 
@@ -68,11 +114,13 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
-function globalsOf(command: Command): GlobalOptions {
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function globalsOf(command: CommandUnknownOpts): GlobalOptions {
   const g = command.optsWithGlobals();
   return {
-    profile: g.profile,
-    baseUrl: g.baseUrl,
+    profile: text(g.profile),
+    baseUrl: text(g.baseUrl),
     json: Boolean(g.json),
     color: g.color !== false,
     input: g.input !== false,
@@ -80,21 +128,22 @@ function globalsOf(command: Command): GlobalOptions {
     verbose: Boolean(g.verbose),
     sandbox: Boolean(g.sandbox),
     quiet: Boolean(g.quiet),
-    fields: g.fields,
-    jq: g.jq,
+    fields: text(g.fields),
+    jq: text(g.jq),
   };
 }
 
-const exampleMap = new WeakMap<Command, string[]>();
+const exampleMap = new WeakMap<object, string[]>();
 
 /** Adds an Examples section to --help and records it for docs/commands. */
-export function examples(cmd: Command, lines: string[]): Command {
+export function examples<C extends CommandUnknownOpts>(cmd: C, lines: string[]): C {
   exampleMap.set(cmd, lines);
   cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
   return cmd;
 }
 
-export function examplesOf(cmd: Command): string[] {
+/** The examples recorded for a command (any commander typing of it: docs and completion walk the tree). */
+export function examplesOf(cmd: object): string[] {
   return exampleMap.get(cmd) ?? [];
 }
 

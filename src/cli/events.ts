@@ -1,5 +1,5 @@
 // events types | get | list | tail | sync.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
 
 export function registerEvents(program: Command, rt: CliRuntime): void {

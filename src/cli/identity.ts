@@ -1,5 +1,5 @@
 // login, logout, me.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
 
 export function registerIdentity(program: Command, rt: CliRuntime): void {

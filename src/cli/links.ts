@@ -1,6 +1,6 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
-import { type Command, Option } from "commander";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, collect, examples, parseBoolArg, parseDuration } from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;

@@ -1,5 +1,5 @@
 // offers list | get: the offers the organization may build campaigns on.
-import { type Command, Option } from "commander";
+import { type Command, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
 
 export function registerOffers(program: Command, rt: CliRuntime): void {

@@ -1,5 +1,5 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { completesProfileNames } from "../commands/shared/profile-args.js";
 import { action, type CliRuntime, examples } from "./define.js";
 

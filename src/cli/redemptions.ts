@@ -1,5 +1,5 @@
 // redemptions export | list | get.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 

@@ -1,5 +1,5 @@
 // reports summary | campaign | creators.
-import type { Command } from "commander";
+import type { Command, CommandUnknownOpts } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
@@ -7,7 +7,7 @@ import { addRangeOptions } from "./range.js";
  * Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`);
  * the caller wires its action.
  */
-export function declareCampaignReport(parent: Command, name: string): Command {
+export function declareCampaignReport(parent: CommandUnknownOpts, name: string) {
   const cmd = addRangeOptions(
     parent
       .command(name)

@@ -1,5 +1,5 @@
 // roster: import, list, get, set, export (declarations only; run functions in src/commands/roster/).
-import { type Command, Option } from "commander";
+import { type Command, Option } from "@commander-js/extra-typings";
 import type { ImportOptions } from "../commands/roster/import.js";
 import type { Context } from "../context.js";
 import { action, type CliRuntime, collect, examples, parseBoolArg, parseIntArg } from "./define.js";

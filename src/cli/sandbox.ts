@@ -1,6 +1,6 @@
 // sandbox start | reset | advance | simulate: the local, stateful implementation of the Partner API.
 // Declarations only; the run functions live in src/commands/sandbox/ and load lazily.
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
 
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -87,8 +87,8 @@ export function registerSandbox(program: Command, rt: CliRuntime): void {
     args: ["durationMs"],
   });
 
-  const count = (flag: string, what: string) =>
-    new Option(`--${flag} <n>`, what).argParser(parseIntArg(0, 1_000_000));
+  const count = <F extends string>(flag: F, what: string) =>
+    new Option(`--${flag} <n>` as `--${F} <n>`, what).argParser(parseIntArg(0, 1_000_000));
   const simulate = sandbox
     .command("simulate")
     .description(

@@ -1,5 +1,5 @@
 // sync [--to URL] [--only KINDS] [--from-start] [--full] | sync status [--to URL].
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
 
 const TO_HELP =
@@ -50,6 +50,9 @@ export function registerSync(program: Command, rt: CliRuntime): void {
   // `sync` declares --to as well, and commander gives a parent's option to the parent wherever it
   // appears: read it from there too.
   action(rt, status, () => import("../commands/sync/status.js"), "syncStatusRun", {
-    adapt: (o, cmd) => ({ to: o.to ?? cmd.parent?.getOptionValue("to") }),
+    adapt: (o, cmd) => {
+      const parentTo = cmd.parent?.opts().to;
+      return { to: o.to ?? (typeof parentTo === "string" ? parentTo : undefined) };
+    },
   });
 }

@@ -1,5 +1,5 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
-import type { Command } from "commander";
+import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
 
 export function registerWebhooks(program: Command, rt: CliRuntime): void {
