@@ -224,7 +224,7 @@ export function buildProgram(
     const register = pending.get(stub);
     if (!register) return;
     pending.delete(stub);
-    declareInPlace(stub, () => register(target(program, stub), rt));
+    declareInPlace(program, stub, register, rt);
   };
   program.hook("preSubcommand", (_program, sub) => {
     if (NEEDS_WHOLE_TREE.has(sub.name())) for (const stub of [...pending.keys()]) declare(stub);
@@ -261,17 +261,17 @@ function namedCommand(program: Command, argv: readonly string[]): string | undef
 
 /**
  * Runs a noun's registrar so that it declares into the stub commander has already chosen (a new
- * command object would not be the one it goes on to parse): `declare` is given a program whose
- * `command(name)` answers the stub, whose aliases are cleared first because the registrar adds them again.
+ * command object would not be the one it goes on to parse): `program.command(name)` answers the
+ * stub, whose aliases are cleared first because the registrar adds them again.
  */
-function declareInPlace(stub: CommandUnknownOpts, declare: () => void): void {
+function declareInPlace(
+  program: Command,
+  stub: CommandUnknownOpts,
+  register: Registrar,
+  rt: CliRuntime,
+): void {
   (stub as unknown as { _aliases: string[] })._aliases = [];
-  declare();
-}
-
-/** `program` as the registrar of `stub`'s noun sees it: `command(stub's name)` answers the stub. */
-function target(program: Command, stub: CommandUnknownOpts): Command {
-  return new Proxy(program, {
+  const target = new Proxy(program, {
     get(obj, key, receiver) {
       if (key === "command") {
         return (nameAndArgs: string, ...rest: unknown[]) =>
@@ -283,4 +283,5 @@ function target(program: Command, stub: CommandUnknownOpts): Command {
       return typeof v === "function" ? v.bind(obj) : v;
     },
   });
+  register(target, rt);
 }
