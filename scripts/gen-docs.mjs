@@ -31,12 +31,15 @@ try {
     target: "node20",
     packages: "external",
     // The lazily imported run modules (src/commands/**) are never loaded to render docs: leave
-    // them out, so the docs build is quick and works while a command is half-written.
+    // them out, so the docs build is quick and works while a command is half-written. (Static
+    // imports from there, such as commands/shared/, are the declarations' own and are bundled.)
     plugins: [
       {
         name: "skip-run-modules",
         setup(b) {
-          b.onResolve({ filter: /^\.\.\/commands\// }, (args) => ({ path: args.path, external: true }));
+          b.onResolve({ filter: /^\.\.\/commands\// }, (args) =>
+            args.kind === "dynamic-import" ? { path: args.path, external: true } : undefined,
+          );
         },
       },
     ],

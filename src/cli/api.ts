@@ -1,8 +1,8 @@
 // api METHOD PATH: a raw request to any endpoint, with the current key and base URL (like gh api).
-import { type Command, Option } from "commander";
-import { action, examples } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples } from "./define.js";
 
-export function registerApi(program: Command): void {
+export function registerApi(program: Command, rt: CliRuntime): void {
   // -F and -f share one list, so their order on the command line is kept (key[]=v appends in order).
   const params: { text: string; typed: boolean }[] = [];
   const param = (typed: boolean) => (text: string) => {
@@ -66,18 +66,7 @@ failure shows that nothing was applied (429, 502, 503, a connection that was nev
 whose outcome is uncertain is never repeated. The API key is sent, never printed.
 `,
   );
-  action(api, async (ctx, args, opts) =>
-    (await import("../commands/api/api.js")).apiRun(
-      {
-        method: args[0]!,
-        path: args[1]!,
-        params,
-        input: opts.input,
-        paginate: Boolean(opts.paginate),
-        format: opts.format,
-        include: Boolean(opts.include),
-      },
-      ctx,
-    ),
-  );
+  action(rt, api, () => import("../commands/api/api.js"), "apiRun", {
+    adapt: (o) => ({ ...o, params }),
+  });
 }

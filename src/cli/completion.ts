@@ -1,21 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell code, not templates
 // completion bash | zsh | fish.
-import { Argument, type Command } from "commander";
-import { action, examples } from "./define.js";
+import { Argument, type Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import type { Shell } from "../commands/completion/generate.js";
+import type { Context } from "../context.js";
+import { action, type CliRuntime, commanderView, examples } from "./define.js";
 
-const profileArgs = new WeakSet<Command>();
-
-/** Marks a command whose positional argument is a stored profile name (completed from `profiles list`). */
-export function completesProfileNames(cmd: Command): Command {
-  profileArgs.add(cmd);
-  return cmd;
-}
-
-export function takesProfileName(cmd: Command): boolean {
-  return profileArgs.has(cmd);
-}
-
-export function registerCompletion(program: Command): void {
+export function registerCompletion(program: Command, rt: CliRuntime): void {
   const completion = program
     .command("completion")
     .description("print a shell completion script (bash, zsh or fish), generated from the command tree")
@@ -26,11 +16,18 @@ export function registerCompletion(program: Command): void {
     'partner-cli completion zsh > "${fpath[1]}/_partner-cli"',
     "partner-cli completion fish > ~/.config/fish/completions/partner-cli.fish",
   ]);
-  action(completion, async (ctx, args, _opts, cmd) =>
-    (await import("../commands/completion/print.js")).completionRun(
-      args[0] as "bash" | "zsh" | "fish",
-      ctx,
-      cmd,
-    ),
+  // Bridge until commands/completion/print.ts takes (opts, ctx): it still reads the tree from the command.
+  action(
+    rt,
+    completion,
+    async () => {
+      const { completionRun } = await import("../commands/completion/print.js");
+      return {
+        completionRun: (o: { shell: Shell; command: CommandUnknownOpts }, ctx: Context) =>
+          completionRun(o.shell, ctx, commanderView(o.command)),
+      };
+    },
+    "completionRun",
+    { adapt: (o, cmd) => ({ ...o, command: cmd }) },
   );
 }

@@ -1,10 +1,13 @@
 // reports summary | campaign | creators.
-import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import type { Command, CommandUnknownOpts } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
-/** Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`). */
-export function declareCampaignReport(parent: Command, name: string): Command {
+/**
+ * Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`);
+ * the caller wires its action.
+ */
+export function declareCampaignReport(parent: CommandUnknownOpts, name: string) {
   const cmd = addRangeOptions(
     parent
       .command(name)
@@ -14,13 +17,10 @@ export function declareCampaignReport(parent: Command, name: string): Command {
     .option("--all-creators", "read every page of creators")
     .option("--page <n>", "creators page, from 0", parseIntArg(0))
     .option("--page-size <n>", "creators per page (1-200)", parseIntArg(1, 200));
-  action(cmd, async (ctx, [idOrRef], o) =>
-    (await import("../commands/reports/campaign.js")).campaignReportRun(idOrRef!, o, ctx),
-  );
   return cmd;
 }
 
-export function registerReports(program: Command): void {
+export function registerReports(program: Command, rt: CliRuntime): void {
   const noun = program
     .command("reports")
     .alias("report")
@@ -37,9 +37,10 @@ export function registerReports(program: Command): void {
     "partner-cli reports summary",
     "partner-cli reports summary --preset this-month --json",
   ]);
-  action(summary, async (ctx, _a, o) => (await import("../commands/reports/summary.js")).summaryRun(o, ctx));
+  action(rt, summary, () => import("../commands/reports/summary.js"), "reportsSummaryRun");
 
   const campaign = declareCampaignReport(noun, "campaign");
+  action(rt, campaign, () => import("../commands/reports/campaign.js"), "reportsCampaignRun");
   examples(campaign, [
     "partner-cli reports campaign spring-launch --preset 7d",
     "partner-cli reports campaign spring-launch --all-creators --json",
@@ -63,7 +64,5 @@ export function registerReports(program: Command): void {
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
     "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);
-  action(creators, async (ctx, _a, o) =>
-    (await import("../commands/reports/creators.js")).creatorsReportRun(o, ctx),
-  );
+  action(rt, creators, () => import("../commands/reports/creators.js"), "reportsCreatorsRun");
 }

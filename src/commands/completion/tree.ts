@@ -1,7 +1,7 @@
 // A plain model of the commander tree (visible commands, aliases, options), shared by the
 // completion generators, so each script is derived from the same walk and never drifts.
 import type { Command, Option } from "commander";
-import { takesProfileName } from "../../cli/completion.js";
+import { takesProfileName } from "../shared/profile-args.js";
 
 export interface OptionInfo {
   long: string | undefined;

@@ -14,7 +14,7 @@ import { type Context, retryFromEnv } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 
 export interface LoginOptions {
-  apiKeyStdin: boolean;
+  apiKeyStdin?: boolean | undefined;
   /** Keep the key in the config file (0600) even where an OS keychain answers. */
   insecureStorage?: boolean | undefined;
 }

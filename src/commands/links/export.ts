@@ -17,15 +17,14 @@ export const LINK_EXPORT_COLUMNS = columns([
 
 export const LINK_EXPORT_HEADER = LINK_EXPORT_COLUMNS.map((c) => c.name);
 
-export async function linksExportRun(
-  o: {
-    campaign: string;
-    out?: string | undefined;
-    format?: string | undefined;
-    bom?: boolean | undefined;
-  },
-  ctx: Context,
-): Promise<void> {
+export interface LinksExportOptions {
+  campaign: string;
+  out?: string | undefined;
+  format?: string | undefined;
+  bom?: boolean | undefined;
+}
+
+export async function linksExportRun(o: LinksExportOptions, ctx: Context): Promise<void> {
   chooseFormat(o);
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);

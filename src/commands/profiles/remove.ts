@@ -42,7 +42,11 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
   }
 }
 
-export async function profilesRemoveRun(name: string, ctx: Context): Promise<void> {
+export interface ProfilesRemoveOptions {
+  name: string;
+}
+
+export async function profilesRemoveRun({ name }: ProfilesRemoveOptions, ctx: Context): Promise<void> {
   const data = await (await ctx.config()).read();
   if (!data.profiles[name]) throw unknownProfile(name, Object.keys(data.profiles));
   if (!ctx.globals.yes) {

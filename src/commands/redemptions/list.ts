@@ -1,11 +1,11 @@
 import { redemptionRange } from "../../api/redemptions.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
 import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
 import type { Redemption, RedemptionRangePage } from "../../spec/redemptions.js";
 
-export interface ListOptions extends RangeFlags {
+export interface RedemptionsListOptions extends RangeFlags {
   campaign?: string | undefined;
   brand?: string | undefined;
   state?: string | undefined;
@@ -25,7 +25,7 @@ export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
 ];
 
 /** Range mode; with --all every page is read with the asOf of the first, so later pages stay stable. */
-export async function listRun(o: ListOptions, ctx: Context): Promise<void> {
+export async function redemptionsListRun(o: RedemptionsListOptions, ctx: Context): Promise<void> {
   const range = checkRange(o);
   const api = await ctx.api();
   // --campaign takes an id or a reference, --brand an id or a name: resolved before any read, so a

@@ -1,5 +1,5 @@
 import { campaignReport } from "../../api/reports.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { bars, sparkline } from "../../io/chart.js";
 import { style } from "../../io/colors.js";
@@ -9,6 +9,8 @@ import { resolveCampaign } from "../campaigns/resolve.js";
 import { pct, rangeLine } from "./format.js";
 
 export interface CampaignReportOptions extends RangeFlags {
+  /** The campaign: id or external reference. */
+  campaign: string;
   allCreators?: boolean | undefined;
   page?: number | undefined;
   pageSize?: number | undefined;
@@ -54,12 +56,8 @@ export async function fetchCampaignReport(
   return { ...first, creators: { ...first.creators, items, page: 0, pageSize: items.length } };
 }
 
-export async function campaignReportRun(
-  idOrRef: string,
-  o: CampaignReportOptions,
-  ctx: Context,
-): Promise<void> {
-  const r = await fetchCampaignReport(ctx, idOrRef, o);
+export async function reportsCampaignRun(o: CampaignReportOptions, ctx: Context): Promise<void> {
+  const r = await fetchCampaignReport(ctx, o.campaign, o);
   if (ctx.io.json) {
     ctx.io.outJson(r);
     return;

@@ -1,6 +1,6 @@
 import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
 import { UsageError } from "../../errors.js";
@@ -49,7 +49,7 @@ function row(c: CreatorCount) {
 }
 
 /** Creator counts across every page, as CSV (no 366-day cap on this report). */
-export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
+export async function reportsCreatorsRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
   const range = checkRange(o, null);
   const toStdout = o.out === undefined || o.out === "-";
   if (!(ctx.io.json && toStdout)) chooseFormat(o);

@@ -1,5 +1,5 @@
 import { summaryReport } from "../../api/reports.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList, printRecord } from "../../io/render.js";
 import type { SummaryBrand } from "../../spec/reports.js";
@@ -17,10 +17,11 @@ const BRAND_COLUMNS: Column<SummaryBrand>[] = [
   { header: "estCommission", value: (b) => b.estimatedCommission },
 ];
 
-export async function summaryRun(
-  o: RangeFlags & { brand?: string | undefined },
-  ctx: Context,
-): Promise<void> {
+export interface ReportsSummaryOptions extends RangeFlags {
+  brand?: string | undefined;
+}
+
+export async function reportsSummaryRun(o: ReportsSummaryOptions, ctx: Context): Promise<void> {
   const range = checkRange(o);
   const api = await ctx.api();
   const brandId = (await resolveBrandFilter(api, o.brand))?.id;

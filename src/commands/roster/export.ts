@@ -8,11 +8,12 @@ import { CancelledError } from "../../errors.js";
 import { startProgress } from "../../io/progress.js";
 import { type Column, chooseFormat, openTableSink } from "../../io/table-file.js";
 import { LIMITS } from "../../spec/limits.js";
-import { parseActiveFlag, parseUpdatedSince } from "./shared.js";
+import { parseUpdatedSince } from "./shared.js";
 
 export interface ExportOptions {
   out?: string | undefined;
-  active?: boolean | string | undefined;
+  /** --active true|false, parsed by the declaration (src/cli/define.ts parseBoolArg). */
+  active?: boolean | undefined;
   updatedSince?: string | undefined;
   format?: string | undefined;
   bom?: boolean | undefined;
@@ -26,7 +27,7 @@ export const ROSTER_COLUMNS: readonly Column[] = ROSTER_HEADER.map((name) => ({
 }));
 
 export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promise<void> {
-  const active = parseActiveFlag(opts.active);
+  const active = opts.active;
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   const toFile = opts.out !== undefined && opts.out !== "-";
   chooseFormat(opts);

@@ -6,10 +6,11 @@ import { UsageError } from "../../errors.js";
 import { printList, renderTsv } from "../../io/render.js";
 import type { Creator } from "../../spec/creators.js";
 import { LIMITS } from "../../spec/limits.js";
-import { CREATOR_COLUMNS, parseActiveFlag, parseUpdatedSince } from "./shared.js";
+import { CREATOR_COLUMNS, parseUpdatedSince } from "./shared.js";
 
 export interface ListOptions {
-  active?: boolean | string | undefined;
+  /** --active true|false, parsed by the declaration (src/cli/define.ts parseBoolArg). */
+  active?: boolean | undefined;
   updatedSince?: string | undefined;
   all?: boolean | undefined;
   page?: number | undefined;
@@ -17,7 +18,7 @@ export interface ListOptions {
 }
 
 export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<void> {
-  const active = parseActiveFlag(opts.active);
+  const active = opts.active;
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   if (opts.all && opts.page !== undefined)
     throw new UsageError("--all reads every page; leave out --page (or leave out --all).");

@@ -2,6 +2,7 @@
 // faults, brand access and offer state. Authenticated with any key of the organization they act on.
 import { z } from "zod";
 import { issueDetails } from "../../spec/creators.js";
+import { parseDurationMs } from "../../spec/duration.js";
 import { OFFER_STATES } from "../../spec/offers.js";
 import { invalid, notFound } from "../errors.js";
 import { FAULT_KINDS } from "../faults.js";
@@ -16,17 +17,13 @@ export function parseBody<T>(schema: z.ZodType<T>, req: SandboxRequest): T {
 
 const MAX_OFFSET_MS = 100 * 366 * 86_400_000;
 
-const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+/** A JSON number of milliseconds, or a duration such as "1h30m" (src/spec/duration.ts; plain digits refused). */
 export function durationMs(v: string | number): number {
   if (typeof v === "number") return v;
-  let total = 0;
-  for (const part of v.trim().split(/(?<=[a-z])(?=\d)/)) {
-    const m = DURATION_RE.exec(part);
-    if (!m)
-      throw invalid(`"${v}" is not a duration like 90s, 5m, 2h or 1d.`, { duration: ["must be a duration"] });
-    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
-  }
-  return Math.round(total);
+  const ms = parseDurationMs(v, { bareMilliseconds: false });
+  if (ms === undefined)
+    throw invalid(`"${v}" is not a duration like 90s, 5m, 2h or 1d.`, { duration: ["must be a duration"] });
+  return ms;
 }
 
 const FaultBody = z.strictObject({
