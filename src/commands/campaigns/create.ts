@@ -36,6 +36,9 @@ import {
 } from "./form.js";
 import { codeLimitMax, grouped, type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
 
+const DISTRIBUTABLE_HINT =
+  'Run "partner-cli offers list --distributable" to see the offers a campaign can use.';
+
 export interface CampaignsCreateOptions extends CampaignFlags {
   activate?: boolean | undefined;
 }
@@ -81,7 +84,10 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
   }
   const all = [...problems, ...offerProblems(values, offer)];
   if (all.length)
-    throw new UsageError(`Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(all)}`);
+    throw new UsageError(
+      `Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(all)}`,
+      offer.canDistribute ? undefined : DISTRIBUTABLE_HINT,
+    );
 
   let reference = values.externalReference?.trim();
   if (!reference) {
@@ -126,7 +132,7 @@ async function fetchOffer(api: ApiClient, baseGs1: string): Promise<Offer> {
     if (err instanceof ApiError && err.status === 404) {
       throw new UsageError(
         `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization`,
-        'Run "partner-cli offers list --distributable" to see the offers a campaign can use.',
+        DISTRIBUTABLE_HINT,
       );
     }
     throw err;
