@@ -60,7 +60,7 @@ export function grouped(n: number | string): string {
 /** Problems as a 400's details: field → messages. */
 export function asDetails(problems: readonly RuleProblem[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const p of problems) (out[p.field] ??= []).push(p.message);
+  for (const p of problems) out[p.field] = [...(out[p.field] ?? []), p.message];
   return out;
 }
 
