@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ApiClient, boundsFromEnv } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
+import { type Clock, systemClock } from "./clock.js";
 import { misspellingNote } from "./config/env-names.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
@@ -11,6 +12,8 @@ import type { ConfigData, Profile } from "./config/store.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
 import { inquirerPrompter, type Prompter } from "./io/prompter.js";
+
+export { type Clock, systemClock };
 
 export interface GlobalOptions {
   profile?: string | undefined;
@@ -29,23 +32,6 @@ export interface GlobalOptions {
   /** --jq EXPR: jq's language over the JSON output. */
   jq?: string | undefined;
 }
-
-export interface Clock {
-  now(): Date;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    }),
-};
 
 /** Which service and key a command talks to, and why. */
 export interface Target {
@@ -213,16 +199,9 @@ export class Context {
         `Run "partner-cli login --profile ${explicitProfile}" or "partner-cli profiles list".`,
       );
     }
-    const baseUrl = this.globals.baseUrl
-      ? normalizeBaseUrl(this.globals.baseUrl, "--base-url")
-      : this.env.PARTNER_BASE_URL
-        ? normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL")
-        : profile?.baseUrl;
-    const baseUrlSource = this.globals.baseUrl
-      ? "--base-url"
-      : this.env.PARTNER_BASE_URL
-        ? "PARTNER_BASE_URL"
-        : `profile "${name}"`;
+    const chosen = this.baseUrlFor(name, profile);
+    const baseUrl = chosen?.baseUrl;
+    const baseUrlSource = chosen?.source ?? `profile "${name}"`;
     if (envKey) {
       if (!baseUrl) {
         throw new UsageError(
@@ -267,6 +246,25 @@ export class Context {
     return { kind: "none" };
   }
 
+  /**
+   * The base URL and where it came from: --base-url > PARTNER_BASE_URL > the profile's (the one
+   * precedence; `login` uses it too). Undefined when none of them gives one.
+   */
+  baseUrlFor(
+    profileName: string | undefined,
+    profile: Pick<Profile, "baseUrl"> | undefined,
+  ): { baseUrl: string; source: string } | undefined {
+    if (this.globals.baseUrl)
+      return { baseUrl: normalizeBaseUrl(this.globals.baseUrl, "--base-url"), source: "--base-url" };
+    if (this.env.PARTNER_BASE_URL)
+      return {
+        baseUrl: normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL"),
+        source: "PARTNER_BASE_URL",
+      };
+    if (profile?.baseUrl) return { baseUrl: profile.baseUrl, source: `profile "${profileName}"` };
+    return undefined;
+  }
+
   /** Exit 4 for a run without credentials and without a terminal: what is missing and the ways on. */
   private noCredentialsError(): ConfigError {
     const lines = [
@@ -292,26 +290,36 @@ export class Context {
     return embeddedTarget(sb.url, sb.writeKey);
   }
 
+  /** The client of this command's target (built once, closed with the Context). */
   async api(): Promise<ApiClient> {
     if (!this.apiClient) {
-      const t = await this.target();
-      this.apiClient = new ApiClient({
-        baseUrl: t.baseUrl,
-        apiKey: t.apiKey,
-        baseUrlSource: t.baseUrlSource,
-        retry: this.init.retry ?? retryFromEnv(this.env),
-        ...boundsFromEnv(this.env),
-        signal: this.signal,
-        trace: this.verbose ? (line) => this.io.err(line) : undefined,
-        onRetry: ({ reason, delayMs }) => {
-          if (!this.verbose && this.io.stderrIsTTY)
-            this.io.err(`(${reason}; retrying in ${Math.ceil(delayMs / 100) / 10}s)`);
-        },
-      });
-      const client = this.apiClient;
+      const client = this.clientFor(await this.target());
+      this.apiClient = client;
       this.onClose(() => client.close());
     }
     return this.apiClient;
+  }
+
+  /**
+   * The one way to build a client: for a target (or a URL and key not stored yet, as `login` checks
+   * them), with this command's retry policy, bounds, Ctrl-C, clock and --verbose trace. The caller
+   * closes it (api() registers its own).
+   */
+  clientFor(t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource">): ApiClient {
+    return new ApiClient({
+      baseUrl: t.baseUrl,
+      apiKey: t.apiKey,
+      baseUrlSource: t.baseUrlSource,
+      retry: this.init.retry ?? retryFromEnv(this.env),
+      ...boundsFromEnv(this.env),
+      signal: this.signal,
+      clock: this.clock,
+      trace: this.verbose ? (line) => this.io.err(line) : undefined,
+      onRetry: ({ reason, delayMs }) => {
+        if (!this.verbose && this.io.stderrIsTTY)
+          this.io.err(`(${reason}; retrying in ${Math.ceil(delayMs / 100) / 10}s)`);
+      },
+    });
   }
 
   /** Prompts are allowed only on a terminal (stdin and stdout) and without --no-input. */

@@ -1,16 +1,14 @@
-import { ApiClient, boundsFromEnv } from "../../api/client.js";
 import { getMe } from "../../api/me.js";
 import {
   checkApiKey,
   checkProfileName,
   DEFAULT_PROFILE,
   maskKey,
-  normalizeBaseUrl,
   profileView,
 } from "../../config/profiles.js";
 import { keychainAccount, keychainDelete, keychainStore } from "../../config/keychain.js";
 import type { Profile } from "../../config/store.js";
-import { type Context, retryFromEnv } from "../../context.js";
+import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 
 export interface LoginOptions {
@@ -63,18 +61,9 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   const before = await store.read();
   const existing = before.profiles[name];
 
-  let baseUrl: string;
-  let baseUrlSource: string;
-  if (ctx.globals.baseUrl) {
-    baseUrl = normalizeBaseUrl(ctx.globals.baseUrl, "--base-url");
-    baseUrlSource = "--base-url";
-  } else if (ctx.env.PARTNER_BASE_URL) {
-    baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
-    baseUrlSource = "PARTNER_BASE_URL";
-  } else if (existing) {
-    baseUrl = existing.baseUrl;
-    baseUrlSource = `profile "${name}"`;
-  } else {
+  // The Context's precedence: --base-url > PARTNER_BASE_URL > the profile's own.
+  const chosen = ctx.baseUrlFor(name, existing);
+  if (!chosen) {
     const current = before.currentProfile;
     throw new UsageError(
       `No base URL for profile "${name}".`,
@@ -83,19 +72,12 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
         : "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
     );
   }
+  const baseUrl = chosen.baseUrl;
 
   const apiKey = await readKey(opts, ctx);
 
   // Check the key before storing anything: with a client for this URL and key, not ctx.api().
-  const client = new ApiClient({
-    baseUrl,
-    apiKey,
-    baseUrlSource,
-    retry: retryFromEnv(ctx.env),
-    ...boundsFromEnv(ctx.env),
-    signal: ctx.signal,
-    trace: ctx.verbose ? (line) => ctx.io.err(line) : undefined,
-  });
+  const client = ctx.clientFor({ baseUrl, apiKey, baseUrlSource: chosen.source });
   let me: Awaited<ReturnType<typeof getMe>>;
   try {
     me = await getMe(client);
