@@ -5,25 +5,9 @@ import { extname } from "node:path";
 import type { Writable } from "node:stream";
 import { type CsvSink, openCsvSink } from "../csv/write.js";
 import { UsageError } from "../errors.js";
+import type { Column } from "./columns.js";
 
-/**
- * What a column holds, which decides its cell type in a workbook (CSV writes every kind as text):
- * text (identifiers, names; leading zeros kept), timestamp (ISO 8601 UTC → a date cell), count
- * (integer), money (decimal dollars), number (rates and other decimals), boolean.
- */
-export type ColumnKind = "text" | "timestamp" | "count" | "money" | "number" | "boolean";
-
-export interface Column {
-  readonly name: string;
-  readonly kind: ColumnKind;
-  /** Width in characters in a workbook; a default by kind otherwise. */
-  readonly width?: number;
-}
-
-/** Shorthand: columns from [name, kind] pairs. */
-export function columns(spec: readonly (readonly [string, ColumnKind, number?])[]): Column[] {
-  return spec.map(([name, kind, width]) => (width === undefined ? { name, kind } : { name, kind, width }));
-}
+export { type Column, type ColumnKind, columns } from "./columns.js";
 
 /** A destination for rows: CSV (file or stdout) or a workbook file. */
 export type TableSink = CsvSink;
