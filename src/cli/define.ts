@@ -26,10 +26,12 @@ export function action(cmd: Command, fn: Action): Command {
       .slice(0, -2)
       .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [a])) as string[];
     const g = command.optsWithGlobals();
+    const output = outputOf(command, opts);
     const globals: GlobalOptions = {
+      ...output,
       profile: g.profile,
       baseUrl: g.baseUrl,
-      json: Boolean(g.json),
+      json: Boolean(g.json) || output.format === "json" || output.format === "ndjson",
       color: g.color !== false,
       input: g.input !== false,
       yes: Boolean(g.yes),
@@ -42,6 +44,36 @@ export function action(cmd: Command, fn: Action): Command {
     if (!runtime) throw new Error("CLI runtime not set");
     await fn(await runtime.makeContext(globals), args, opts, command);
   });
+}
+
+/** Commands declared with outputOptions: their --format, --wide and --out act in the Io. */
+const outputCommands = new WeakSet<Command>();
+
+/** The formats of lists, gets and reports (the same list as io/types.ts's OUTPUT_FORMATS). */
+const FORMATS = "table, tsv, csv, json or ndjson";
+
+/**
+ * The output options of a list, get or report: --format (table|tsv|csv|json|ndjson), --wide, and
+ * with `out` --out FILE. They act in one place, the Io (src/io/io.ts and render.ts).
+ */
+export function outputOptions(cmd: Command, o: { out?: boolean } = {}): Command {
+  outputCommands.add(cmd);
+  cmd.option(
+    "--format <format>",
+    `${FORMATS} (default: a table on a terminal, TSV when piped; --json is --format json)`,
+  );
+  cmd.option("--wide", "tables show every column at full width, however wide the terminal");
+  if (o.out)
+    cmd.option(
+      "--out <file>",
+      'write the output to FILE (whole or not at all, created 0600; format from its name: .csv, .tsv, .json, .ndjson); "-": stdout',
+    );
+  return cmd;
+}
+
+function outputOf(command: Command, opts: Opts): Pick<GlobalOptions, "format" | "wide" | "out"> {
+  if (!outputCommands.has(command)) return {};
+  return { format: opts.format, wide: Boolean(opts.wide), out: opts.out };
 }
 
 const exampleMap = new WeakMap<Command, string[]>();

@@ -1,6 +1,6 @@
 // events types | get | list | tail | sync.
 import type { Command } from "commander";
-import { action, examples, parseDuration, parseIntArg } from "./define.js";
+import { action, examples, parseDuration, parseIntArg, outputOptions } from "./define.js";
 
 export function registerEvents(program: Command): void {
   const noun = program
@@ -14,10 +14,12 @@ export function registerEvents(program: Command): void {
 
   const types = noun.command("types").description("the eight event types and when each is emitted");
   examples(types, ["partner-cli events types"]);
+  outputOptions(types);
   action(types, async (ctx) => (await import("../commands/events/read.js")).typesRun(ctx));
 
   const get = noun.command("get").argument("<id>", "event id").description("one event envelope from the log");
   examples(get, ["partner-cli events get 0190a1b2-0000-7000-8000-000000000000 --json"]);
+  outputOptions(get);
   action(get, async (ctx, [id]) => (await import("../commands/events/read.js")).getRun(id!, ctx));
 
   const list = noun
@@ -30,6 +32,7 @@ export function registerEvents(program: Command): void {
     "partner-cli events list --type redemption.recorded --limit 50",
     'partner-cli events list --after "$CURSOR" --json',
   ]);
+  outputOptions(list, { out: true });
   action(list, async (ctx, _a, o) => (await import("../commands/events/read.js")).listRun(o, ctx));
 
   const tail = noun

@@ -1,7 +1,7 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
 import { type Command, Option } from "commander";
-import { action, collect, examples, parseBoolArg, parseDuration } from "./define.js";
+import { action, collect, examples, parseBoolArg, parseDuration, outputOptions } from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
 const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
@@ -30,6 +30,7 @@ export function registerLinks(program: Command): void {
     "partner-cli links list spring-oats",
     "partner-cli links list spring-oats --active false --all",
   ]);
+  outputOptions(list, { out: true });
   action(list, async (ctx, args, opts) =>
     (await import("../commands/links/list.js")).linksListRun({ ...opts, campaign: args[0]! }, ctx),
   );
@@ -47,6 +48,7 @@ export function registerLinks(program: Command): void {
       .argument(...CAMPAIGN)
       .argument(...EXTERNAL_ID);
     examples(cmd, [`partner-cli links ${verb} spring-oats cr-0001`]);
+    if (verb === "get") outputOptions(cmd);
     action(cmd, async (ctx, args) =>
       (await import("../commands/links/single.js")).linksSingleRun(
         { verb, campaign: args[0]!, externalId: args[1]! },

@@ -1,7 +1,7 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "commander";
 import { completesProfileNames } from "./completion.js";
-import { action, examples } from "./define.js";
+import { action, examples, outputOptions } from "./define.js";
 
 export function registerProfiles(program: Command): void {
   const profiles = program
@@ -15,6 +15,7 @@ export function registerProfiles(program: Command): void {
     .alias("ls")
     .description("list stored profiles: name, base URL, organization, key (last 4 characters), current");
   examples(list, ["partner-cli profiles list", "partner-cli profiles list --json"]);
+  outputOptions(list);
   action(list, async (ctx) => (await import("../commands/profiles/list.js")).profilesListRun(ctx));
 
   const use = profiles
@@ -33,6 +34,7 @@ export function registerProfiles(program: Command): void {
     .description("show one profile; the key only as its last 4 characters");
   completesProfileNames(show);
   examples(show, ["partner-cli profiles show", "partner-cli profiles show prod --json"]);
+  outputOptions(show);
   action(show, async (ctx, args) =>
     (await import("../commands/profiles/show.js")).profilesShowRun(args[0], ctx),
   );

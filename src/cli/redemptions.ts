@@ -1,6 +1,6 @@
 // redemptions export | list | get.
 import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import { action, examples, parseIntArg, outputOptions } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 export function registerRedemptions(program: Command): void {
@@ -60,6 +60,7 @@ export function registerRedemptions(program: Command): void {
     "partner-cli redemptions list --preset 7d",
     "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
   ]);
+  outputOptions(list, { out: true });
   action(list, async (ctx, _args, o) => (await import("../commands/redemptions/list.js")).listRun(o, ctx));
 
   const get = noun
@@ -67,5 +68,6 @@ export function registerRedemptions(program: Command): void {
     .argument("<id>", "redemption id")
     .description("one redemption with its current counting state");
   examples(get, ["partner-cli redemptions get 3f2a9c1e-0000-4000-8000-000000000000"]);
+  outputOptions(get);
   action(get, async (ctx, [id]) => (await import("../commands/redemptions/get.js")).getRun(id!, ctx));
 }

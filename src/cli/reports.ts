@@ -1,6 +1,6 @@
 // reports summary | campaign | creators.
 import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import { action, examples, parseIntArg, outputOptions } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 /** Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`). */
@@ -14,6 +14,10 @@ export function declareCampaignReport(parent: Command, name: string): Command {
     .option("--all-creators", "read every page of creators")
     .option("--page <n>", "creators page, from 0", parseIntArg(0))
     .option("--page-size <n>", "creators per page (1-200)", parseIntArg(1, 200));
+  outputOptions(cmd, { out: true }).option(
+    "--section <name>",
+    "only this part: totals, daily or creators (one table, for tools)",
+  );
   action(cmd, async (ctx, [idOrRef], o) =>
     (await import("../commands/reports/campaign.js")).campaignReportRun(idOrRef!, o, ctx),
   );
@@ -37,6 +41,10 @@ export function registerReports(program: Command): void {
     "partner-cli reports summary",
     "partner-cli reports summary --preset this-month --json",
   ]);
+  outputOptions(summary, { out: true }).option(
+    "--section <name>",
+    "only this part: totals or brands (one table, for tools)",
+  );
   action(summary, async (ctx, _a, o) => (await import("../commands/reports/summary.js")).summaryRun(o, ctx));
 
   const campaign = declareCampaignReport(noun, "campaign");
@@ -49,13 +57,16 @@ export function registerReports(program: Command): void {
     noun
       .command("creators")
       .description(
-        "verified redemptions and commission per creator per campaign, as CSV across all pages (no 366-day cap)",
+        "verified redemptions and commission per creator per campaign across all pages (no 366-day cap): CSV, xlsx, a table on a terminal",
       ),
   )
     .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
     .option("--out <file>", 'write to FILE (complete or not at all, created 0600); "-" or absent: stdout')
-    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option(
+      "--format <format>",
+      "csv (default: piped or --out) or xlsx (a workbook; default when --out ends in .xlsx); on stdout also table (default on a terminal), tsv, json or ndjson",
+    )
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",

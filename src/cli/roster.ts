@@ -1,6 +1,6 @@
 // roster: import, list, get, set, export (declarations only; run functions in src/commands/roster/).
 import { type Command, Option } from "commander";
-import { action, collect, examples, parseBoolArg, parseIntArg } from "./define.js";
+import { action, collect, examples, parseBoolArg, parseIntArg, outputOptions } from "./define.js";
 
 export function registerRoster(program: Command): void {
   const roster = program
@@ -62,6 +62,7 @@ export function registerRoster(program: Command): void {
     "partner-cli roster list --active false --all",
     "partner-cli roster list --updated-since 2025-03-01T00:00:00Z --all --json",
   ]);
+  outputOptions(list, { out: true });
   action(list, async (ctx, _args, opts) =>
     (await import("../commands/roster/list.js")).rosterListRun(opts, ctx),
   );
@@ -71,6 +72,7 @@ export function registerRoster(program: Command): void {
     .description("show one creator")
     .argument("<externalId>", "your creator ID (case-sensitive)");
   examples(get, ["partner-cli roster get cr-0001", "partner-cli roster get 'Maria López/1' --json"]);
+  outputOptions(get);
   action(get, async (ctx, args) => (await import("../commands/roster/get.js")).rosterGetRun(args[0]!, ctx));
 
   const set = roster

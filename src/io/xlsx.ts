@@ -11,7 +11,7 @@ import { stat } from "node:fs/promises";
 import type ExcelJSModule from "exceljs";
 import type { Cell, CsvSink } from "../csv/write.js";
 import { UsageError } from "../errors.js";
-import { openTempOutput, type TempOutput } from "./private-file.js";
+import { fileWriteError, openTempOutput, type TempOutput } from "./private-file.js";
 import type { Column, ColumnKind } from "./columns.js";
 
 /** Excel's rows per sheet, the header row included. */
@@ -88,19 +88,6 @@ export function xlsxValue(kind: ColumnKind, v: Cell): CellValue {
   }
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
-}
-
-function fileError(path: string, err: unknown): UsageError {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "ENOENT"
-      ? "the folder does not exist"
-      : e.code === "EACCES" || e.code === "EPERM"
-        ? "permission denied"
-        : e.code === "ENOSPC"
-          ? "the disk is full"
-          : (e.message ?? String(err));
-  return new UsageError(`Cannot write ${path}: ${why}.`);
 }
 
 /** The readable-stream exceljs's worksheet pipes into the zip, where unconsumed XML accumulates. */
@@ -217,7 +204,7 @@ export async function openXlsxSink(
   try {
     temp = await openTempOutput(path);
   } catch (err) {
-    throw fileError(path, err);
+    throw fileWriteError(path, err);
   }
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: temp.stream,
@@ -287,7 +274,7 @@ function xlsxSink(p: SinkParts): XlsxSink {
       return backpressure;
     },
     async write(batch) {
-      if (latch.failure !== undefined) throw fileError(path, latch.failure);
+      if (latch.failure !== undefined) throw fileWriteError(path, latch.failure);
       try {
         for (const r of batch) {
           if (series.inSheet === p.perSheet) {
@@ -300,7 +287,7 @@ function xlsxSink(p: SinkParts): XlsxSink {
         }
         await waitForZip();
       } catch (err) {
-        throw fileError(path, latch.failure ?? err);
+        throw fileWriteError(path, latch.failure ?? err);
       }
     },
     async commit() {
@@ -312,7 +299,7 @@ function xlsxSink(p: SinkParts): XlsxSink {
         await p.temp.finish();
       } catch (err) {
         await p.stop();
-        throw fileError(path, latch.failure ?? err);
+        throw fileWriteError(path, latch.failure ?? err);
       }
     },
     async abort() {

@@ -11,7 +11,7 @@ import {
 import { existsSync } from "node:fs";
 import type { Context } from "../../context.js";
 import { DeclinedError, UsageError } from "../../errors.js";
-import { printList, printRecord, renderTable, renderTsv } from "../../io/render.js";
+import { printList, printRecord } from "../../io/render.js";
 import type { Webhook } from "../../spec/webhooks.js";
 import {
   checkUrlArg,
@@ -45,11 +45,13 @@ export async function getRun(id: string, ctx: Context): Promise<void> {
     ctx.io.err("No deliveries yet.");
     return;
   }
-  if (ctx.io.stdoutIsTTY) {
-    ctx.io.out(`\nRecent deliveries (newest first):\n${renderTable(rows, DELIVERY_COLUMNS, ctx.io.color)}`);
-  } else {
-    ctx.io.out(`\n${renderTsv(rows, DELIVERY_COLUMNS)}`);
+  if (ctx.io.format === "csv") {
+    // A CSV holds one table: the endpoint's row; its deliveries are in the JSON.
+    ctx.io.err(`${rows.length} recent deliveries: --format json shows them.`);
+    return;
   }
+  ctx.io.out(ctx.io.format === "table" ? "\nRecent deliveries (newest first):\n" : "\n");
+  printList(ctx.io, rows, DELIVERY_COLUMNS);
 }
 
 interface SecretOpts {
