@@ -63,8 +63,10 @@ export function outCsv(
 export function outTable<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[]): void {
   const t = fitTable(columns, cellTexts(rows, columns), { width: io.width, wide: io.wide, color: io.color });
   io.out(t.text);
-  if (t.hidden.length)
-    io.err(`Hidden to fit ${io.width} columns: ${t.hidden.join(", ")}; --wide shows every column.`);
+  if (t.hidden.length) {
+    const note = `Hidden to fit ${io.width} columns: ${t.hidden.join(", ")}; --wide shows every column.`;
+    io.err(io.width === undefined ? note : truncate(note, io.width));
+  }
 }
 
 /** Rows in the Io's format (not JSON). `header`: the header row comes first (the first batch). */
