@@ -64,7 +64,7 @@ export function outTable<T>(io: Io, rows: readonly T[], columns: readonly Column
   const t = fitTable(columns, cellTexts(rows, columns), { width: io.width, wide: io.wide, color: io.color });
   io.out(t.text);
   if (t.hidden.length) {
-    const note = `Hidden to fit ${io.width} columns: ${t.hidden.join(", ")}; --wide shows every column.`;
+    const note = `--wide shows ${t.hidden.length} more column${t.hidden.length === 1 ? "" : "s"}: ${t.hidden.join(", ")}.`;
     io.err(io.width === undefined ? note : truncate(note, io.width));
   }
 }
