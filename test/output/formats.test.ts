@@ -220,6 +220,13 @@ describe("mistakes are refused with exit 2 before anything is printed", () => {
     expect(r.stdout).toBe("");
   });
 
+  it("--format json is --json: a failure is one JSON object on stderr", async () => {
+    const r = await s.run(["campaigns", "get", "no-such-ref", "--format", "json"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.stdout).toBe("");
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: "not_found" }, exitCode: 5 });
+  });
+
   it("--json with another --format", async () => {
     const r = await s.run(["campaigns", "list", "--json", "--format", "csv"]);
     expect(r.exitCode).toBe(2);
