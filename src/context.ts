@@ -31,6 +31,12 @@ export interface GlobalOptions {
   fields?: string | undefined;
   /** --jq EXPR: jq's language over the JSON output. */
   jq?: string | undefined;
+  /** --format of a list, get or report (table|tsv|csv|json|ndjson). */
+  format?: string | undefined;
+  /** --wide: tables show every column. */
+  wide?: boolean | undefined;
+  /** --out FILE of a list or report: stdout's data goes to the file. */
+  out?: string | undefined;
 }
 
 /** Which service and key a command talks to, and why. */
@@ -82,6 +88,9 @@ export class Context {
       quiet: init.globals.quiet,
       fields: init.globals.fields,
       jq: init.globals.jq,
+      format: init.globals.format,
+      wide: init.globals.wide,
+      out: init.globals.out,
     });
     this.prompterInstance = init.prompter;
   }

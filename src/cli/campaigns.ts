@@ -1,7 +1,7 @@
 // campaigns list | get | create | update | activate | pause | end (alias: campaign).
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions } from "./define.js";
 import { declareCampaignReport } from "./reports.js";
 
 export function registerCampaigns(program: Command, rt: CliRuntime): void {
@@ -29,6 +29,7 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     "partner-cli campaigns list --status active --all --json",
     "partner-cli campaigns list --external-reference spring-oats",
   ]);
+  outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/campaigns/list.js"), "campaignsListRun");
 
   const get = campaigns
@@ -36,6 +37,7 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     .description("show one campaign, by id or by external reference")
     .argument("<id-or-ref>", "campaign id (uuid) or external reference");
   examples(get, ["partner-cli campaigns get spring-oats", "partner-cli campaigns get 3f1c…-uuid --json"]);
+  outputOptions(get);
   action(rt, get, () => import("../commands/campaigns/get.js"), "campaignsGetRun");
 
   const create = campaigns

@@ -100,10 +100,13 @@ export function action<M>(
     const positionals = all.slice(0, -2);
     const names = how.args ?? command.registeredArguments.map((a) => camelCase(a.name()));
     const parsed: Record<string, unknown> = { ...command.opts() };
+    // --format, --wide and --out of a list, get or report act in the Io, not in the run function.
+    const output = outputOf(command, parsed);
+    if (outputCommands.has(command)) for (const k of ["format", "wide", "out"]) delete parsed[k];
     names.forEach((key, i) => {
       parsed[key] = positionals[i];
     });
-    const ctx = await rt.makeContext(globalsOf(command));
+    const ctx = await rt.makeContext(globalsOf(command, output));
     const run = (await load())[name as keyof M] as RunFunction<unknown>;
     // The one place commander's result meets the run function: its type was checked above.
     await run(how.adapt ? how.adapt(parsed as never, command) : parsed, ctx);
@@ -116,12 +119,16 @@ function camelCase(name: string): string {
 
 const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
-function globalsOf(command: CommandUnknownOpts): GlobalOptions {
+function globalsOf(
+  command: CommandUnknownOpts,
+  output: Pick<GlobalOptions, "format" | "wide" | "out">,
+): GlobalOptions {
   const g = command.optsWithGlobals();
   return {
+    ...output,
     profile: text(g.profile),
     baseUrl: text(g.baseUrl),
-    json: Boolean(g.json),
+    json: Boolean(g.json) || output.format === "json" || output.format === "ndjson",
     color: g.color !== false,
     input: g.input !== false,
     yes: Boolean(g.yes),
@@ -131,6 +138,40 @@ function globalsOf(command: CommandUnknownOpts): GlobalOptions {
     fields: text(g.fields),
     jq: text(g.jq),
   };
+}
+
+/** Commands declared with outputOptions: their --format, --wide and --out act in the Io. */
+const outputCommands = new WeakSet<object>();
+
+/** The formats of lists, gets and reports (the same list as io/types.ts's OUTPUT_FORMATS). */
+const FORMATS = "table, tsv, csv, json or ndjson";
+
+/**
+ * The output options of a list, get or report: --format (table|tsv|csv|json|ndjson), --wide, and
+ * with `out` --out FILE. They act in one place, the Io (src/io/io.ts and render.ts), so the
+ * command's type (what its run function must accept) stays as it was.
+ */
+export function outputOptions<C extends CommandUnknownOpts>(cmd: C, o: { out?: boolean } = {}): C {
+  outputCommands.add(cmd);
+  cmd.option(
+    "--format <format>",
+    `${FORMATS} (default: a table on a terminal, TSV when piped; --json is --format json)`,
+  );
+  cmd.option("--wide", "tables show every column at full width, however wide the terminal");
+  if (o.out)
+    cmd.option(
+      "--out <file>",
+      'write the output to FILE (whole or not at all, created 0600; format from its name: .csv, .tsv, .json, .ndjson); "-": stdout',
+    );
+  return cmd;
+}
+
+function outputOf(
+  command: object,
+  opts: Record<string, unknown>,
+): Pick<GlobalOptions, "format" | "wide" | "out"> {
+  if (!outputCommands.has(command)) return {};
+  return { format: text(opts.format), wide: Boolean(opts.wide), out: text(opts.out) };
 }
 
 const exampleMap = new WeakMap<object, string[]>();

@@ -1,6 +1,6 @@
 // events types | get | list | tail | sync.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
 
 export function registerEvents(program: Command, rt: CliRuntime): void {
   const noun = program
@@ -14,10 +14,12 @@ export function registerEvents(program: Command, rt: CliRuntime): void {
 
   const types = noun.command("types").description("the eight event types and when each is emitted");
   examples(types, ["partner-cli events types"]);
+  outputOptions(types);
   action(rt, types, () => import("../commands/events/types.js"), "eventsTypesRun");
 
   const get = noun.command("get").argument("<id>", "event id").description("one event envelope from the log");
   examples(get, ["partner-cli events get 0190a1b2-0000-7000-8000-000000000000 --json"]);
+  outputOptions(get);
   action(rt, get, () => import("../commands/events/get.js"), "eventsGetRun");
 
   const list = noun
@@ -30,6 +32,7 @@ export function registerEvents(program: Command, rt: CliRuntime): void {
     "partner-cli events list --type redemption.recorded --limit 50",
     'partner-cli events list --after "$CURSOR" --json',
   ]);
+  outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/events/list.js"), "eventsListRun");
 
   const tail = noun

@@ -1,7 +1,15 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, collect, examples, parseBoolArg, parseDuration } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  collect,
+  examples,
+  outputOptions,
+  parseBoolArg,
+  parseDuration,
+} from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
 const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
@@ -30,6 +38,7 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     "partner-cli links list spring-oats",
     "partner-cli links list spring-oats --active false --all",
   ]);
+  outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/links/list.js"), "linksListRun");
 
   const single = (verb: string, description: string) => {
@@ -40,7 +49,7 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
       .argument(...EXTERNAL_ID);
     return examples(cmd, [`partner-cli links ${verb} spring-oats cr-0001`]);
   };
-  const get = single("get", "show one creator's share link");
+  const get = outputOptions(single("get", "show one creator's share link"));
   action(rt, get, () => import("../commands/links/get.js"), "linksGetRun");
   const create = single(
     "create",

@@ -1,7 +1,7 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "@commander-js/extra-typings";
 import { completesProfileNames } from "../commands/shared/profile-args.js";
-import { action, type CliRuntime, examples } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions } from "./define.js";
 
 export function registerProfiles(program: Command, rt: CliRuntime): void {
   const profiles = program
@@ -15,6 +15,7 @@ export function registerProfiles(program: Command, rt: CliRuntime): void {
     .alias("ls")
     .description("list stored profiles: name, base URL, organization, key (last 4 characters), current");
   examples(list, ["partner-cli profiles list", "partner-cli profiles list --json"]);
+  outputOptions(list);
   action(rt, list, () => import("../commands/profiles/list.js"), "profilesListRun");
 
   const use = profiles
@@ -31,6 +32,7 @@ export function registerProfiles(program: Command, rt: CliRuntime): void {
     .description("show one profile; the key only as its last 4 characters");
   completesProfileNames(show);
   examples(show, ["partner-cli profiles show", "partner-cli profiles show prod --json"]);
+  outputOptions(show);
   action(rt, show, () => import("../commands/profiles/show.js"), "profilesShowRun");
 
   const remove = profiles

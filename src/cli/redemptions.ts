@@ -1,6 +1,6 @@
 // redemptions export | list | get.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 export function registerRedemptions(program: Command, rt: CliRuntime): void {
@@ -64,6 +64,7 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
     "partner-cli redemptions list --preset 7d",
     "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
   ]);
+  outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/redemptions/list.js"), "redemptionsListRun");
 
   const get = noun
@@ -71,5 +72,6 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
     .argument("<id>", "redemption id")
     .description("one redemption with its current counting state");
   examples(get, ["partner-cli redemptions get 3f2a9c1e-0000-4000-8000-000000000000"]);
+  outputOptions(get);
   action(rt, get, () => import("../commands/redemptions/get.js"), "redemptionsGetRun");
 }

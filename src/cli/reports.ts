@@ -1,6 +1,6 @@
 // reports summary | campaign | creators.
 import type { Command, CommandUnknownOpts } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 /**
@@ -17,7 +17,10 @@ export function declareCampaignReport(parent: CommandUnknownOpts, name: string) 
     .option("--all-creators", "read every page of creators")
     .option("--page <n>", "creators page, from 0", parseIntArg(0))
     .option("--page-size <n>", "creators per page (1-200)", parseIntArg(1, 200));
-  return cmd;
+  return outputOptions(cmd, { out: true }).option(
+    "--section <name>",
+    "only this part: totals, daily or creators (one table, for tools)",
+  );
 }
 
 export function registerReports(program: Command, rt: CliRuntime): void {
@@ -37,7 +40,11 @@ export function registerReports(program: Command, rt: CliRuntime): void {
     "partner-cli reports summary",
     "partner-cli reports summary --preset this-month --json",
   ]);
-  action(rt, summary, () => import("../commands/reports/summary.js"), "reportsSummaryRun");
+  const summaryWithSection = outputOptions(summary, { out: true }).option(
+    "--section <name>",
+    "only this part: totals or brands (one table, for tools)",
+  );
+  action(rt, summaryWithSection, () => import("../commands/reports/summary.js"), "reportsSummaryRun");
 
   const campaign = declareCampaignReport(noun, "campaign");
   action(rt, campaign, () => import("../commands/reports/campaign.js"), "reportsCampaignRun");
@@ -50,13 +57,16 @@ export function registerReports(program: Command, rt: CliRuntime): void {
     noun
       .command("creators")
       .description(
-        "verified redemptions and commission per creator per campaign, as CSV across all pages (no 366-day cap)",
+        "verified redemptions and commission per creator per campaign across all pages (no 366-day cap): CSV, xlsx, a table on a terminal",
       ),
   )
     .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
     .option("--out <file>", 'write to FILE (complete or not at all, created 0600); "-" or absent: stdout')
-    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option(
+      "--format <format>",
+      "csv (default: piped or --out) or xlsx (a workbook; default when --out ends in .xlsx); on stdout also table (default on a terminal), tsv, json or ndjson",
+    )
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",

@@ -2,7 +2,15 @@
 import { type Command, Option } from "@commander-js/extra-typings";
 import type { ImportOptions } from "../commands/roster/import.js";
 import type { Context } from "../context.js";
-import { action, type CliRuntime, collect, examples, parseBoolArg, parseIntArg } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  collect,
+  examples,
+  outputOptions,
+  parseBoolArg,
+  parseIntArg,
+} from "./define.js";
 
 export function registerRoster(program: Command, rt: CliRuntime): void {
   const roster = program
@@ -75,6 +83,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     "partner-cli roster list --active false --all",
     "partner-cli roster list --updated-since 2025-03-01T00:00:00Z --all --json",
   ]);
+  outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/roster/list.js"), "rosterListRun");
 
   const get = roster
@@ -82,6 +91,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     .description("show one creator")
     .argument("<externalId>", "your creator ID (case-sensitive)");
   examples(get, ["partner-cli roster get cr-0001", "partner-cli roster get 'Maria López/1' --json"]);
+  outputOptions(get);
   action(rt, get, () => import("../commands/roster/get.js"), "rosterGetRun");
 
   const set = roster

@@ -1,6 +1,6 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
 
 export function registerWebhooks(program: Command, rt: CliRuntime): void {
   const noun = program
@@ -14,6 +14,7 @@ export function registerWebhooks(program: Command, rt: CliRuntime): void {
 
   const list = noun.command("list").description("the organization's webhook endpoints (at most 5)");
   examples(list, ["partner-cli webhooks list", "partner-cli webhooks list --json"]);
+  outputOptions(list);
   action(rt, list, () => import("../commands/webhooks/list.js"), "webhooksListRun");
 
   const get = noun
@@ -21,6 +22,7 @@ export function registerWebhooks(program: Command, rt: CliRuntime): void {
     .argument("<id>", "webhook id")
     .description("one endpoint and its recent deliveries (newest first)");
   examples(get, ["partner-cli webhooks get 6f1c2d8e-0000-4000-8000-000000000000"]);
+  outputOptions(get);
   action(rt, get, () => import("../commands/webhooks/get.js"), "webhooksGetRun");
 
   const create = noun

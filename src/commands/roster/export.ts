@@ -6,7 +6,7 @@ import type { Context } from "../../context.js";
 import { ROSTER_HEADER } from "../../csv/roster.js";
 import { CancelledError } from "../../errors.js";
 import { startProgress } from "../../io/progress.js";
-import { type Column, chooseFormat, openTableSink } from "../../io/table-file.js";
+import { type Column, chooseRowsOutput, openRowsOutput } from "../../io/table-file.js";
 import { LIMITS } from "../../spec/limits.js";
 import { parseUpdatedSince } from "./shared.js";
 
@@ -30,9 +30,9 @@ export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promis
   const active = opts.active;
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   const toFile = opts.out !== undefined && opts.out !== "-";
-  chooseFormat(opts);
+  chooseRowsOutput(opts, ctx.io);
   const api = await ctx.api();
-  const sink = await openTableSink(opts, ROSTER_COLUMNS, ctx.io.stdout, { sheetName: "Roster" });
+  const sink = await openRowsOutput(opts, ROSTER_COLUMNS, ctx.io, { sheetName: "Roster" });
   let count = 0;
   const interrupted = () =>
     new CancelledError(

@@ -20,9 +20,9 @@ export function parseUpdatedSince(value: string | undefined): string | undefined
 
 export const CREATOR_COLUMNS: Column<Creator>[] = [
   { header: "externalId", value: (c) => c.externalId },
-  { header: "name", value: (c) => c.name },
-  { header: "email", value: (c) => c.email },
-  { header: "handle", value: (c) => c.handle },
+  { header: "name", value: (c) => c.name, truncate: true },
+  { header: "email", value: (c) => c.email, truncate: true, drop: 3 },
+  { header: "handle", value: (c) => c.handle, truncate: true, drop: 2 },
   { header: "active", value: (c) => c.active },
-  { header: "updatedAt", value: (c) => c.updatedAt },
+  { header: "updatedAt", value: (c) => c.updatedAt, drop: 1 },
 ];

@@ -1,7 +1,7 @@
 // webhooks get ID: one endpoint and its recent deliveries (newest first).
 import { getWebhook } from "../../api/webhooks.js";
 import type { Context } from "../../context.js";
-import { printRecord, renderTable, renderTsv } from "../../io/render.js";
+import { printList, printRecord } from "../../io/render.js";
 import { DELIVERY_COLUMNS, webhookFields } from "./shared.js";
 
 export interface WebhooksGetOptions {
@@ -20,9 +20,11 @@ export async function webhooksGetRun({ id }: WebhooksGetOptions, ctx: Context): 
     ctx.io.err("No deliveries yet.");
     return;
   }
-  if (ctx.io.stdoutIsTTY) {
-    ctx.io.out(`\nRecent deliveries (newest first):\n${renderTable(rows, DELIVERY_COLUMNS, ctx.io.color)}`);
-  } else {
-    ctx.io.out(`\n${renderTsv(rows, DELIVERY_COLUMNS)}`);
+  if (ctx.io.format === "csv") {
+    // A CSV holds one table: the endpoint's row; its deliveries are in the JSON.
+    ctx.io.err(`${rows.length} recent deliveries: --format json shows them.`);
+    return;
   }
+  ctx.io.out(ctx.io.format === "table" ? "\nRecent deliveries (newest first):\n" : "\n");
+  printList(ctx.io, rows, DELIVERY_COLUMNS);
 }
