@@ -2,6 +2,7 @@
 // module lazily, examples kept for --help and the generated docs, and option parsers.
 import { type Command, InvalidArgumentError } from "commander";
 import type { Context, GlobalOptions } from "../context.js";
+import { setExamples } from "./help.js";
 
 export interface CliRuntime {
   /** May answer a promise: the CLI loads the Context's module only when a command runs. */
@@ -44,18 +45,12 @@ export function action(cmd: Command, fn: Action): Command {
   });
 }
 
-const exampleMap = new WeakMap<Command, string[]>();
-
-/** Adds an Examples section to --help and records it for docs/commands. */
+/** Adds examples to --help, docs/commands and the man pages (src/cli/help.ts keeps them). */
 export function examples(cmd: Command, lines: string[]): Command {
-  exampleMap.set(cmd, lines);
-  cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
-  return cmd;
+  return setExamples(cmd, lines);
 }
 
-export function examplesOf(cmd: Command): string[] {
-  return exampleMap.get(cmd) ?? [];
-}
+export { examplesOf } from "./help.js";
 
 export function parseIntArg(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

@@ -1,9 +1,8 @@
 // The command reference in docs/commands/, rendered from the commander tree: one page per
 // top-level command (a noun with its verbs, or a single command such as `login`) and a README
 // index. scripts/gen-docs.mjs writes it; test/cli/docs-drift.test.ts checks it is up to date.
-import type { EventEmitter } from "node:events";
 import type { Argument, Command, Help, Option } from "commander";
-import { examplesOf } from "./define.js";
+import { examplesOf, notesOf } from "./help.js";
 
 const GENERATED_NOTE =
   "<!-- Generated from the command tree by `npm run docs` (scripts/gen-docs.mjs). Do not edit by hand. -->";
@@ -40,22 +39,9 @@ function code(s: string): string {
   return `\`${s}\``;
 }
 
-/** The help text added with addHelpText("after"), without the Examples block (rendered apart). */
+/** The notes shown in --help after the options (examples are rendered apart). */
 function afterText(cmd: Command): string {
-  let text = "";
-  const write = (s: string) => {
-    text += s;
-  };
-  for (const listener of (cmd as unknown as EventEmitter).listeners("afterHelp")) {
-    (listener as (ctx: { error: boolean; command: Command; write: (s: string) => void }) => void)({
-      error: false,
-      command: cmd,
-      write,
-    });
-  }
-  const ex = examplesOf(cmd);
-  if (ex.length) text = text.replace(`\nExamples:\n${ex.map((l) => `  $ ${l}`).join("\n")}\n`, "");
-  return text.trim();
+  return notesOf(cmd);
 }
 
 function optionRows(help: Help, options: readonly Option[]): string[] {

@@ -58,7 +58,7 @@ export function registerRedemptions(program: Command): void {
     .option("--page-size <n>", "items per page (1-200)", parseIntArg(1, 200));
   examples(list, [
     "partner-cli redemptions list --preset 7d",
-    "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
+    "partner-cli redemptions list --preset 7d --state excluded --all --json",
   ]);
   action(list, async (ctx, _args, o) => (await import("../commands/redemptions/list.js")).listRun(o, ctx));
 

@@ -59,7 +59,7 @@ export function registerReports(program: Command): void {
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
-    "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
+    "partner-cli reports creators --preset 90d > last-90-days.csv",
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
     "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);
