@@ -7,7 +7,7 @@ import { findTopic, HELP_TOPICS, type HelpTopic } from "./help-topics.js";
 
 /** A topic as terminal text, `width` columns wide. */
 export function renderTopic(topic: HelpTopic, width: number): string {
-  const out: string[] = [`${topic.name}: ${topic.summary}`, ""];
+  const out: string[] = [wrapText(`${topic.name}: ${topic.summary}`, width), ""];
   for (const block of topic.blocks) {
     if (typeof block === "string") {
       out.push(wrapText(block, width), "");

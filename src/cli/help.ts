@@ -96,7 +96,13 @@ export function wrapText(text: string, width: number): string {
       const indent = /^\s*/.exec(raw)![0];
       const out: string[] = [];
       let line = indent;
-      for (const word of raw.trim().split(/\s+/)) {
+      const room = Math.max(1, width - indent.length);
+      // A word longer than the room left after the indent is cut (a path in a narrow terminal).
+      const words = raw
+        .trim()
+        .split(/\s+/)
+        .flatMap((w) => w.match(new RegExp(`.{1,${room}}`, "g")) ?? [w]);
+      for (const word of words) {
         if (line.trim() && `${line} ${word}`.length > width) {
           out.push(line);
           line = `${indent}${word}`;
