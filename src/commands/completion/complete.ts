@@ -44,11 +44,11 @@ export function completeWords(root: CommandNode, typed: string[]): Answer {
     else positionals.push(w);
   }
   const prev = typed.length > 1 ? typed[typed.length - 2]! : "";
-  const valueOf = prev.startsWith("-") ? valueOption(node, root, prev) : undefined;
-  if (valueOf) {
-    if (valueOf.profileValue) return { source: "profiles" };
-    if (valueOf.source) return { source: valueOf.source };
-    return { candidates: words(valueOf.choices ?? []) };
+  const flag = prev.startsWith("-") ? valueOption(node, root, prev) : undefined;
+  if (flag) {
+    if (flag.profileValue) return { source: "profiles" };
+    if (flag.source) return { source: flag.source };
+    return { candidates: words(flag.choices ?? []) };
   }
   if (cur.startsWith("-")) {
     return {
