@@ -61,8 +61,8 @@ const ASK: Record<ValueSource, string> = {
 };
 
 /** A shell command printing the values of a source, one per line (`__complete` prints "value<TAB>description"). */
-function ask(source: ValueSource): string {
-  return `${RUN} __complete -- ${ASK[source]} 2>/dev/null | cut -f1`;
+function ask(source: ValueSource, run = RUN): string {
+  return `${run} __complete -- ${ASK[source]} 2>/dev/null | cut -f1`;
 }
 
 function valueFlags(root: CommandNode): ValueFlag[] {
@@ -273,7 +273,8 @@ function zshSource(source: ValueSource): string[] {
   return [
     `_partner_cli_${source}() {`,
     "  local -a vals",
-    `  vals=(\${(f)"$(${ask(source)})"})`,
+    // zsh splits an unquoted parameter only when told to (= flag): "npx --no partner-cli" is three words.
+    `  vals=(\${(f)"$(${ask(source, "${=_partner_cli_bin:-partner-cli}")})"})`,
     "  compadd -a vals",
     "}",
   ];
