@@ -74,9 +74,15 @@ export function exampleLines(example: string, width: number): string[] {
     if (last !== undefined && joins) units[units.length - 1] = `${last} ${w}`;
     else units.push(w);
   }
+  // A flag and value too long for a continued line go on two.
+  const fitted = units.flatMap((u) =>
+    u.length + 8 > width && u.startsWith("-") && u.includes(" ")
+      ? [u.slice(0, u.indexOf(" ")), u.slice(u.indexOf(" ") + 1)]
+      : [u],
+  );
   const lines: string[] = [];
-  let line = `  $ ${units.shift() ?? ""}`;
-  for (const u of units) {
+  let line = `  $ ${fitted.shift() ?? ""}`;
+  for (const u of fitted) {
     if (`${line} ${u} \\`.length <= width) line += ` ${u}`;
     else {
       lines.push(`${line} \\`);

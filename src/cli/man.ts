@@ -4,6 +4,7 @@
 // into man/ (shipped through package.json "man"); test/cli/docs-drift.test.ts checks them.
 import type { Command } from "commander";
 import type { CommandNode, OptionInfo } from "../commands/completion/tree.js";
+import { exampleLines } from "./help.js";
 import { HELP_TOPICS, type HelpTopic } from "./help-topics.js";
 import { programTree } from "./tree.js";
 
@@ -43,7 +44,9 @@ function optionItems(options: readonly OptionInfo[]): string[] {
 
 function examplesBlock(examples: readonly string[]): string[] {
   if (!examples.length) return [];
-  return [".PP", "Examples:", ".PP", ".RS 4", ".nf", ...examples.map((e) => roff(`$ ${e}`)), ".fi", ".RE"];
+  // Lines fit an 80-column terminal inside the page's indents (7 + 4); long ones continue with \.
+  const lines = examples.flatMap((e) => exampleLines(e, 71).map((l) => roff(l.slice(2))));
+  return [".PP", "Examples:", ".PP", ".RS 4", ".nf", ...lines, ".fi", ".RE"];
 }
 
 function commandBlock(root: CommandNode, node: CommandNode, heading: string): string[] {
