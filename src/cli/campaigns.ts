@@ -72,8 +72,8 @@ export function registerCampaigns(program: Command): void {
     .option("--activate", "activate the campaign right after creating it");
   examples(create, [
     "partner-cli campaigns create",
-    `partner-cli campaigns create --no-input --name 'Spring oats' --offer 0012345000011 --from "$(date +%F)" --through "$(partner-cli offers get 0012345000011 --jq .redemptionDates.through)" --code-limit 5000 --rate 10% --unit-price 4.99 --external-reference spring-oats --activate`,
-    `partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from "$(date +%F)" --through "$(partner-cli offers get 0098765000014 --jq .redemptionDates.through)" --code-limit 500 --rate 5% --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart`,
+    `partner-cli campaigns create --no-input --name 'Spring oats' --offer 0012345000011 --from "$(partner-cli offers get 0012345000011 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0012345000011 --jq .redemptionDates.through)" --code-limit 5000 --rate 10% --unit-price 4.99 --external-reference spring-oats --activate`,
+    `partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from "$(partner-cli offers get 0098765000014 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0098765000014 --jq .redemptionDates.through)" --code-limit 500 --rate 5% --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart`,
   ]);
   action(create, async (ctx, _args, opts) =>
     (await import("../commands/campaigns/create.js")).campaignsCreateRun(opts, ctx),

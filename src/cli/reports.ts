@@ -41,8 +41,8 @@ export function registerReports(program: Command): void {
 
   const campaign = declareCampaignReport(noun, "campaign");
   examples(campaign, [
-    "partner-cli reports campaign spring-launch --preset 7d",
-    "partner-cli reports campaign spring-launch --all-creators --json",
+    "partner-cli reports campaign spring-oats --preset 7d",
+    "partner-cli reports campaign spring-oats --all-creators --json",
   ]);
 
   const creators = addRangeOptions(
