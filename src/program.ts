@@ -9,8 +9,10 @@ import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
-import { type CliRuntime, commanderView } from "./cli/define.js";
+import { type CliRuntime, commanderView, examples } from "./cli/define.js";
 import { registerEvents } from "./cli/events.js";
+import { configureHelp, helpWidth, notes } from "./cli/help.js";
+import { registerHelp } from "./cli/help-command.js";
 import { registerIdentity } from "./cli/identity.js";
 import { registerLinks } from "./cli/links.js";
 import { registerOffers } from "./cli/offers.js";
@@ -44,6 +46,7 @@ export const REGISTRARS: Registrar[] = [
   registerSandbox,
   registerApi,
   registerCompletion,
+  registerHelp,
 ];
 
 /** What the top level shows of a noun before its verbs are declared. */
@@ -147,7 +150,7 @@ export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
 ]);
 
 /** Commands that read the whole tree at run time (the completion script is generated from it). */
-const NEEDS_WHOLE_TREE = new Set(["completion"]);
+const NEEDS_WHOLE_TREE = new Set(["completion", "__complete"]);
 
 export interface BuildOptions {
   /**
@@ -155,6 +158,8 @@ export interface BuildOptions {
    * declared now; any other noun is declared if commander dispatches to it after all.
    */
   lazyFor?: readonly string[];
+  /** The environment help reads its width from (COLUMNS); without it, help is 80 columns wide. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function buildProgram(
@@ -201,10 +206,15 @@ export function buildProgram(
       throw sandboxClash("--sandbox", g.baseUrl ? "--base-url" : "--profile");
     }
   });
-  program.addHelpText(
-    "after",
-    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).\n\nExamples:\n  $ partner-cli roster import docs/examples/roster.csv --sandbox\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
+  configureHelp(commanderView(program), helpWidth(options.env ?? {}, rt.streams.stdout));
+  notes(
+    program,
+    "With no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).",
   );
+  examples(program, [
+    "partner-cli roster import docs/examples/roster.csv --sandbox",
+    "partner-cli login --profile prod --base-url https://partner.example.com",
+  ]);
   if (!options.lazyFor) {
     for (const register of REGISTRARS) register(program, rt);
     return commanderView(program);

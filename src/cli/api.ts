@@ -1,6 +1,7 @@
 // api METHOD PATH: a raw request to any endpoint, with the current key and base URL (like gh api).
 import { type Command, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
+import { notes } from "./help.js";
 
 export function registerApi(program: Command, rt: CliRuntime): void {
   // -F and -f share one list, so their order on the command line is kept (key[]=v appends in order).
@@ -54,8 +55,8 @@ export function registerApi(program: Command, rt: CliRuntime): void {
     `echo '{"creators":[{"externalId":"cr-100","name":"Grace Hopper"}]}' | partner-cli api POST /creators/batch --input -`,
     "partner-cli api GET /offers --include --fields totalCount",
   ]);
-  api.addHelpText(
-    "after",
+  notes(
+    api,
     `
 Parameters (-f, -F) go to the query string for GET and DELETE and make a JSON body for POST, PUT
 and PATCH (with --input they go to the query string). The answer's body is printed on stdout as the

@@ -70,8 +70,8 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     .option("--activate", "activate the campaign right after creating it");
   examples(create, [
     "partner-cli campaigns create",
-    "partner-cli campaigns create --name 'Spring oats' --offer 0012345000011 --from 2026-03-01 --through 2026-05-31 --code-limit 5000 --rate 0.1 --unit-price 4.99 --external-reference spring-oats --activate",
-    "partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from 2026-03-01 --through 2026-03-31 --code-limit 500 --rate 0.05 --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart",
+    `partner-cli campaigns create --no-input --name 'Spring oats' --offer 0012345000011 --from "$(partner-cli offers get 0012345000011 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0012345000011 --jq .redemptionDates.through)" --code-limit 5000 --rate 10% --unit-price 4.99 --external-reference spring-oats --activate`,
+    `partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from "$(partner-cli offers get 0098765000014 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0098765000014 --jq .redemptionDates.through)" --code-limit 500 --rate 5% --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart`,
   ]);
   action(rt, create, () => import("../commands/campaigns/create.js"), "campaignsCreateRun");
 
@@ -95,7 +95,7 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     .option("--no-retailer", "remove the retailer restriction");
   examples(update, [
     "partner-cli campaigns update spring-oats --code-limit 8000",
-    "partner-cli campaigns update spring-oats --through 2026-06-30 --rate 12%",
+    "partner-cli campaigns update spring-oats --rate 12% --unit-price 5.49",
     "partner-cli campaigns update spring-oats --no-retailer",
   ]);
   action(rt, update, () => import("../commands/campaigns/update.js"), "campaignsUpdateRun");

@@ -14,6 +14,7 @@ import type { RunFunction } from "../commands/shared/run.js";
 import type { Context, GlobalOptions } from "../context.js";
 import { parseBoolean } from "../spec/boolean.js";
 import { DURATION_EXAMPLES, parseDurationMs } from "../spec/duration.js";
+import { setExamples } from "./help.js";
 
 /** What the declarations need at run time; buildProgram(rt) hands it to every registrar. */
 export interface CliRuntime {
@@ -174,19 +175,13 @@ function outputOf(
   return { format: text(opts.format), wide: Boolean(opts.wide), out: text(opts.out) };
 }
 
-const exampleMap = new WeakMap<object, string[]>();
-
-/** Adds an Examples section to --help and records it for docs/commands. */
+/** Adds examples to --help, docs/commands and the man pages (src/cli/help.ts keeps them). */
 export function examples<C extends CommandUnknownOpts>(cmd: C, lines: string[]): C {
-  exampleMap.set(cmd, lines);
-  cmd.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
+  setExamples(cmd, lines);
   return cmd;
 }
 
-/** The examples recorded for a command (any commander typing of it: docs and completion walk the tree). */
-export function examplesOf(cmd: object): string[] {
-  return exampleMap.get(cmd) ?? [];
-}
+export { examplesOf } from "./help.js";
 
 export function parseIntArg(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {

@@ -1,6 +1,7 @@
 // login, logout, me.
 import type { Command } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples } from "./define.js";
+import { notes } from "./help.js";
 
 export function registerIdentity(program: Command, rt: CliRuntime): void {
   const login = program
@@ -18,8 +19,8 @@ export function registerIdentity(program: Command, rt: CliRuntime): void {
     "partner-cli login --profile prod --base-url https://partner.example.com",
     "printf '%s\\n' \"$KEY\" | partner-cli login --profile ci --api-key-stdin",
   ]);
-  login.addHelpText(
-    "after",
+  notes(
+    login,
     '\nThe profile name is --profile, else PARTNER_PROFILE, else "default". The base URL is\n--base-url, else PARTNER_BASE_URL, else the one already stored in that profile.\nThe first profile stored becomes the current one; switch with "partner-cli profiles use NAME".\n',
   );
   action(rt, login, () => import("../commands/identity/login.js"), "loginRun");

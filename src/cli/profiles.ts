@@ -1,6 +1,6 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "@commander-js/extra-typings";
-import { completesProfileNames } from "../commands/shared/profile-args.js";
+import { completesProfileNames } from "./tree.js";
 import { action, type CliRuntime, examples, outputOptions } from "./define.js";
 
 export function registerProfiles(program: Command, rt: CliRuntime): void {

@@ -62,7 +62,7 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
     .option("--page-size <n>", "items per page (1-200)", parseIntArg(1, 200));
   examples(list, [
     "partner-cli redemptions list --preset 7d",
-    "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
+    "partner-cli redemptions list --preset 7d --state excluded --all --json",
   ]);
   outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/redemptions/list.js"), "redemptionsListRun");

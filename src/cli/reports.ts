@@ -49,8 +49,8 @@ export function registerReports(program: Command, rt: CliRuntime): void {
   const campaign = declareCampaignReport(noun, "campaign");
   action(rt, campaign, () => import("../commands/reports/campaign.js"), "reportsCampaignRun");
   examples(campaign, [
-    "partner-cli reports campaign spring-launch --preset 7d",
-    "partner-cli reports campaign spring-launch --all-creators --json",
+    "partner-cli reports campaign spring-oats --preset 7d",
+    "partner-cli reports campaign spring-oats --all-creators --json",
   ]);
 
   const creators = addRangeOptions(
@@ -70,7 +70,7 @@ export function registerReports(program: Command, rt: CliRuntime): void {
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
-    "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
+    "partner-cli reports creators --preset 90d > last-90-days.csv",
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
     "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);

@@ -2,6 +2,7 @@
 // Declarations only; the run functions live in src/commands/sandbox/ and load lazily.
 import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
+import { notes } from "./help.js";
 
 export const DEFAULT_SANDBOX_PORT = 4010;
 
@@ -18,8 +19,8 @@ export function registerSandbox(program: Command, rt: CliRuntime): void {
     .description(
       "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate)",
     );
-  sandbox.addHelpText(
-    "after",
+  notes(
+    sandbox,
     "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox at a terminal;\n" +
       "scripts choose it with --sandbox or PARTNER_SANDBOX=1. reset, advance and simulate act on the\n" +
       "sandbox the command targets: the embedded one, or a served one reached by its base URL.\n",

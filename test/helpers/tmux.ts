@@ -18,12 +18,8 @@ export interface TmuxSession {
   kill(): void;
 }
 
-/** Starts `command` (a shell command line) in a new terminal (220x50 unless `size` says). Call kill() when done. */
-export function tmuxSession(
-  command: string,
-  name = "t",
-  size: { width: number; height: number } = { width: 220, height: 50 },
-): TmuxSession {
+/** Starts `command` (a shell command line) in a new terminal, 220x50 unless `size` says. Call kill() when done. */
+export function tmuxSession(command: string, name = "t", size = { width: 220, height: 50 }): TmuxSession {
   const socket = `pcli-${name}-${process.pid}-${Date.now()}`;
   const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
   tmux("new-session", "-d", "-s", name, "-x", String(size.width), "-y", String(size.height), command);
