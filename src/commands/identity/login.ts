@@ -55,6 +55,48 @@ async function readKey(opts: LoginOptions, ctx: Context): Promise<string> {
   return checkApiKey(key, opts.apiKeyStdin ? "stdin" : "The prompt");
 }
 
+/** The key checked with GET /me before anything is stored: with a client for this URL and key, not ctx.api(). */
+async function checkKey(
+  ctx: Context,
+  baseUrl: string,
+  apiKey: string,
+  baseUrlSource: string,
+): Promise<Awaited<ReturnType<typeof getMe>>> {
+  const client = ctx.clientFor({ baseUrl, apiKey, baseUrlSource });
+  try {
+    return await getMe(client);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      throw err.withHint(
+        `The key was not accepted by ${baseUrl}, so nothing was stored. Check that you copied the whole key and that it belongs to this service.`,
+      );
+    }
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+/** Says where the key went; a key moved from the keychain into the file leaves no entry behind. */
+async function reportKeyStorage(
+  ctx: Context,
+  kept: { stored: true } | { stored: false; reason: string | undefined },
+  account: string,
+  file: string,
+  wasInKeychain: boolean,
+): Promise<void> {
+  if (kept.stored) {
+    ctx.io.err(`The key is in the OS keychain (service "partner-cli", account "${account}").`);
+    return;
+  }
+  if (wasInKeychain) await keychainDelete(account);
+  ctx.io.err(
+    kept.reason === undefined
+      ? `The key is in ${file} (readable only by you), as --insecure-storage asks.`
+      : `No OS keychain answered (${kept.reason}); the key is in ${file}, readable only by you.`,
+  );
+}
+
 export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> {
   const name = checkProfileName(ctx.globals.profile || ctx.env.PARTNER_PROFILE || DEFAULT_PROFILE);
   const store = await ctx.config();
@@ -76,21 +118,7 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
 
   const apiKey = await readKey(opts, ctx);
 
-  // Check the key before storing anything: with a client for this URL and key, not ctx.api().
-  const client = ctx.clientFor({ baseUrl, apiKey, baseUrlSource: chosen.source });
-  let me: Awaited<ReturnType<typeof getMe>>;
-  try {
-    me = await getMe(client);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      throw err.withHint(
-        `The key was not accepted by ${baseUrl}, so nothing was stored. Check that you copied the whole key and that it belongs to this service.`,
-      );
-    }
-    throw err;
-  } finally {
-    await client.close();
-  }
+  const me = await checkKey(ctx, baseUrl, apiKey, chosen.source);
 
   // The key goes to the OS keychain when one answers (and --insecure-storage is not given), else
   // into the config file; either way only after the service accepted it.
@@ -128,17 +156,7 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   ctx.io.err(
     `${existing ? "Updated" : "Stored"} profile "${name}" for ${baseUrl}${made.current ? " (current profile)" : ""}.`,
   );
-  if (kept.stored) {
-    ctx.io.err(`The key is in the OS keychain (service "partner-cli", account "${account}").`);
-  } else {
-    // A key that was in the keychain before and is now in the file: its old entry goes.
-    if (existing?.keyStorage === "keychain") await keychainDelete(account);
-    ctx.io.err(
-      kept.reason === undefined
-        ? `The key is in ${store.file} (readable only by you), as --insecure-storage asks.`
-        : `No OS keychain answered (${kept.reason}); the key is in ${store.file}, readable only by you.`,
-    );
-  }
+  await reportKeyStorage(ctx, kept, account, store.file, existing?.keyStorage === "keychain");
   if (existing?.organization && existing.organization.id !== me.organization.id) {
     ctx.io.err(
       `Note: profile "${name}" was for ${existing.organization.name}; it is now for ${me.organization.name}.`,
