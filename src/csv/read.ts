@@ -9,13 +9,16 @@
 // block of whole records at a time. When csv-parse refuses a record, the error names the physical
 // line and field where it stopped, with an excerpt. Blank lines are skipped before the parser sees
 // them: they cost a line count, nothing more.
+//
+// Most records of a roster hold no quote at all; for those csv-parse's reading is the plain split at
+// the delimiter, so `plainCells` splits them itself (when no field starts or ends with anything
+// csv-parse would trim) and csv-parse reads the rest. Records are handed out in blocks (`blocks`):
+// one await per block of text, not one per record.
 import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
 import { DecodeError, type DecodedText, decodeText } from "./decode.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
-/** Records given to csv-parse in one call. */
-const PARSE_AT_ONCE = 128;
 
 /** The input file itself cannot be used. `line` is where the problem is, when known. */
 export class CsvFileError extends UsageError {
@@ -87,6 +90,12 @@ export function detectDelimiter(headerLine: string): string | undefined {
     }
   }
   return best;
+}
+
+/** A record whose cells are all blank is skipped like a blank line. */
+function allBlank(cells: readonly string[]): boolean {
+  for (const c of cells) if (c !== "" && c.trim() !== "") return false;
+  return true;
 }
 
 const BREAK_RE = /\r\n|\r|\n/g;
@@ -173,6 +182,46 @@ class RecordCutter {
     out.push({ line: this.start, text: parts.length === 1 ? parts[0]! : parts.join("") });
     this.parts = null;
   }
+}
+
+/** Longest record (in UTF-16 units) split without csv-parse: well under MAX_RECORD_BYTES in UTF-8. */
+const PLAIN_MAX = MAX_RECORD_BYTES / 4;
+
+/**
+ * A character csv-parse trims around a field (its ltrim list, String#trimEnd for rtrim) or that the
+ * plain split must not meet at a field's edge: such a record goes to csv-parse.
+ */
+function trimmable(c: number): boolean {
+  return (
+    c <= 0x20 ||
+    (c >= 0x7f && c <= 0xa0) ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * The cells of one record (one line, its line end included) as csv-parse reads them, when that is
+ * the plain split at the delimiter: no quote in it, no field starting or ending with a character
+ * csv-parse trims, not long. Otherwise undefined (csv-parse reads it).
+ */
+export function plainCells(text: string, delimiter: string): string[] | undefined {
+  if (text.length > PLAIN_MAX || text.indexOf('"') >= 0) return undefined;
+  let end = text.length;
+  if (text.charCodeAt(end - 1) === 0x0a) end--;
+  if (text.charCodeAt(end - 1) === 0x0d) end--;
+  const cells = (end === text.length ? text : text.slice(0, end)).split(delimiter);
+  for (const c of cells) {
+    if (c.length > 0 && (trimmable(c.charCodeAt(0)) || trimmable(c.charCodeAt(c.length - 1))))
+      return undefined;
+  }
+  return cells;
 }
 
 function parseOptions(delimiter: string, raw = false) {
@@ -327,6 +376,22 @@ export class CsvReader {
 
   /** Reads a block of whole records; the result has one cell array per record. */
   private parseBlock(recs: RawRecord[]): string[][] {
+    const d = this.facts.delimiter;
+    const out: string[][] = new Array(recs.length);
+    const rest: number[] = [];
+    for (let i = 0; i < recs.length; i++) {
+      const cells = plainCells(recs[i]!.text, d);
+      if (cells) out[i] = cells;
+      else rest.push(i);
+    }
+    if (rest.length === 0) return out;
+    const parsed = this.parseQuoted(rest.length === recs.length ? recs : rest.map((i) => recs[i]!));
+    for (let k = 0; k < rest.length; k++) out[rest[k]!] = parsed[k]!;
+    return out;
+  }
+
+  /** Reads whole records with csv-parse (a block at once; record by record to find a failure). */
+  private parseQuoted(recs: RawRecord[]): string[][] {
     if (recs.length === 0) return [];
     const text = recs.length === 1 ? recs[0]!.text : recs.map((r) => r.text).join("");
     let rows: string[][] | undefined;
@@ -388,7 +453,12 @@ export class CsvReader {
    * be read as text or as CSV.
    */
   async *records(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord> {
-    yield* this.recordsOf(this.decoded(chunks));
+    for await (const block of this.blocks(chunks)) yield* block;
+  }
+
+  /** The records of `records`, in blocks: the header alone first, then the records of each text block. */
+  blocks(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord[]> {
+    return this.blocksOf(this.decoded(chunks));
   }
 
   /** The whole input as text (for small files such as id lists), with the same checks. */
@@ -415,6 +485,11 @@ export class CsvReader {
 
   /** Records of text blocks made of whole lines (the header first). */
   async *recordsOf(texts: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+    for await (const block of this.blocksOf(texts)) yield* block;
+  }
+
+  /** `recordsOf` in blocks: the header alone first. */
+  async *blocksOf(texts: AsyncIterable<string>): AsyncGenerator<CsvRecord[]> {
     const iterator = texts[Symbol.asyncIterator]();
     try {
       yield* this.cut(iterator, new RecordCutter());
@@ -423,7 +498,7 @@ export class CsvReader {
     }
   }
 
-  private async *cut(iterator: AsyncIterator<string>, cutter: RecordCutter): AsyncGenerator<CsvRecord> {
+  private async *cut(iterator: AsyncIterator<string>, cutter: RecordCutter): AsyncGenerator<CsvRecord[]> {
     let recs: RawRecord[] = [];
     let first = true;
     let done = false;
@@ -440,18 +515,16 @@ export class CsvReader {
         this.startWith(head);
         const cells = this.parseOne(head)[0] ?? [];
         this.header = cells;
-        yield { line: head.line, cells };
+        yield [{ line: head.line, cells }];
       }
-      // A few records at a time: what the consumer holds across a network wait stays small.
-      for (let from = 0; from < recs.length; from += PARSE_AT_ONCE) {
-        const part = recs.slice(from, from + PARSE_AT_ONCE);
-        const rows = this.parseBlock(part);
-        for (let i = 0; i < rows.length; i++) {
-          const cells = rows[i]!;
-          if (cells.every((c) => c.trim() === "")) continue;
-          yield { line: part[i]!.line, cells };
-        }
+      const rows = this.parseBlock(recs);
+      const out: CsvRecord[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const cells = rows[i]!;
+        if (allBlank(cells)) continue;
+        out.push({ line: recs[i]!.line, cells });
       }
+      if (out.length > 0) yield out;
     }
   }
 
