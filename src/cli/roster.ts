@@ -46,7 +46,7 @@ export function registerRoster(program: Command): void {
     "crm-export | partner-cli roster import - --json > result.json",
   ]);
   action(imp, async (ctx, args, opts) =>
-    (await import("../commands/roster/import.js")).rosterImportRun(args[0]!, opts, ctx),
+    (await import("../commands/roster/import.js")).rosterImportRun({ file: args[0]!, ...opts }, ctx),
   );
 
   const list = roster
