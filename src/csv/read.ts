@@ -92,6 +92,9 @@ export function detectDelimiter(headerLine: string): string | undefined {
   return best;
 }
 
+/** The cells of a record read only to be checked and counted. */
+const NO_CELLS: string[] = [];
+
 /** A record whose cells are all blank is skipped like a blank line. */
 function allBlank(cells: readonly string[]): boolean {
   for (const c of cells) if (c !== "" && c.trim() !== "") return false;
@@ -390,6 +393,31 @@ export class CsvReader {
     return out;
   }
 
+  /**
+   * The records of a block that are not blank, without their cells (in no particular order): a
+   * record with no quote needs no reading to be valid CSV; the others are read by csv-parse.
+   */
+  private checkBlock(recs: RawRecord[]): CsvRecord[] {
+    const d = this.facts.delimiter;
+    const dc = d.charCodeAt(0);
+    const out: CsvRecord[] = [];
+    const quoted: RawRecord[] = [];
+    for (const rec of recs) {
+      const t = rec.text;
+      if (t.length > PLAIN_MAX || t.indexOf('"') >= 0) quoted.push(rec);
+      else {
+        const c = t.charCodeAt(0);
+        // Only a line that starts with a delimiter or a space can be all blank cells.
+        if ((c === dc || trimmable(c)) && allBlank(t.split(d))) continue;
+        out.push({ line: rec.line, cells: NO_CELLS });
+      }
+    }
+    const rows = this.parseQuoted(quoted);
+    for (let i = 0; i < rows.length; i++)
+      if (!allBlank(rows[i]!)) out.push({ line: quoted[i]!.line, cells: NO_CELLS });
+    return out;
+  }
+
   /** Reads whole records with csv-parse (a block at once; record by record to find a failure). */
   private parseQuoted(recs: RawRecord[]): string[][] {
     if (recs.length === 0) return [];
@@ -456,9 +484,14 @@ export class CsvReader {
     for await (const block of this.blocks(chunks)) yield* block;
   }
 
-  /** The records of `records`, in blocks: the header alone first, then the records of each text block. */
-  blocks(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord[]> {
-    return this.blocksOf(this.decoded(chunks));
+  /**
+   * The records of `records`, in blocks: the header alone first, then the records of each text block.
+   * With `cells: false` (a pass that only checks the file and counts its records) the records after
+   * the header come with no cells and, within a block, not necessarily in line order; the same
+   * errors are thrown.
+   */
+  blocks(chunks: AsyncIterable<Uint8Array>, o: { cells?: boolean } = {}): AsyncGenerator<CsvRecord[]> {
+    return this.blocksOf(this.decoded(chunks), o.cells ?? true);
   }
 
   /** The whole input as text (for small files such as id lists), with the same checks. */
@@ -489,16 +522,20 @@ export class CsvReader {
   }
 
   /** `recordsOf` in blocks: the header alone first. */
-  async *blocksOf(texts: AsyncIterable<string>): AsyncGenerator<CsvRecord[]> {
+  async *blocksOf(texts: AsyncIterable<string>, cells = true): AsyncGenerator<CsvRecord[]> {
     const iterator = texts[Symbol.asyncIterator]();
     try {
-      yield* this.cut(iterator, new RecordCutter());
+      yield* this.cut(iterator, new RecordCutter(), cells);
     } finally {
       await iterator.return?.();
     }
   }
 
-  private async *cut(iterator: AsyncIterator<string>, cutter: RecordCutter): AsyncGenerator<CsvRecord[]> {
+  private async *cut(
+    iterator: AsyncIterator<string>,
+    cutter: RecordCutter,
+    withCells: boolean,
+  ): AsyncGenerator<CsvRecord[]> {
     let recs: RawRecord[] = [];
     let first = true;
     let done = false;
@@ -516,6 +553,11 @@ export class CsvReader {
         const cells = this.parseOne(head)[0] ?? [];
         this.header = cells;
         yield [{ line: head.line, cells }];
+      }
+      if (!withCells) {
+        const found = this.checkBlock(recs);
+        if (found.length > 0) yield found;
+        continue;
       }
       const rows = this.parseBlock(recs);
       const out: CsvRecord[] = [];

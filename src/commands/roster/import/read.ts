@@ -19,14 +19,15 @@ export interface RosterSource {
   close(): Promise<void>;
 }
 
-/** Opens one reading pass: reads the header and maps the columns. */
+/** Opens one reading pass: reads the header and maps the columns (`withCells: false`: records counted only). */
 export async function openRoster(
   input: InputFile,
   read: CsvReadOptions,
   flags: ColumnFlags,
+  withCells = true,
 ): Promise<RosterSource> {
   const reader = new CsvReader(read);
-  const blocks = reader.blocks(input.bytes());
+  const blocks = reader.blocks(input.bytes(), { cells: withCells });
   const close = async () => {
     await blocks.return(undefined);
   };
@@ -57,7 +58,7 @@ export async function checkWholeInput(
 ): Promise<number> {
   let total = 0;
   try {
-    const src = await openRoster(input, read, flags);
+    const src = await openRoster(input, read, flags, false);
     for await (const block of src.blocks) {
       if (signal.aborted) {
         await src.close();
