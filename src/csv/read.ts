@@ -227,7 +227,8 @@ export function plainCells(text: string, delimiter: string): string[] | undefine
   return cells;
 }
 
-function parseOptions(delimiter: string, raw = false) {
+/** csv-parse's options for input files (exported for the test that holds `plainCells` to them). */
+export function parseOptions(delimiter: string, raw = false) {
   return {
     delimiter,
     raw,
