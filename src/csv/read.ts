@@ -124,6 +124,9 @@ class RecordCutter {
   private size = 0;
   private odd = false;
   private start = 0;
+  /** The text last searched for quotes, and where its next quote is (-1: none). */
+  private quoteIn = "";
+  private quoteAt = -1;
 
   /** Adds text; appends finished records to `out`. With `end`, the text is the last. */
   push(text: string, out: RawRecord[], end = false): void {
@@ -168,11 +171,15 @@ class RecordCutter {
       this.odd = false;
       this.start = this.line;
     }
-    let q = s.indexOf('"', a);
+    // The next quote in `s` at or after `a`, found once per quote (not searched again for every line
+    // of a block without quotes).
+    let q = this.quoteIn === s && (this.quoteAt >= a || this.quoteAt < 0) ? this.quoteAt : s.indexOf('"', a);
     while (q >= 0 && q < b) {
       this.odd = !this.odd;
       q = s.indexOf('"', q + 1);
     }
+    this.quoteIn = s;
+    this.quoteAt = q;
     this.parts.push(a === 0 && next === s.length ? s : s.slice(a, next));
     this.size += next - a;
     this.line++;
