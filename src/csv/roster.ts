@@ -16,6 +16,8 @@ export const ACTIVE_WORDS = "true/false, yes/no, y/n, 1/0, active/inactive or en
 
 /** Parses an `active` cell: true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled (any case). */
 export function parseActiveCell(cell: string): boolean | undefined {
+  if (cell === "true") return true; // the common spellings first, without trimming or lowering
+  if (cell === "false") return false;
   const v = cell.trim().toLowerCase();
   if (TRUE_WORDS.has(v)) return true;
   if (FALSE_WORDS.has(v)) return false;
