@@ -385,6 +385,22 @@ export class CsvReader {
     }
   }
 
+  /**
+   * Reads a block of whole records; when one of them cannot be read, the records before it (so that
+   * they are handed out before the error is thrown).
+   */
+  private parseGood(recs: RawRecord[]): string[][] {
+    try {
+      return this.parseBlock(recs);
+    } catch (err) {
+      const line = err instanceof CsvFileError ? err.line : undefined;
+      if (line === undefined) throw err;
+      let bad = 0;
+      while (bad + 1 < recs.length && recs[bad + 1]!.line <= line) bad++;
+      return this.parseBlock(recs.slice(0, bad));
+    }
+  }
+
   /** Reads a block of whole records; the result has one cell array per record. */
   private parseBlock(recs: RawRecord[]): string[][] {
     const d = this.facts.delimiter;
@@ -567,7 +583,7 @@ export class CsvReader {
         if (found.length > 0) yield found;
         continue;
       }
-      const rows = this.parseBlock(recs);
+      const rows = this.parseGood(recs);
       const out: CsvRecord[] = [];
       for (let i = 0; i < rows.length; i++) {
         const cells = rows[i]!;
@@ -575,6 +591,7 @@ export class CsvReader {
         out.push({ line: recs[i]!.line, cells });
       }
       if (out.length > 0) yield out;
+      if (rows.length < recs.length) this.parseBlock(recs.slice(rows.length)); // throws: the record that fails
     }
   }
 
