@@ -153,7 +153,8 @@ class RecordCutter {
   }
 
   private addLine(s: string, a: number, b: number, next: number, out: RawRecord[]): void {
-    if (this.parts === null) {
+    const opening = this.parts === null;
+    if (opening) {
       let blank = true;
       for (let i = a; i < b; i++) {
         const c = s.charCodeAt(i);
@@ -166,21 +167,30 @@ class RecordCutter {
         this.line++;
         return;
       }
+    }
+    // The next quote in `s` at or after `a`, found once per quote (not searched again for every line
+    // of a block without quotes).
+    let q = this.quoteIn === s && (this.quoteAt >= a || this.quoteAt < 0) ? this.quoteAt : s.indexOf('"', a);
+    this.quoteIn = s;
+    if (opening && (q < 0 || q >= b)) {
+      // No record open and no quote on the line: the line is a record by itself.
+      this.quoteAt = q;
+      out.push({ line: this.line, text: a === 0 && next === s.length ? s : s.slice(a, next) });
+      this.line++;
+      return;
+    }
+    if (opening) {
       this.parts = [];
       this.size = 0;
       this.odd = false;
       this.start = this.line;
     }
-    // The next quote in `s` at or after `a`, found once per quote (not searched again for every line
-    // of a block without quotes).
-    let q = this.quoteIn === s && (this.quoteAt >= a || this.quoteAt < 0) ? this.quoteAt : s.indexOf('"', a);
     while (q >= 0 && q < b) {
       this.odd = !this.odd;
       q = s.indexOf('"', q + 1);
     }
-    this.quoteIn = s;
     this.quoteAt = q;
-    this.parts.push(a === 0 && next === s.length ? s : s.slice(a, next));
+    this.parts!.push(a === 0 && next === s.length ? s : s.slice(a, next));
     this.size += next - a;
     this.line++;
     // An open quote that runs past the size limit is handed over as it is: csv-parse refuses it.
