@@ -172,7 +172,7 @@ describe("roster export", () => {
     expect(rows.find((r) => r[0] === "'-neg")?.[3]).toBe("''@quoted");
     expect(rows.find((r) => r[0] === "cr-0001")?.[3]).toBe("'@ada1");
 
-    const back = await runWith(sb, (ctx) => rosterImportRun(out, {}, ctx), { json: true });
+    const back = await runWith(sb, (ctx) => rosterImportRun({ file: out }, ctx), { json: true });
     expect(back.code).toBe(0);
     expect(back.json.summary).toEqual({ rows: 14, added: 0, updated: 0, unchanged: 14, rejected: 0 });
     expect(await creator(sb, "-neg")).toMatchObject({ handle: "'@quoted" });
@@ -193,14 +193,16 @@ describe("roster export", () => {
 
   it("docs/examples/roster.csv imports cleanly, then every row is unchanged", async () => {
     const file = new URL("../../docs/examples/roster.csv", import.meta.url).pathname;
-    const first = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
+    const first = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
     expect(first.code).toBe(0);
     expect(first.json.summary.rejected).toBe(0);
     expect(first.json.summary.rows).toBeGreaterThanOrEqual(15);
-    const second = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
+    const second = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
     expect(second.code).toBe(0);
     expect(second.json.summary.unchanged).toBe(second.json.summary.rows);
-    const dry = await runWith(null, (ctx) => rosterImportRun(file, { dryRun: true }, ctx), { json: true });
+    const dry = await runWith(null, (ctx) => rosterImportRun({ file: file, dryRun: true }, ctx), {
+      json: true,
+    });
     expect(dry.code).toBe(0);
   });
 });
