@@ -21,7 +21,7 @@ async function sodaCampaign(): Promise<string> {
     body: {
       name: "Soda zero",
       baseGs1: ZERO,
-      dates: { from: day(0), through: day(20) },
+      dates: { from: day(-1), through: day(20) }, // day(0) is UTC: after 00:00 UTC it is tomorrow in New York
       codeLimit: 20,
       commission: { rate: 0.05, estimatedUnitSalePrice: 2.5 },
       externalReference: "soda-zero",

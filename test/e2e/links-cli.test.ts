@@ -4,10 +4,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { campaignsArea, JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
 import { addCreators, makeCampaign } from "../campaigns/helpers.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { campaignsArea } from "../../src/sandbox/store.js";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 
 let sb: RunningSandbox;
 let env: NodeJS.ProcessEnv;

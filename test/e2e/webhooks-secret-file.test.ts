@@ -18,9 +18,9 @@ import {
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EndpointRecord, webhooksArea } from "../../src/sandbox/domain/webhooks.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { type EndpointRecord, webhooksArea } from "../../src/sandbox/store.js";
 
 let sb: RunningSandbox;
 let env: NodeJS.ProcessEnv;

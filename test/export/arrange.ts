@@ -6,7 +6,8 @@ export async function activeCampaign(
   sb: RunningSandbox,
   ref = `exp-${Math.random().toString(36).slice(2, 8)}`,
 ): Promise<string> {
-  const today = new Date(sb.sandbox.clock.nowMs() - 2 * 86_400_000).toISOString().slice(0, 10);
+  // Five days back (UTC): whatever the hour, the reporting time zone's last three days are inside.
+  const today = new Date(sb.sandbox.clock.nowMs() - 5 * 86_400_000).toISOString().slice(0, 10);
   const later = new Date(sb.sandbox.clock.nowMs() + 60 * 86_400_000).toISOString().slice(0, 10);
   const created = await http(sb, "POST", "/campaigns", {
     body: {

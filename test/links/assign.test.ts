@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
-import { readIdList } from "../../src/commands/links/ids.js";
+import { readIdList } from "../../src/csv/id-list.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
-import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
 import { addCreators, exitOf, makeCampaign } from "../campaigns/helpers.js";
 import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
 import { PassThrough } from "node:stream";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 
 let sb: RunningSandbox;
 const pace = { ...JOB_PACE };

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
-import { type IdListOptions, readIdList } from "../../src/commands/links/ids.js";
+import { type IdListOptions, readIdList } from "../../src/csv/id-list.js";
 import { exitOf, makeCampaign } from "../campaigns/helpers.js";
 import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
 

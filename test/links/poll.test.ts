@@ -6,9 +6,9 @@ import { followJob, POLL_MAX_MS, POLL_START_MS } from "../../src/commands/links/
 import { type Clock, Context } from "../../src/context.js";
 import { CancelledError, PendingError } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
-import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
 import { makeCampaign } from "../campaigns/helpers.js";
 import { client, http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 
 let sb: RunningSandbox;
 const pace = { ...JOB_PACE };

@@ -23,13 +23,17 @@ beforeEach(async () => {
 
 describe("roster set / get", () => {
   it("a set that changes nothing says so (exit 0); a change right after creation still says Updated", async () => {
-    const c = await runWith(sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann" }, ctx));
+    const c = await runWith(sb, (ctx) =>
+      rosterSetRun({ externalId: "same-1", name: "Ann", handle: "@ann" }, ctx),
+    );
     expect(c.stderr).toBe("Created creator same-1.\n");
     // Same second as the creation: the message comes from the fields, not from updatedAt.
-    const u = await runWith(sb, (ctx) => rosterSetRun("same-1", { handle: "@ann2" }, ctx));
+    const u = await runWith(sb, (ctx) => rosterSetRun({ externalId: "same-1", handle: "@ann2" }, ctx));
     expect(u.code).toBe(0);
     expect(u.stderr).toBe("Updated creator same-1.\n");
-    const again = await runWith(sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann2" }, ctx));
+    const again = await runWith(sb, (ctx) =>
+      rosterSetRun({ externalId: "same-1", name: "Ann", handle: "@ann2" }, ctx),
+    );
     expect(again.code).toBe(0);
     expect(again.stderr).toBe("Creator same-1 already had these values; nothing changed.\n");
     expect(again.stdout).toMatch(/^handle\t@ann2$/m);
@@ -37,14 +41,18 @@ describe("roster set / get", () => {
 
   it("creates, then updates; says which; --email '' clears", async () => {
     const c = await runWith(sb, (ctx) =>
-      rosterSetRun("s-1", { name: "Ann", email: "ann@example.com", handle: "@ann" }, ctx),
+      rosterSetRun({ externalId: "s-1", name: "Ann", email: "ann@example.com", handle: "@ann" }, ctx),
     );
     expect(c.code).toBe(0);
     expect(c.stderr).toMatch(/Created creator s-1/);
     expect(c.stdout).toMatch(/^name\tAnn$/m);
-    const u = await runWith(sb, (ctx) => rosterSetRun("s-1", { email: "", inactive: true }, ctx), {
-      json: true,
-    });
+    const u = await runWith(
+      sb,
+      (ctx) => rosterSetRun({ externalId: "s-1", email: "", inactive: true }, ctx),
+      {
+        json: true,
+      },
+    );
     expect(u.code).toBe(0);
     expect(u.stderr).toBe("");
     expect(u.json).toMatchObject({
@@ -58,36 +66,42 @@ describe("roster set / get", () => {
 
   it("externalIds with '/', '%', spaces and unicode go through set and get", async () => {
     for (const id of ["a/b", "100%", "with space", "Zoë/张伟 #1?x=y"]) {
-      const s = await runWith(sb, (ctx) => rosterSetRun(id, { name: `N ${id}` }, ctx), { json: true });
+      const s = await runWith(sb, (ctx) => rosterSetRun({ externalId: id, name: `N ${id}` }, ctx), {
+        json: true,
+      });
       expect(s.code).toBe(0);
       expect(s.json.externalId).toBe(id);
-      const g = await runWith(sb, (ctx) => rosterGetRun(id, ctx), { json: true });
+      const g = await runWith(sb, (ctx) => rosterGetRun({ externalId: id }, ctx), { json: true });
       expect(g.code).toBe(0);
       expect(g.json).toMatchObject({ externalId: id, name: `N ${id}` });
     }
   });
 
   it("bad input is a usage error before any request", async () => {
-    const bad = await runWith(sb, (ctx) => rosterSetRun("s-2", { name: "A", email: "nope" }, ctx));
+    const bad = await runWith(sb, (ctx) =>
+      rosterSetRun({ externalId: "s-2", name: "A", email: "nope" }, ctx),
+    );
     expect(bad.code).toBe(2);
     expect(errorText(bad)).toMatch(/--email: must be a valid email address/);
-    const none = await runWith(sb, (ctx) => rosterSetRun("s-2", {}, ctx));
+    const none = await runWith(sb, (ctx) => rosterSetRun({ externalId: "s-2" }, ctx));
     expect(none.code).toBe(2);
     expect(errorText(none)).toMatch(/Nothing to set/);
-    const both = await runWith(sb, (ctx) => rosterSetRun("s-2", { active: true, inactive: true }, ctx));
+    const both = await runWith(sb, (ctx) =>
+      rosterSetRun({ externalId: "s-2", active: true, inactive: true }, ctx),
+    );
     expect(both.code).toBe(2);
-    const longId = await runWith(sb, (ctx) => rosterSetRun("x".repeat(101), { name: "A" }, ctx));
+    const longId = await runWith(sb, (ctx) => rosterSetRun({ externalId: "x".repeat(101), name: "A" }, ctx));
     expect(longId.code).toBe(2);
     expect(await creator(sb, "s-2")).toBeUndefined();
   });
 
   it("a new creator without a name is the service's 400 (exit 2)", async () => {
-    const r = await runWith(sb, (ctx) => rosterSetRun("s-3", { email: "a@example.com" }, ctx));
+    const r = await runWith(sb, (ctx) => rosterSetRun({ externalId: "s-3", email: "a@example.com" }, ctx));
     expect(r.code).toBe(2);
   });
 
   it("get of an unknown creator is exit 5 with a hint", async () => {
-    const r = await runWith(sb, (ctx) => rosterGetRun("nobody", ctx));
+    const r = await runWith(sb, (ctx) => rosterGetRun({ externalId: "nobody" }, ctx));
     expect(r.code).toBe(5);
     expect((r.error as { hint?: string }).hint).toMatch(/No creator "nobody"/);
   });
@@ -116,7 +130,7 @@ describe("roster list", () => {
   });
 
   it("--updated-since filters; bad values are usage errors", async () => {
-    await runWith(sb, (ctx) => rosterSetRun("late-1", { name: "Late" }, ctx));
+    await runWith(sb, (ctx) => rosterSetRun({ externalId: "late-1", name: "Late" }, ctx));
     const now = (await creator(sb, "late-1")).updatedAt as string;
     const r = await runWith(sb, (ctx) => rosterListRun({ all: true, updatedSince: now }, ctx), {
       json: true,
@@ -133,10 +147,10 @@ describe("roster export", () => {
   it("writes the import format; export → import round-trips with every row unchanged", async () => {
     // Awkward values: formula-like handles, a quote, a comma, unicode, leading zeros.
     await runWith(sb, (ctx) =>
-      rosterSetRun("007", { name: 'Bond, "James"', handle: "=cmd|' /C calc'!A0" }, ctx),
+      rosterSetRun({ externalId: "007", name: 'Bond, "James"', handle: "=cmd|' /C calc'!A0" }, ctx),
     );
     await runWith(sb, (ctx) =>
-      rosterSetRun("-neg", { name: "Zoë 张伟", handle: "'@quoted", email: "z@example.com" }, ctx),
+      rosterSetRun({ externalId: "-neg", name: "Zoë 张伟", handle: "'@quoted", email: "z@example.com" }, ctx),
     );
     const dir = tempDir();
     const out = join(dir, "roster.csv");
@@ -158,7 +172,7 @@ describe("roster export", () => {
     expect(rows.find((r) => r[0] === "'-neg")?.[3]).toBe("''@quoted");
     expect(rows.find((r) => r[0] === "cr-0001")?.[3]).toBe("'@ada1");
 
-    const back = await runWith(sb, (ctx) => rosterImportRun(out, {}, ctx), { json: true });
+    const back = await runWith(sb, (ctx) => rosterImportRun({ file: out }, ctx), { json: true });
     expect(back.code).toBe(0);
     expect(back.json.summary).toEqual({ rows: 14, added: 0, updated: 0, unchanged: 14, rejected: 0 });
     expect(await creator(sb, "-neg")).toMatchObject({ handle: "'@quoted" });
@@ -179,14 +193,16 @@ describe("roster export", () => {
 
   it("docs/examples/roster.csv imports cleanly, then every row is unchanged", async () => {
     const file = new URL("../../docs/examples/roster.csv", import.meta.url).pathname;
-    const first = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
+    const first = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
     expect(first.code).toBe(0);
     expect(first.json.summary.rejected).toBe(0);
     expect(first.json.summary.rows).toBeGreaterThanOrEqual(15);
-    const second = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
+    const second = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
     expect(second.code).toBe(0);
     expect(second.json.summary.unchanged).toBe(second.json.summary.rows);
-    const dry = await runWith(null, (ctx) => rosterImportRun(file, { dryRun: true }, ctx), { json: true });
+    const dry = await runWith(null, (ctx) => rosterImportRun({ file: file, dryRun: true }, ctx), {
+      json: true,
+    });
     expect(dry.code).toBe(0);
   });
 });

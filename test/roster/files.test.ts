@@ -24,7 +24,7 @@ beforeEach(async () => {
 });
 
 const imp = (path: string, opts: ImportOptions = {}) =>
-  runWith(sb, (ctx) => rosterImportRun(path, opts, ctx), { json: true });
+  runWith(sb, (ctx) => rosterImportRun({ file: path, ...opts }, ctx), { json: true });
 
 /** The stored creators, as [externalId, name, email, handle, active]. */
 async function stored(): Promise<unknown[][]> {

@@ -25,7 +25,10 @@ const imp = (
   o: { json?: boolean; tty?: boolean } = {},
 ) => {
   const file = writeTemp(content);
-  return runWith(sb, (ctx) => rosterImportRun(file, opts, ctx), { json: o.json ?? true, tty: o.tty });
+  return runWith(sb, (ctx) => rosterImportRun({ file: file, ...opts }, ctx), {
+    json: o.json ?? true,
+    tty: o.tty,
+  });
 };
 
 describe("roster import", () => {
@@ -130,7 +133,7 @@ describe("roster import", () => {
     const text = "externalId,name\ndr-1,Ann\ndr-2,\ndr-3,Bob,extra\ndr-4,Cy\n";
     const file = writeTemp(text);
     // No sandbox at all: any request would fail.
-    const r = await runWith(null, (ctx) => rosterImportRun(file, { dryRun: true, batchSize: 2 }, ctx), {
+    const r = await runWith(null, (ctx) => rosterImportRun({ file: file, dryRun: true, batchSize: 2 }, ctx), {
       json: true,
     });
     expect(r.code).toBe(3);
@@ -157,7 +160,7 @@ describe("roster import", () => {
     }
     const file = writeTemp(`${lines.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { rejects }, ctx), { json: true });
+    const r = await runWith(sb, (ctx) => rosterImportRun({ file: file, rejects }, ctx), { json: true });
     expect(r.code).toBe(3);
     expect(r.json.summary).toEqual({ rows: 2503, added: 2497, updated: 0, unchanged: 0, rejected: 6 });
     expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([1000, 1000, 500]);
@@ -223,14 +226,14 @@ describe("roster import", () => {
   });
 
   it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
-    const missing = await runWith(sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
+    const missing = await runWith(sb, (ctx) => rosterImportRun({ file: "/nonexistent/roster.csv" }, ctx));
     expect(missing.code).toBe(2);
     expect(errorText(missing)).toMatch(/Cannot read \/nonexistent\/roster.csv: no such file/);
     const empty = await imp("\n\n");
     expect(empty.code).toBe(2);
     expect(errorText(empty)).toMatch(/is empty/);
     const file = writeTemp("externalId\nx\n");
-    const same = await runWith(sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
+    const same = await runWith(sb, (ctx) => rosterImportRun({ file: file, rejects: file }, ctx));
     expect(same.code).toBe(2);
   });
 
@@ -268,7 +271,7 @@ describe("roster import", () => {
     const ac = new AbortController();
     const r = await runWith(
       sb,
-      (ctx) => rosterImportRun(file, { batchSize: 10, rejects, concurrency: 1 }, ctx),
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, rejects, concurrency: 1 }, ctx),
       {
         json: true,
         setup: async (ctx) => {
@@ -301,7 +304,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     ac.abort();
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const r = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), {
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
       },
@@ -324,7 +327,7 @@ describe("roster import", () => {
     sb.faults.set({ latencyMs: 150 });
     const rows = Array.from({ length: 40 }, (_, i) => `t-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runWith(sb, (ctx) => rosterImportRun({ file: file, batchSize: 10 }, ctx), {
       tty: true,
       // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
@@ -338,7 +341,7 @@ describe("roster import", () => {
 
   it("a read-only key is exit 4 and nothing is saved", async () => {
     const file = writeTemp("externalId,name\nro-1,Ann\n");
-    const t = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const t = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), {
       setup: async (ctx) => {
         Object.assign(ctx.env, { PARTNER_API_KEY: sb.readOnlyKey });
       },
@@ -351,18 +354,22 @@ describe("roster import", () => {
   it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      json: true,
-      setup: async (ctx) => {
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          const res = await call(spec);
-          sb.faults.set({ next: Array(20).fill("502") });
-          return res;
-        }) as ApiClient["call"];
+    const r = await runWith(
+      sb,
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
+      {
+        json: true,
+        setup: async (ctx) => {
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            const res = await call(spec);
+            sb.faults.set({ next: Array(20).fill("502") });
+            return res;
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(
       /Stopped at batch 2 \(lines 12-21\): 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
@@ -377,21 +384,25 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     let calls = 0;
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      json: true,
-      setup: async (ctx) => {
-        Object.defineProperty(ctx, "signal", { value: ac.signal });
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          if (++calls === 2) {
-            sb.faults.set({ latencyMs: 400 });
-            setTimeout(() => ac.abort(), 100);
-          }
-          return call(spec);
-        }) as ApiClient["call"];
+    const r = await runWith(
+      sb,
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
+      {
+        json: true,
+        setup: async (ctx) => {
+          Object.defineProperty(ctx, "signal", { value: ac.signal });
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            if (++calls === 2) {
+              sb.faults.set({ latencyMs: 400 });
+              setTimeout(() => ac.abort(), 100);
+            }
+            return call(spec);
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(r.code).toBe(130);
     expect(errorText(r)).toMatch(
       /Interrupted while batch 2 \(lines 12-21\) was being sent; that batch may or may not have been saved\. Before it, 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,

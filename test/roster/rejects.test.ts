@@ -32,7 +32,7 @@ describe("control characters", () => {
         "",
       ].join("\n"),
     );
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
+    const r = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
     expect(r.code).toBe(3);
     expect(r.json.rejected).toEqual([
       {
@@ -76,7 +76,7 @@ describe("the rejects file", () => {
       "crm.csv",
     );
     const rejects = writeTemp("", "rejects.csv");
-    const first = await runWith(sb, (ctx) => rosterImportRun(input, { rejects }, ctx), { json: true });
+    const first = await runWith(sb, (ctx) => rosterImportRun({ file: input, rejects }, ctx), { json: true });
     expect(first.code).toBe(3);
     expect(first.json.summary).toEqual({ rows: 7, added: 1, updated: 0, unchanged: 0, rejected: 6 });
 
@@ -143,7 +143,7 @@ describe("the rejects file", () => {
     });
     writeFileSync(rejects, stringify(fixed));
 
-    const again = await runWith(sb, (ctx) => rosterImportRun(rejects, {}, ctx), { json: true });
+    const again = await runWith(sb, (ctx) => rosterImportRun({ file: rejects }, ctx), { json: true });
     expect(again.json.rejected).toEqual([]);
     expect(again.code).toBe(0);
     expect(again.json.summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });

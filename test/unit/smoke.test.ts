@@ -8,7 +8,7 @@ describe("smoke", () => {
     try {
       const { ctx, stdout } = testContext(sb, { globals: { json: true } });
       const { meRun } = await import("../../src/commands/identity/me.js");
-      await meRun(ctx);
+      await meRun({}, ctx);
       await ctx.close();
       expect(JSON.parse(stdout()).organization.name).toBe("Northwind Creators");
     } finally {

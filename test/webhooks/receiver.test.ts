@@ -8,8 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { type Receipt, type RunningReceiver, startReceiver } from "../../src/webhooks/receiver.js";
 import { openEventStore } from "../../src/webhooks/event-store.js";
-import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
-import type { OrgState } from "../../src/sandbox/store.js";
+import { type OrgState, existingWebhooksArea } from "../../src/sandbox/store.js";
 import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
 
