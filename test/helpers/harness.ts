@@ -69,6 +69,8 @@ export interface SandboxFixture {
   cli(argv: string[], o?: RunOptions): Promise<RunResult>;
   /** Back to a freshly seeded state, clock at zero offset. */
   reset(seed?: SeedKind): Promise<void>;
+  /** Closes the sandbox and starts it again with the same options (a restart over its data dir). */
+  restart(): Promise<void>;
 }
 
 export interface UseSandboxOptions extends Omit<SandboxOptions, "port"> {
@@ -92,7 +94,13 @@ function result(r: InProcessResult | CliResult): RunResult {
 }
 
 /** The fixture's methods over a getter for the running sandbox. */
-export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): SandboxFixture {
+export function fixtureOf(
+  get: () => RunningSandbox,
+  seed: SeedKind = "demo",
+  restart: () => Promise<void> = async () => {
+    throw new Error("this fixture cannot restart its sandbox");
+  },
+): SandboxFixture {
   const env = (extra: NodeJS.ProcessEnv = {}, o: Pick<RunOptions, "key" | "configDir"> = {}) => {
     const sb = get();
     const key = o.key === undefined ? sb.writeKey : o.key;
@@ -145,6 +153,7 @@ export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): S
       if (res.status !== 200)
         throw new Error(`sandbox reset failed: ${res.status} ${JSON.stringify(res.body)}`);
     },
+    restart,
   };
 }
 
@@ -152,11 +161,19 @@ export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): S
 export function useSandbox(o: UseSandboxOptions = {}): SandboxFixture {
   const { resetEach, ...options } = o;
   let running: RunningSandbox | undefined;
-  const fixture = fixtureOf(() => {
-    if (!running)
-      throw new Error("useSandbox(): the sandbox is not started yet (use it inside a test or hook)");
-    return running;
-  }, options.seed ?? "demo");
+  const fixture = fixtureOf(
+    () => {
+      if (!running)
+        throw new Error("useSandbox(): the sandbox is not started yet (use it inside a test or hook)");
+      return running;
+    },
+    options.seed ?? "demo",
+    async () => {
+      await running?.close();
+      running = undefined;
+      running = await startSandbox({ port: 0, ...options });
+    },
+  );
   beforeAll(async () => {
     running = await startSandbox({ port: 0, ...options });
   });
@@ -177,11 +194,21 @@ export async function withSandbox<T>(
   options: Omit<SandboxOptions, "port"> & { port?: number },
   fn: (f: SandboxFixture) => Promise<T>,
 ): Promise<T> {
-  const running = await startSandbox({ port: 0, ...options });
+  let running: RunningSandbox | undefined = await startSandbox({ port: 0, ...options });
+  const get = () => {
+    if (!running) throw new Error("withSandbox(): the sandbox did not start again");
+    return running;
+  };
   try {
-    return await fn(fixtureOf(() => running, options.seed ?? "demo"));
+    return await fn(
+      fixtureOf(get, options.seed ?? "demo", async () => {
+        await running?.close();
+        running = undefined;
+        running = await startSandbox({ port: 0, ...options });
+      }),
+    );
   } finally {
-    await running.close();
+    await running?.close();
   }
 }
 

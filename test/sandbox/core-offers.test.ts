@@ -1,17 +1,13 @@
 // Offers: list with brandId and state filters, get by baseGs1, and the awkward cases of the seed.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type Offer, OFFER_STATES, strictOffers } from "../../src/spec/offers.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let all: Offer[];
 beforeAll(async () => {
-  sb = await sandbox();
-  all = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?pageSize=200")).items;
-});
-afterAll(async () => {
-  await sb.close();
+  all = strict(strictOffers.OfferPage, await s.http("GET", "/offers?pageSize=200")).items;
 });
 
 describe("GET /offers", () => {
@@ -26,31 +22,31 @@ describe("GET /offers", () => {
   });
   it("filters by state", async () => {
     for (const state of OFFER_STATES) {
-      const page = strict(strictOffers.OfferPage, await http(sb, "GET", `/offers?state=${state}`));
+      const page = strict(strictOffers.OfferPage, await s.http("GET", `/offers?state=${state}`));
       expect(page.items.length).toBeGreaterThan(0);
       expect(page.items.every((o) => o.state === state)).toBe(true);
       expect(page.totalCount).toBe(all.filter((o) => o.state === state).length);
     }
   });
   it("an unknown state is a 400 naming the known ones", async () => {
-    const d = expectError(await http(sb, "GET", "/offers?state=open"), 400, "validation_failed", ["state"]);
+    const d = expectError(await s.http("GET", "/offers?state=open"), 400, "validation_failed", ["state"]);
     expect(d?.state?.[0]).toMatch(/available/);
   });
   it("filters by brandId (brand.id), and combines with state", async () => {
     const brands = new Map(all.map((o) => [o.brand.id, o.brand.name]));
     expect(brands.size).toBe(3);
     for (const [id] of brands) {
-      const page = strict(strictOffers.OfferPage, await http(sb, "GET", `/offers?brandId=${id}`));
+      const page = strict(strictOffers.OfferPage, await s.http("GET", `/offers?brandId=${id}`));
       expect(page.items.length).toBe(all.filter((o) => o.brand.id === id).length);
       expect(page.items.every((o) => o.brand.id === id)).toBe(true);
     }
     const oats = all.find((o) => o.brand.name === "Crunchy Oats Co.")!.brand.id;
     const both = strict(
       strictOffers.OfferPage,
-      await http(sb, "GET", `/offers?brandId=${oats}&state=available`),
+      await s.http("GET", `/offers?brandId=${oats}&state=available`),
     );
     expect(both.items.map((o) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
-    const none = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?brandId=not-a-brand"));
+    const none = strict(strictOffers.OfferPage, await s.http("GET", "/offers?brandId=not-a-brand"));
     expect(none).toEqual({ items: [], page: 0, pageSize: 50, totalCount: 0 });
   });
 });
@@ -58,15 +54,15 @@ describe("GET /offers", () => {
 describe("GET /offers/{baseGs1}", () => {
   it("returns the offer, equal to its list entry", async () => {
     for (const o of all) {
-      expect(strict(strictOffers.Offer, await http(sb, "GET", `/offers/${o.baseGs1}`))).toEqual(o);
+      expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${o.baseGs1}`))).toEqual(o);
     }
   });
   it("baseGs1 is text: leading zeros matter", async () => {
-    expectError(await http(sb, "GET", "/offers/12345000011"), 404, "not_found");
+    expectError(await s.http("GET", "/offers/12345000011"), 404, "not_found");
     expect(all.every((o) => typeof o.baseGs1 === "string" && o.baseGs1.startsWith("00"))).toBe(true);
   });
   it("unknown offers answer 404", async () => {
-    expectError(await http(sb, "GET", "/offers/0000000000000"), 404, "not_found");
+    expectError(await s.http("GET", "/offers/0000000000000"), 404, "not_found");
   });
 });
 
@@ -81,8 +77,8 @@ describe("offer fields", () => {
     expect(find("0012345000028").productBarcodes).toEqual(["000000012345"]);
     expect(find("0098765000021").productBarcodes).toEqual([]);
     const raw = await (
-      await fetch(`${sb.url}/api/partner/v1/offers/0012345000028`, {
-        headers: { authorization: `Bearer ${sb.writeKey}` },
+      await fetch(`${s.url}/api/partner/v1/offers/0012345000028`, {
+        headers: { authorization: `Bearer ${s.writeKey}` },
       })
     ).text();
     expect(raw).toContain('"productBarcodes":["000000012345"]');
@@ -117,9 +113,9 @@ describe("offer fields", () => {
     }
   });
   it("reading does not refresh lastUpdatedAt", async () => {
-    const a = strict(strictOffers.Offer, await http(sb, "GET", "/offers/0012345000011"));
-    await http(sb, "POST", "/advance", { control: true, body: { duration: "2h" } });
-    const b = strict(strictOffers.Offer, await http(sb, "GET", "/offers/0012345000011"));
+    const a = strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"));
+    await s.http("POST", "/advance", { control: true, body: { duration: "2h" } });
+    const b = strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"));
     expect(b.lastUpdatedAt).toBe(a.lastUpdatedAt);
   });
 });
