@@ -20,24 +20,23 @@ import {
 } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { closedPort, type Handler, type Misbehaving, misbehaving, stream, trickle } from "./misbehave.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const box = useSandbox();
 let proxy: CountingProxy;
 const P = "/api/partner/v1";
 
 beforeAll(async () => {
-  sb = await sandbox();
-  proxy = await countingProxy(sb.url);
+  proxy = await countingProxy(box.url);
 });
 afterAll(async () => {
   await proxy.close();
-  await sb.close();
 });
 afterEach(async () => {
-  await http(sb, "DELETE", "/faults", { control: true });
+  await box.http("DELETE", "/faults", { control: true });
   proxy.reset();
 });
 
@@ -52,7 +51,7 @@ function fails(p: Promise<unknown>): Promise<ApiError> {
 }
 
 async function faults(body: Record<string, unknown>): Promise<void> {
-  const r = await http(sb, "POST", "/faults", { control: true, body });
+  const r = await box.http("POST", "/faults", { control: true, body });
   expect(r.status).toBe(200);
 }
 
@@ -65,8 +64,8 @@ afterAll(async () => {
 function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
   const lines: string[] = [];
   const c = new ApiClient({
-    baseUrl: o.direct ? sb.url : proxy.url,
-    apiKey: sb.writeKey,
+    baseUrl: o.direct ? box.url : proxy.url,
+    apiKey: box.writeKey,
     trace: (l) => lines.push(l),
     ...o,
     retry: { baseDelayMs: 20, maxDelayMs: 200, ...o.retry },
@@ -80,8 +79,8 @@ async function runCli(args: string[], env: Record<string, string> = {}) {
   const r = await runIn(args, {
     env: {
       PARTNER_CLI_CONFIG_DIR: tempDir(),
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
+      PARTNER_BASE_URL: box.url,
+      PARTNER_API_KEY: box.writeKey,
       ...env,
     },
   });
@@ -198,7 +197,7 @@ describe("temporary failures", () => {
     expect(exitCodeFor(err)).toBe(7);
     expect(proxy.count("PUT", `${P}/creators/`)).toBe(1);
     // The write was applied before the connection dropped: that is why it must not be repeated.
-    expect((await http(sb, "GET", "/creators/reset-create")).status).toBe(200);
+    expect((await box.http("GET", "/creators/reset-create")).status).toBe(200);
   });
 
   it("a refused connection is a NetworkError after retries (exit 7)", async () => {
@@ -217,7 +216,7 @@ describe("temporary failures", () => {
 
 describe("4xx answers are never retried", () => {
   it.each([
-    ["404", "GET", "/creators/no-such-creator", undefined, sb?.writeKey, 404],
+    ["404", "GET", "/creators/no-such-creator", undefined, undefined, 404],
     ["400", "PUT", "/creators/bad-email", { name: "X", email: "not an email" }, undefined, 400],
     ["401", "GET", "/me", undefined, "sk_sandbox_not_a_key", 401],
   ] as const)("%s", async (_n, method, path, body, key, status) => {
@@ -225,7 +224,7 @@ describe("4xx answers are never retried", () => {
       proxy.reset();
       const c = new ApiClient({
         baseUrl: proxy.url,
-        apiKey: key ?? sb.writeKey,
+        apiKey: key ?? box.writeKey,
         retry: { baseDelayMs: 5 },
       });
       clients.push(c);
@@ -237,7 +236,7 @@ describe("4xx answers are never retried", () => {
   });
 
   it("403 for a read-only key on a write", async () => {
-    const c = new ApiClient({ baseUrl: proxy.url, apiKey: sb.readOnlyKey, retry: { baseDelayMs: 5 } });
+    const c = new ApiClient({ baseUrl: proxy.url, apiKey: box.readOnlyKey, retry: { baseDelayMs: 5 } });
     clients.push(c);
     const err = await fails(putCreator(c, "ro-write", { name: "No" }));
     expect(err.status).toBe(403);
@@ -382,7 +381,7 @@ describe("error bodies", () => {
   it("decodes code, message and details keyed by field path, as sent", async () => {
     const { c } = mk();
     const body = { creators: [{ externalId: "a", name: "A", active: "yes" }] };
-    const raw = await http(sb, "POST", "/creators/batch", { body });
+    const raw = await box.http("POST", "/creators/batch", { body });
     const err = await fails(c.call({ method: "POST", path: "/creators/batch", body, retry: "idempotent" }));
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
@@ -557,7 +556,7 @@ describe("path segments", () => {
   it("a base URL with a path prefix keeps it", async () => {
     const c = new ApiClient({
       baseUrl: `${proxy.url}/gateway/`,
-      apiKey: sb.writeKey,
+      apiKey: box.writeKey,
       retry: { maxAttempts: 1 },
     });
     clients.push(c);
@@ -572,7 +571,7 @@ describe("iterators over real pages", () => {
       externalId: `pg-${String(i).padStart(4, "0")}`,
       name: `Page ${i}`,
     }));
-    const r = await http(sb, "POST", "/creators/batch", { body: { creators } });
+    const r = await box.http("POST", "/creators/batch", { body: { creators } });
     expect(r.status).toBe(200);
     const { c } = mk();
     const pages: number[] = [];
@@ -606,19 +605,19 @@ describe("--verbose trace", () => {
     await faults({ next: ["502"], pathPrefix: "/me" });
     const r = await runCli(["me", "--verbose"]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`> GET ${sb.url}${P}/me  (authorization: Bearer ${redactKey(sb.writeKey)})`);
+    expect(r.stderr).toContain(`> GET ${box.url}${P}/me  (authorization: Bearer ${redactKey(box.writeKey)})`);
     expect(r.stderr).toMatch(/< 502 GET \/me \(\d+ ms, \d+ bytes\)/);
     expect(r.stderr).toMatch(/retrying in \d+ ms after HTTP 502/);
     expect(r.stderr).toMatch(/< 200 GET \/me/);
-    expect(r.stderr).not.toContain(sb.writeKey);
-    expect(r.stdout).not.toContain(sb.writeKey);
-    expect(redactKey(sb.writeKey)).toBe(`****${sb.writeKey.slice(-4)}`);
+    expect(r.stderr).not.toContain(box.writeKey);
+    expect(r.stdout).not.toContain(box.writeKey);
+    expect(redactKey(box.writeKey)).toBe(`****${box.writeKey.slice(-4)}`);
   });
 
   it("PARTNER_DEBUG=1 does the same; without either there is no trace", async () => {
     const on = await runCli(["me"], { PARTNER_DEBUG: "1" });
     expect(on.stderr).toContain("authorization: Bearer ****");
-    expect(on.stderr).not.toContain(sb.writeKey);
+    expect(on.stderr).not.toContain(box.writeKey);
     const off = await runCli(["me"]);
     expect(off.stderr).not.toContain("> GET");
     expect(off.stderr).not.toContain("authorization");
@@ -755,7 +754,7 @@ describe("bounds of one request", () => {
   const at = (url: string, o: Partial<ClientOptions> = {}) => {
     const c = new ApiClient({
       baseUrl: url,
-      apiKey: sb.writeKey,
+      apiKey: box.writeKey,
       ...o,
       retry: { baseDelayMs: 5, ...o.retry },
     });
