@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
 import { countCampaigns, day, EXPIRED, exitOf, OATS, SODA, scriptedPrompter, ZERO } from "./helpers.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
-  await http(sb, "POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
+  await s.http("POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
 });
 
 const flags = (over: Record<string, unknown> = {}) => ({
@@ -27,12 +21,12 @@ const flags = (over: Record<string, unknown> = {}) => ({
 });
 
 async function total(): Promise<number> {
-  return (await http(sb, "GET", "/campaigns")).body.totalCount;
+  return (await s.http("GET", "/campaigns")).body.totalCount;
 }
 
 describe("campaigns create by flags", () => {
   it("creates a draft with the given values and prints it as a record", async () => {
-    const { ctx, stdout, stderr } = testContext(sb);
+    const { ctx, stdout, stderr } = s.context();
     const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "spring-oats" }), ctx));
     await ctx.close();
     expect(r).toEqual({ code: 0, error: "" });
@@ -41,7 +35,7 @@ describe("campaigns create by flags", () => {
     expect(stdout()).toMatch(/^status\tdraft$/m);
     expect(stdout()).toMatch(/^estimatedPerRedemption\t0\.499$/m);
     expect(stderr()).toMatch(/Created campaign/);
-    const list = await http(sb, "GET", "/campaigns?externalReference=spring-oats");
+    const list = await s.http("GET", "/campaigns?externalReference=spring-oats");
     expect(list.body.items[0]).toMatchObject({
       name: "Spring oats",
       codes: { limit: 5000 },
@@ -52,7 +46,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("always sends an externalReference: a generated one is printed", async () => {
-    const { ctx, stdout, stderr } = testContext(sb, { globals: { json: true } });
+    const { ctx, stdout, stderr } = s.context({ globals: { json: true } });
     await campaignsCreateRun(flags(), ctx);
     await ctx.close();
     const c = JSON.parse(stdout());
@@ -62,7 +56,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("--activate activates after creating; a retailer is sent with both flags", async () => {
-    const { ctx, stdout } = testContext(sb, { globals: { json: true } });
+    const { ctx, stdout } = s.context({ globals: { json: true } });
     await campaignsCreateRun(
       flags({
         offer: SODA,
@@ -80,7 +74,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("without a terminal, missing values are a usage error naming every missing flag; nothing is sent", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() => campaignsCreateRun({ name: "x", retailerDomain: "freshmart.example" }, ctx));
     await ctx.close();
     expect(r.code).toBe(2);
@@ -100,7 +94,7 @@ describe("campaigns create by flags", () => {
 
   it("--no-input on a terminal never prompts: the same usage error", async () => {
     const prompter = scriptedPrompter([]);
-    const { ctx } = testContext(sb, { tty: true, prompter, globals: { input: false } });
+    const { ctx } = s.context({ tty: true, prompter, globals: { input: false } });
     const r = await exitOf(() => campaignsCreateRun({}, ctx));
     await ctx.close();
     expect(r.code).toBe(2);
@@ -112,7 +106,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("reports every format problem at once with the flag names, before any write", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() =>
       campaignsCreateRun(
         flags({
@@ -137,8 +131,8 @@ describe("campaigns create by flags", () => {
   });
 
   it("checks the offer's rules locally: dates, codes available, retailer required/allowed", async () => {
-    const { ctx } = testContext(sb);
-    const offer = (await http(sb, "GET", `/offers/${SODA}`)).body;
+    const { ctx } = s.context();
+    const offer = (await s.http("GET", `/offers/${SODA}`)).body;
     const r = await exitOf(() =>
       campaignsCreateRun(flags({ offer: SODA, from: day(-400), through: day(400), codeLimit: "2001" }), ctx),
     );
@@ -168,7 +162,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("format problems and the offer's rules are reported together", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() =>
       campaignsCreateRun(flags({ offer: SODA, rate: "2", codeLimit: "2001" }), ctx),
     );
@@ -180,7 +174,7 @@ describe("campaigns create by flags", () => {
   });
 
   it("an offer that cannot be distributed or does not exist is a usage error", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() => campaignsCreateRun(flags({ offer: EXPIRED }), ctx));
     expect(r.code).toBe(2);
     expect(r.error).toMatch(/--offer: offer 0055555000026 cannot be distributed \(state expired\)/);
@@ -191,9 +185,9 @@ describe("campaigns create by flags", () => {
   });
 
   it("a duplicate reference is exit 6 naming the existing campaign and the command to see it", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     await campaignsCreateRun(flags({ externalReference: "dup-ref" }), ctx);
-    const first = (await http(sb, "GET", "/campaigns?externalReference=dup-ref")).body.items[0];
+    const first = (await s.http("GET", "/campaigns?externalReference=dup-ref")).body.items[0];
     const r = await exitOf(() =>
       campaignsCreateRun(flags({ externalReference: "dup-ref", name: "Other" }), ctx),
     );
@@ -201,45 +195,45 @@ describe("campaigns create by flags", () => {
     expect(r.code).toBe(6);
     expect(r.error).toContain(first.id);
     expect(r.error).toContain("partner-cli campaigns get dup-ref");
-    expect(await countCampaigns(sb, "dup-ref")).toBe(1);
+    expect(await countCampaigns(s.sb, "dup-ref")).toBe(1);
   });
 });
 
 describe("campaigns create: safe retries", () => {
   it("a 500 after the create was applied yields ONE campaign (found by its reference)", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/campaigns", method: "POST" },
     });
-    const { ctx, stdout, stderr } = testContext(sb, { globals: { json: true } });
+    const { ctx, stdout, stderr } = s.context({ globals: { json: true } });
     const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-500" }), ctx));
     await ctx.close();
     expect(r.code).toBe(0);
     expect(JSON.parse(stdout()).externalReference).toBe("after-500");
     expect(stderr()).toMatch(/found by its reference after-500/);
-    expect(await countCampaigns(sb, "after-500")).toBe(1);
+    expect(await countCampaigns(s.sb, "after-500")).toBe(1);
     expect(await total()).toBe(1);
   });
 
   it("a connection reset after the create was applied yields ONE campaign", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["reset-after"], pathPrefix: "/campaigns", method: "POST" },
     });
-    const { ctx } = testContext(sb, { globals: { json: true } });
+    const { ctx } = s.context({ globals: { json: true } });
     const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-reset" }), ctx));
     await ctx.close();
     expect(r.code).toBe(0);
-    expect(await countCampaigns(sb, "after-reset")).toBe(1);
+    expect(await countCampaigns(s.sb, "after-reset")).toBe(1);
     expect(await total()).toBe(1);
   });
 
   it("a 502 before anything was applied is simply repeated: one campaign", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["502", "reset"], pathPrefix: "/campaigns", method: "POST" },
     });
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-502" }), ctx));
     await ctx.close();
     expect(r.code).toBe(0);

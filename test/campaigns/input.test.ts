@@ -1,13 +1,13 @@
 // The campaign form accepts what people type: 10% and 0.1, $4.99 and 4.99, 1,000 and 1000; the wizard
 // echoes what it understood and its prompts state the ranges it enforces; `campaigns update` names
 // every invalid flag at once.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
 import { parseCodeLimit, parseRate, parseUnitPrice } from "../../src/commands/campaigns/input.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
 import type { Prompter } from "../../src/io/prompter.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
 import { day, exitOf, makeCampaign, OATS, scriptedPrompter, type Step, ZERO } from "./helpers.js";
+import { useSandbox } from "../helpers/harness.js";
 
 describe("number input (unit)", () => {
   it("rates: a percentage or a fraction, 0 to 1 with up to 4 decimals", () => {
@@ -88,16 +88,10 @@ describe("number input (unit)", () => {
   });
 });
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "DELETE", "/faults", { control: true });
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("DELETE", "/faults", { control: true });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 /** A scripted prompter that also keeps each input prompt's validator, by message. */
@@ -126,7 +120,7 @@ describe("the wizard accepts what people type", () => {
       { match: /Activate the campaign now\?/, answer: false },
       { match: /roster a share link now\?/, answer: false },
     ]);
-    const { ctx, stderr } = testContext(sb, { tty: true, prompter });
+    const { ctx, stderr } = s.context({ tty: true, prompter });
     const r = await exitOf(() => campaignsCreateRun({ offer: OATS, from: day(0), through: day(10) }, ctx));
     await ctx.close();
     expect(r).toEqual({ code: 0, error: "" });
@@ -139,7 +133,7 @@ describe("the wizard accepts what people type", () => {
     expect(err).toMatch(/Code limit\s+1,000\n/);
     expect(err).toMatch(/Commission rate\s+0\.1 \(10%\)\n/);
     expect(err).toMatch(/Unit sale price\s+\$4\.99\n/);
-    const c = (await http(sb, "GET", "/campaigns?externalReference=typed-1")).body.items[0];
+    const c = (await s.http("GET", "/campaigns?externalReference=typed-1")).body.items[0];
     expect(c).toMatchObject({
       codes: { limit: 1000 },
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
@@ -164,7 +158,7 @@ describe("the wizard accepts what people type", () => {
       { match: /External reference/, answer: "ranges-1" },
       { match: /Create this campaign\?/, answer: false },
     ]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
+    const { ctx } = s.context({ tty: true, prompter });
     const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
     await ctx.close();
     expect(r.code).toBe(2); // declined at the summary
@@ -194,9 +188,9 @@ describe("the wizard accepts what people type", () => {
   });
 
   it("an offer without codes is refused before the limit prompt (not a 1 to 0 range)", async () => {
-    await http(sb, "POST", `/offers/${ZERO}`, { control: true, body: { codesAvailable: 0 } });
+    await s.http("POST", `/offers/${ZERO}`, { control: true, body: { codesAvailable: 0 } });
     const { prompter } = recordingPrompter([{ match: /Campaign name/, answer: "None" }]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
+    const { ctx } = s.context({ tty: true, prompter });
     const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
     await ctx.close();
     expect(r.code).toBe(2);
@@ -204,7 +198,7 @@ describe("the wizard accepts what people type", () => {
   });
 
   it("the flags of create accept the same forms", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() =>
       campaignsCreateRun(
         {
@@ -222,7 +216,7 @@ describe("the wizard accepts what people type", () => {
     );
     await ctx.close();
     expect(r).toEqual({ code: 0, error: "" });
-    const c = (await http(sb, "GET", "/campaigns?externalReference=flags-1")).body.items[0];
+    const c = (await s.http("GET", "/campaigns?externalReference=flags-1")).body.items[0];
     expect(c).toMatchObject({
       codes: { limit: 2500 },
       commission: { rate: 0.125, estimatedUnitSalePrice: 1004.5 },
@@ -232,15 +226,18 @@ describe("the wizard accepts what people type", () => {
 
 describe("campaigns update: every invalid flag at once, by flag name", () => {
   const update = async (o: Record<string, unknown>) => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     const r = await exitOf(() => campaignsUpdateRun({ idOrRef: "upd", ...o } as never, ctx));
     await ctx.close();
     return r;
   };
 
   it("format problems and what the campaign and its offer decide, together; nothing changes", async () => {
-    const c = await makeCampaign(sb, { externalReference: "upd", dates: { from: day(1), through: day(30) } });
-    const offer = (await http(sb, "GET", `/offers/${OATS}`)).body;
+    const c = await makeCampaign(s.sb, {
+      externalReference: "upd",
+      dates: { from: day(1), through: day(30) },
+    });
+    const offer = (await s.http("GET", `/offers/${OATS}`)).body;
     const r = await update({
       from: day(100_000), // past the offer's redemption dates, and after the campaign's last day
       codeLimit: "99,999,999",
@@ -258,13 +255,13 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
       "  --unit-price: must have at most 2 decimal places (cents)",
     ]);
     expect(r.error).not.toMatch(/dates\.|codeLimit|commission\./);
-    const after = (await http(sb, "GET", `/campaigns/${c.id}`)).body;
+    const after = (await s.http("GET", `/campaigns/${c.id}`)).body;
     expect(after.updatedAt).toBe(c.updatedAt);
   });
 
   it("a limit above what the offer has and below the codes handed out are named by flag", async () => {
-    await makeCampaign(sb, { externalReference: "upd" });
-    const codes = (await http(sb, "GET", `/offers/${OATS}`)).body.codesAvailable;
+    await makeCampaign(s.sb, { externalReference: "upd" });
+    const codes = (await s.http("GET", `/offers/${OATS}`)).body.codesAvailable;
     let r = await update({ codeLimit: String(codes + 1) });
     expect(r.code).toBe(2);
     expect(r.error).toContain(`--code-limit: must be at most ${codes.toLocaleString("en-US")}`);
@@ -273,15 +270,15 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
   });
 
   it("a 400 the service still answers names the flags, not the API's fields", async () => {
-    const c = await makeCampaign(sb, { externalReference: "upd" });
-    const offer = (await http(sb, "GET", `/offers/${OATS}`)).body;
+    const c = await makeCampaign(s.sb, { externalReference: "upd" });
+    const offer = (await s.http("GET", `/offers/${OATS}`)).body;
     // The offer cannot be read (502s until the retry deadline), so only the service can say that the
     // new last day is past the offer's redemption dates.
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: Array(20).fill("502"), pathPrefix: "/offers", method: "GET" },
     });
-    const { ctx } = testContext(sb, { env: { PARTNER_RETRY_DEADLINE_MS: "150" } });
+    const { ctx } = s.context({ env: { PARTNER_RETRY_DEADLINE_MS: "150" } });
     const late = new Date(Date.parse(offer.redemptionDates.through) + 86_400_000).toISOString().slice(0, 10);
     const r = await exitOf(() => campaignsUpdateRun({ idOrRef: c.externalReference!, through: late }, ctx));
     await ctx.close();

@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsGetRun } from "../../src/commands/campaigns/get.js";
 import { campaignsListRun } from "../../src/commands/campaigns/list.js";
 import { campaignsStatusRun } from "../../src/commands/campaigns/status.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
-import { http, type RunningSandbox, sandbox, type testContext } from "../helpers/sandbox.js";
+import type { testContext } from "../helpers/sandbox.js";
 import { day, makeCampaign, runCommand, SODA, scriptedPrompter } from "./helpers.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
-  runCommand(sb, fn, o, opts);
+  runCommand(s.sb, fn, o, opts);
 
 describe("campaigns get / list", () => {
   it("get accepts the id or the external reference; unknown → exit 5 with a clear message", async () => {
-    const c = await makeCampaign(sb, { externalReference: "spring" });
+    const c = await makeCampaign(s.sb, { externalReference: "spring" });
     const byId = await run(campaignsGetRun, { idOrRef: c.id }, { globals: { json: true } });
     expect(JSON.parse(byId.stdout).id).toBe(c.id);
     const byRef = await run(campaignsGetRun, { idOrRef: "spring" }, { globals: { json: true } });
@@ -36,15 +31,15 @@ describe("campaigns get / list", () => {
 
   it("a uuid-shaped external reference is found too", async () => {
     const ref = "11111111-2222-4333-8444-555555555555";
-    const c = await makeCampaign(sb, { externalReference: ref });
+    const c = await makeCampaign(s.sb, { externalReference: ref });
     const r = await run(campaignsGetRun, { idOrRef: ref }, { globals: { json: true } });
     expect(JSON.parse(r.stdout).id).toBe(c.id);
   });
 
   it("list filters by status and reference; TSV when piped", async () => {
-    const a = await makeCampaign(sb, { externalReference: "a", name: "A" });
-    await makeCampaign(sb, { externalReference: "b", name: "B" });
-    await http(sb, "POST", `/campaigns/${a.id}/status`, { body: { status: "active" } });
+    const a = await makeCampaign(s.sb, { externalReference: "a", name: "A" });
+    await makeCampaign(s.sb, { externalReference: "b", name: "B" });
+    await s.http("POST", `/campaigns/${a.id}/status`, { body: { status: "active" } });
     const r = await run(campaignsListRun, { status: "active" });
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^id\texternalReference\tname\tstatus/);
@@ -57,7 +52,7 @@ describe("campaigns get / list", () => {
 
 describe("campaigns update", () => {
   it("the same values again: exit 0, 'already had these values; nothing changed'", async () => {
-    await makeCampaign(sb, { externalReference: "same" });
+    await makeCampaign(s.sb, { externalReference: "same" });
     const first = await run(campaignsUpdateRun, { idOrRef: "same", name: "Same name", rate: "0.25" });
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/^Updated campaign "Same name" \(same\): name, commission\.$/m);
@@ -67,7 +62,7 @@ describe("campaigns update", () => {
   });
 
   it("sends only the given fields: the others stay (merge semantics)", async () => {
-    const c = await makeCampaign(sb, {
+    const c = await makeCampaign(s.sb, {
       externalReference: "upd",
       baseGs1: SODA,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
@@ -97,7 +92,7 @@ describe("campaigns update", () => {
   });
 
   it("--no-retailer clears the restriction; the domain and name go together", async () => {
-    await makeCampaign(sb, {
+    await makeCampaign(s.sb, {
       externalReference: "ret",
       baseGs1: "0098765000021",
       codeLimit: 10,
@@ -120,7 +115,7 @@ describe("campaigns update", () => {
   });
 
   it("nothing to update, bad values → exit 2 before any request; a service 400 → exit 2 with its details", async () => {
-    await makeCampaign(sb, { externalReference: "u2" });
+    await makeCampaign(s.sb, { externalReference: "u2" });
     const none = await run(campaignsUpdateRun, { idOrRef: "u2" });
     expect(none.code).toBe(2);
     expect(none.error).toMatch(/Nothing to update/);
@@ -146,7 +141,7 @@ describe("campaigns update", () => {
 
 describe("campaigns activate | pause | end", () => {
   it("each transition, same-status no-ops (exit 0) and refusals (exit 6 with the API message)", async () => {
-    const c = await makeCampaign(sb, { externalReference: "st" });
+    const c = await makeCampaign(s.sb, { externalReference: "st" });
     const pauseDraft = await run(campaignsStatusRun, { idOrRef: "st", status: "paused" as const });
     expect(pauseDraft.code).toBe(6);
     expect(pauseDraft.error).toMatch(/A draft campaign cannot become paused/);
@@ -183,7 +178,7 @@ describe("campaigns activate | pause | end", () => {
   });
 
   it("end is refused without a terminal and without --yes (exit 2), asks on a terminal", async () => {
-    await makeCampaign(sb, { externalReference: "e" });
+    await makeCampaign(s.sb, { externalReference: "e" });
     const refused = await run(campaignsStatusRun, { idOrRef: "e", status: "ended" as const });
     expect(refused.code).toBe(2);
     expect(refused.error).toMatch(/refusing without confirmation/);
@@ -196,7 +191,7 @@ describe("campaigns activate | pause | end", () => {
       { tty: true, prompter: no },
     );
     expect(declined.code).toBe(2);
-    expect((await http(sb, "GET", "/campaigns?externalReference=e")).body.items[0].status).toBe("draft");
+    expect((await s.http("GET", "/campaigns?externalReference=e")).body.items[0].status).toBe("draft");
 
     const yes = scriptedPrompter([{ match: /End campaign/, answer: true }]);
     const ended = await run(
@@ -205,20 +200,20 @@ describe("campaigns activate | pause | end", () => {
       { tty: true, prompter: yes },
     );
     expect(ended.code).toBe(0);
-    expect((await http(sb, "GET", "/campaigns?externalReference=e")).body.items[0].status).toBe("ended");
+    expect((await s.http("GET", "/campaigns?externalReference=e")).body.items[0].status).toBe("ended");
   });
 
   it("a status change whose answer is a 500 is read back, not blindly repeated", async () => {
-    await makeCampaign(sb, { externalReference: "s500" });
-    await http(sb, "POST", "/faults", {
+    await makeCampaign(s.sb, { externalReference: "s500" });
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/campaigns/", method: "POST" },
     });
     const r = await run(campaignsStatusRun, { idOrRef: "s500", status: "active" as const });
-    await http(sb, "POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
+    await s.http("POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^status\tactive$/m);
-    const events = await http(sb, "GET", "/events?type=campaign.status_changed");
+    const events = await s.http("GET", "/events?type=campaign.status_changed");
     expect(events.body.items).toHaveLength(1);
   });
 });
