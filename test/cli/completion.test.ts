@@ -3,24 +3,21 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { BIN } from "../helpers/cli.js";
-import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { runIn } from "./run-helper.js";
 import { allCommands, program } from "./tree.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const commands = allCommands(program());
 const scripts: Record<string, string> = {};
 const dir = mkdtempSync(join(tmpdir(), "pcli-completion-"));
 const has = (bin: string) => spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
 
-let sb: RunningSandbox;
-afterAll(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 beforeAll(async () => {
-  sb = await sandbox();
   for (const shell of ["bash", "zsh", "fish"]) {
     const r = await runIn(["completion", shell]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -91,13 +88,13 @@ describe("completion scripts", () => {
       mode: 0o755,
     });
     const cfg = tempDir("pcli-completion-cfg-");
-    await runIn(["login", "--profile", "prod", "--base-url", sb.url, "--api-key-stdin"], {
+    await runIn(["login", "--profile", "prod", "--base-url", box.url, "--api-key-stdin"], {
       env: { PARTNER_CLI_CONFIG_DIR: cfg },
-      stdin: sb.writeKey,
+      stdin: box.writeKey,
     });
-    await runIn(["login", "--profile", "staging", "--base-url", sb.url, "--api-key-stdin"], {
+    await runIn(["login", "--profile", "staging", "--base-url", box.url, "--api-key-stdin"], {
       env: { PARTNER_CLI_CONFIG_DIR: cfg },
-      stdin: sb.writeKey,
+      stdin: box.writeKey,
     });
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, PARTNER_CLI_CONFIG_DIR: cfg };
     expect(bashComplete(["partner-cli", "--profile", ""], env)).toEqual(["prod", "staging"]);
