@@ -1,25 +1,20 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { readIdList } from "../../src/commands/links/ids.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
 import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
 import { addCreators, exitOf, makeCampaign } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { tempDir, type testContext } from "../helpers/sandbox.js";
 import { PassThrough } from "node:stream";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 const pace = { ...JOB_PACE };
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 afterEach(() => {
   Object.assign(JOB_PACE, pace);
@@ -36,7 +31,7 @@ async function run(
   o: Partial<Parameters<typeof linksAssignRun>[0]>,
   opts: Parameters<typeof testContext>[1] = {},
 ) {
-  const t = testContext(sb, opts);
+  const t = s.context(opts);
   const r = await exitOf(() => linksAssignRun({ campaign: "camp", externalIds: [], ...o }, t.ctx));
   await t.ctx.close();
   return { ...r, stdout: t.stdout(), stderr: t.stderr() };
@@ -52,7 +47,7 @@ async function jobsInConfig(configDir: string): Promise<Record<string, { jobId: 
 
 describe("links assign: choosing creators", () => {
   it("needs exactly one source: --roster, --ids or ids", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const none = await run({});
     expect(none.code).toBe(2);
     expect(none.error).toMatch(/--roster, --ids FILE, or EXTERNAL_ID/);
@@ -86,7 +81,7 @@ describe("links assign: choosing creators", () => {
   });
 
   it("--ids problems are usage errors: missing file, empty, invalid ids, not UTF-8", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const missing = await run({ ids: join(dir, "nope.csv") });
     expect(missing.code).toBe(2);
     expect(missing.error).toMatch(/Cannot read .*nope\.csv: no such file/);
@@ -107,8 +102,8 @@ describe("links assign: choosing creators", () => {
 
 describe("links assign: jobs", () => {
   it("assigns 10,000 creators, polled to completion with correct counts; --json prints {job, selection, summary}", async () => {
-    await addCreators(sb, 10_000);
-    await makeCampaign(sb, { externalReference: "camp" });
+    await addCreators(s.sb, 10_000);
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const configDir = tempDir();
     const r = await run({ roster: true }, { globals: { json: true }, configDir });
     expect(r.error).toBe("");
@@ -124,12 +119,12 @@ describe("links assign: jobs", () => {
     expect(out.summary).toEqual({ assigned: 10_011, failed: 0, unassignable: 0 });
     expect(r.stderr).toMatch(/Queued job /);
     expect(await jobsInConfig(configDir)).toEqual({}); // cleared once finished
-    const links = await http(sb, "GET", `/campaigns/${out.job.campaignId}/creators?pageSize=1`);
+    const links = await s.http("GET", `/campaigns/${out.job.campaignId}/creators?pageSize=1`);
     expect(links.body.totalCount).toBe(10_011);
   });
 
   it("selected ids: summary on stderr, unassignable creators → exit 3 and --unassignable FILE (CSV)", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const ids = file("sel.txt", "cr-0001\ncr-0002\nghost-1\ncr-0012\n=ghost\n");
     const unassignable = join(dir, "left.csv");
     const r = await run({ ids, unassignable });
@@ -157,7 +152,7 @@ describe("links assign: jobs", () => {
   });
 
   it("every selected creator already linked → exit 0, nothing to do; ended campaign → exit 6", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run({ externalIds: ["cr-0001", "cr-0002"] });
     expect(first.code).toBe(0);
     const again = await run({ externalIds: ["cr-0001", "cr-0002"] }, { globals: { json: true } });
@@ -170,13 +165,13 @@ describe("links assign: jobs", () => {
       selection: null,
       summary: { assigned: 0, failed: 0, unassignable: 0, alreadyAssigned: 2 },
     });
-    await http(sb, "POST", `/campaigns/${c.id}/status`, { body: { status: "ended" } });
+    await s.http("POST", `/campaigns/${c.id}/status`, { body: { status: "ended" } });
     const ended = await run({ roster: true });
     expect(ended.code).toBe(6);
   });
 
   it("some selected already linked, the rest not active on the roster → exit 3 naming them, --unassignable lists them", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     expect((await run({ externalIds: ["cr-0001"] })).code).toBe(0);
     const unassignable = join(tempDir(), "left.csv");
     const r = await run({ externalIds: ["cr-0001", "cr-0012", "ghost-9"], unassignable });
@@ -188,7 +183,7 @@ describe("links assign: jobs", () => {
   });
 
   it("no active creator selected at all → exit 2, the service's reason said once", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const r = await run({ externalIds: ["cr-0012", "ghost-9"] });
     expect(r.code).toBe(2);
     expect(r.error).toMatch(/None of the selected creators is an active creator on the roster/);
@@ -198,8 +193,8 @@ describe("links assign: jobs", () => {
   });
 
   it("a failed job → exit 3 with its lastError", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
-    await http(sb, "POST", `/campaigns/${c.id}/fail-next-job`, { control: true, body: {} });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
+    await s.http("POST", `/campaigns/${c.id}/fail-next-job`, { control: true, body: {} });
     const r = await run({ roster: true }, { globals: { json: true } });
     expect(r.code).toBe(3);
     expect(r.error).toMatch(/Job .* failed: Simulated failure/);
@@ -209,8 +204,8 @@ describe("links assign: jobs", () => {
   it("saves the job id before polling; --no-wait returns the id; a rerun resumes that job instead of queuing another", async () => {
     JOB_PACE.chunk = 2;
     JOB_PACE.tickMs = 50;
-    await addCreators(sb, 40);
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    await addCreators(s.sb, 40);
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const configDir = tempDir();
     const queued = await run({ roster: true, wait: false }, { configDir });
     expect(queued.code).toBe(0);
@@ -235,7 +230,7 @@ describe("links assign: jobs", () => {
   it("a running job makes a new queue answer 409, which names it and the command to follow it (exit 6)", async () => {
     JOB_PACE.chunk = 1;
     JOB_PACE.tickMs = 200;
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run({ roster: true, wait: false }); // its own config dir: no saved job shared
     const jobId = first.stdout.trim();
     const second = await run({ roster: true });
@@ -247,7 +242,7 @@ describe("links assign: jobs", () => {
   it("--timeout → exit 8 saying how to resume; links job --wait follows it to the end and clears the saved id", async () => {
     JOB_PACE.chunk = 1;
     JOB_PACE.tickMs = 100;
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const configDir = tempDir();
     const r = await run({ roster: true, timeout: 300 }, { configDir });
     expect(r.code).toBe(8);
@@ -255,14 +250,14 @@ describe("links assign: jobs", () => {
     const jobId = Object.values(await jobsInConfig(configDir))[0]!.jobId;
     expect(r.error).toContain(`partner-cli links job camp ${jobId} --wait`);
 
-    const t = testContext(sb, { configDir });
+    const t = s.context({ configDir });
     const show = await exitOf(() => linksJobRun({ campaign: "camp", jobId }, t.ctx));
     expect(show.code).toBe(0);
     expect(t.stdout()).toMatch(new RegExp(`^jobId\\t${jobId}$`, "m"));
     expect(Object.keys(await jobsInConfig(configDir))).toHaveLength(1);
 
     Object.assign(JOB_PACE, { chunk: 1000, tickMs: 20 });
-    const t2 = testContext(sb, { configDir, globals: { json: true } });
+    const t2 = s.context({ configDir, globals: { json: true } });
     const waited = await exitOf(() => linksJobRun({ campaign: "camp", jobId, wait: true }, t2.ctx));
     await t.ctx.close();
     await t2.ctx.close();
@@ -275,8 +270,8 @@ describe("links assign: jobs", () => {
   });
 
   it("links job on an unknown job id → exit 5", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
-    const t = testContext(sb);
+    await makeCampaign(s.sb, { externalReference: "camp" });
+    const t = s.context();
     const r = await exitOf(() =>
       linksJobRun({ campaign: "camp", jobId: "00000000-0000-4000-8000-000000000000" }, t.ctx),
     );
@@ -285,13 +280,13 @@ describe("links assign: jobs", () => {
   });
 
   it("a lost answer to the queue request is not blindly repeated: a clear error (exit 1) says what to do", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
-    await http(sb, "POST", "/faults", {
+    await makeCampaign(s.sb, { externalReference: "camp" });
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/campaigns/", method: "POST" },
     });
     const r = await run({ roster: true });
-    await http(sb, "POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
+    await s.http("POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
     expect(r.code).toBe(1);
     expect(r.error).toMatch(/not known whether a job was queued/);
     expect(r.error).toMatch(/Running the same "links assign" again is safe/);

@@ -4,11 +4,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { type IdListOptions, readIdList } from "../../src/commands/links/ids.js";
 import { exitOf, makeCampaign } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ids-"));
 function file(name: string, content: string | Buffer): string {
@@ -100,21 +100,15 @@ describe("--ids files", () => {
 });
 
 describe("links assign --ids with a CRM file", () => {
-  let sb: RunningSandbox;
-  beforeAll(async () => {
-    sb = await sandbox();
-  });
-  afterAll(async () => {
-    await sb.close();
-  });
+  const s = useSandbox();
   beforeEach(async () => {
-    await http(sb, "POST", "/reset", { control: true, body: {} });
+    await s.http("POST", "/reset", { control: true, body: {} });
   });
 
   it("sends the ids of the mapped column (not whole lines) and says which it read before sending", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const ids = file("crm.csv", "Name;Member No\r\nAnn;cr-0001\r\nBo;cr-0002\r\n");
-    const t = testContext(sb, { globals: { json: true } });
+    const t = s.context({ globals: { json: true } });
     const r = await exitOf(() =>
       linksAssignRun({ campaign: "camp", externalIds: [], ids, column: ["externalId=Member No"] }, t.ctx),
     );

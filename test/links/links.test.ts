@@ -1,26 +1,21 @@
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { linksExportRun } from "../../src/commands/links/export.js";
 import { linksListRun } from "../../src/commands/links/list.js";
 import { linksSingleRun } from "../../src/commands/links/single.js";
 import { makeCampaign, runCommand } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, type testContext } from "../helpers/sandbox.js";
+import type { testContext } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
-  runCommand(sb, fn, o, opts);
+  runCommand(s.sb, fn, o, opts);
 
 const single = (verb: "get" | "create" | "pause" | "resume", externalId: string, campaign = "camp") => ({
   verb,
@@ -30,7 +25,7 @@ const single = (verb: "get" | "create" | "pause" | "resume", externalId: string,
 
 describe("links get | create | pause | resume", () => {
   it("create says created, then 'already existed (status kept)'; pause and resume via PATCH", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run(linksSingleRun, single("create", "cr-0001"), { globals: { json: true } });
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/Created the share link for cr-0001/);
@@ -55,7 +50,7 @@ describe("links get | create | pause | resume", () => {
   });
 
   it("pause on a paused link and resume on an active one: exit 0, 'already ...; nothing changed', nothing sent", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     await run(linksSingleRun, single("create", "cr-0001"));
     const p1 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
     expect(p1.code).toBe(0);
@@ -82,7 +77,7 @@ describe("links get | create | pause | resume", () => {
   });
 
   it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const unknown = await run(linksSingleRun, single("create", "nobody"));
     expect(unknown.code).toBe(5);
     expect(unknown.error).toMatch(/roster get nobody/);
@@ -97,9 +92,9 @@ describe("links get | create | pause | resume", () => {
   });
 
   it("externalIds with slashes, spaces and unicode are sent as one path segment", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const id = "a/b c%ü";
-    await http(sb, "PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
+    await s.http("PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
     const r = await run(linksSingleRun, single("create", id), { globals: { json: true } });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).creator.externalId).toBe(id);
@@ -108,12 +103,12 @@ describe("links get | create | pause | resume", () => {
 
 describe("links list | export", () => {
   it("list by campaign id or reference, --active filter, --all; export as CSV to stdout or a file", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     for (const id of ["cr-0001", "cr-0002", "cr-0003"])
-      await http(sb, "POST", `/campaigns/${c.id}/creators/${id}`);
-    await http(sb, "PATCH", `/campaigns/${c.id}/creators/cr-0002`, { body: { active: false } });
-    await http(sb, "PUT", "/creators/=HYPERLINK(1)", { body: { name: '@formula, "quoted"' } });
-    await http(sb, "POST", `/campaigns/${c.id}/creators/${encodeURIComponent("=HYPERLINK(1)")}`);
+      await s.http("POST", `/campaigns/${c.id}/creators/${id}`);
+    await s.http("PATCH", `/campaigns/${c.id}/creators/cr-0002`, { body: { active: false } });
+    await s.http("PUT", "/creators/=HYPERLINK(1)", { body: { name: '@formula, "quoted"' } });
+    await s.http("POST", `/campaigns/${c.id}/creators/${encodeURIComponent("=HYPERLINK(1)")}`);
 
     const paused = await run(linksListRun, { campaign: c.id, active: false }, { globals: { json: true } });
     expect(JSON.parse(paused.stdout).map((l: any) => l.creator.externalId)).toEqual(["cr-0002"]);
@@ -141,7 +136,7 @@ describe("links list | export", () => {
   });
 
   it("an empty campaign exports only the header", async () => {
-    await makeCampaign(sb, { externalReference: "empty" });
+    await makeCampaign(s.sb, { externalReference: "empty" });
     const out = await run(linksExportRun, { campaign: "empty" });
     expect(out.stdout).toBe("externalId,name,shareUrl,shortCode,statsUrl,active\n");
   });
