@@ -1,23 +1,18 @@
 // offers list | get: run functions against a sandbox on port 0, and run() for flags and exit codes.
 import { runIn } from "../helpers/run.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { offersGetRun } from "../../src/commands/offers/get.js";
 import { offersListRun } from "../../src/commands/offers/list.js";
 import { retailerRule } from "../../src/commands/offers/format.js";
 import { ApiError, UsageError } from "../../src/errors.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { tempDir, type testContext } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
 async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typeof testContext>[1] = {}) {
-  const t = testContext(sb, o);
+  const t = s.context(o);
   try {
     await offersListRun(opts, t.ctx);
   } finally {
@@ -29,7 +24,7 @@ async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typ
 /** run(argv) in-process against the sandbox: exit code and captured output. */
 async function runCli(args: string[]) {
   const r = await runIn(args, {
-    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey },
+    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey },
   });
   return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
@@ -155,7 +150,7 @@ describe("offers list", () => {
 
 describe("offers get", () => {
   it("every field, barcodes and retailers as text", async () => {
-    const t = testContext(sb);
+    const t = s.context();
     await offersGetRun({ baseGs1: "0098765000014" }, t.ctx);
     await t.ctx.close();
     const fields = Object.fromEntries(tsv(t.stdout()).map(([k, v]) => [k, v]));
@@ -185,7 +180,7 @@ describe("offers get", () => {
   });
 
   it("--json keeps leading zeros in barcodes", async () => {
-    const t = testContext(sb, { globals: { json: true } });
+    const t = s.context({ globals: { json: true } });
     await offersGetRun({ baseGs1: "0012345000028" }, t.ctx);
     await t.ctx.close();
     const o = JSON.parse(t.stdout());
@@ -195,7 +190,7 @@ describe("offers get", () => {
   });
 
   it("a 404 is an ApiError with a next step; another organization's offer is not visible", async () => {
-    const t = testContext(sb);
+    const t = s.context();
     const err = await offersGetRun({ baseGs1: "0044444000017" }, t.ctx).catch((e) => e);
     await t.ctx.close();
     expect(err).toBeInstanceOf(ApiError);
@@ -204,7 +199,7 @@ describe("offers get", () => {
   });
 
   it("an empty BASE_GS1 is a usage error before any request", async () => {
-    const t = testContext(sb);
+    const t = s.context();
     await expect(offersGetRun({ baseGs1: "  " }, t.ctx)).rejects.toBeInstanceOf(UsageError);
     await t.ctx.close();
   });
