@@ -1,24 +1,21 @@
 // --fields and --jq, applied in one place (the Io) to every command that prints through it: a list,
 // a get, a report and api output. In-process runs against a sandbox on port 0.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
   env = {
     PARTNER_CLI_CONFIG_DIR: tempDir("pcli-out-"),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: s.url,
+    PARTNER_API_KEY: s.writeKey,
   };
 });
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const run = (args: string[], o: { tty?: boolean } = {}) => runIn(args, { env, ...o });
@@ -26,7 +23,7 @@ const OATS = "0012345000011";
 
 describe("--fields", () => {
   it("a list, piped: TSV with exactly the fields as columns (nested with dots)", async () => {
-    const offers = (await http(sb, "GET", "/offers?pageSize=200")).body.items;
+    const offers = (await s.http("GET", "/offers?pageSize=200")).body.items;
     const r = await run(["offers", "list", "--fields", "baseGs1,brand.name,state"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
@@ -61,7 +58,7 @@ describe("--fields", () => {
   });
 
   it("roster list --all --json (written as a stream) gets them too", async () => {
-    const total = (await http(sb, "GET", "/creators")).body.totalCount;
+    const total = (await s.http("GET", "/creators")).body.totalCount;
     const r = await run(["roster", "list", "--all", "--json", "--fields", "externalId"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const items = JSON.parse(r.stdout);
@@ -75,7 +72,7 @@ describe("--fields", () => {
     expect(r.stdout).toBe(`baseGs1\t${OATS}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`);
     r = await run(["offers", "get", OATS, "--json", "--fields", "baseGs1,savings.display"]);
     expect(JSON.parse(r.stdout)).toEqual({ baseGs1: OATS, savings: { display: "$1.50 off" } });
-    const c = await http(sb, "POST", "/campaigns", {
+    const c = await s.http("POST", "/campaigns", {
       body: {
         name: "F",
         baseGs1: OATS,
@@ -185,7 +182,7 @@ describe("--jq", () => {
   });
 
   it("a jq syntax error is exit 2 with jq's message, before anything is done (a create creates nothing)", async () => {
-    const before = (await http(sb, "GET", "/campaigns")).body.totalCount;
+    const before = (await s.http("GET", "/campaigns")).body.totalCount;
     const r = await run([
       "campaigns",
       "create",
@@ -210,7 +207,7 @@ describe("--jq", () => {
     expect(r.stderr).toContain("jq: error: syntax error");
     expect(r.stderr).toContain("jq: 1 compile error");
     expect(r.stdout).toBe("");
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(before);
+    expect((await s.http("GET", "/campaigns")).body.totalCount).toBe(before);
   });
 
   it("a jq runtime error is exit 2 with jq's message and nothing on stdout", async () => {
