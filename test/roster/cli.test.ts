@@ -4,30 +4,25 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { makeSpool } from "../../src/csv/input.js";
 import { BIN } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { creator, creatorCount } from "./harness.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let dir: string;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: { seed: "empty" } });
+  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
   dir = tempDir("pcli-pipes-");
 });
 
 /** Environment of a scripted run: explicit credentials, a private config dir and temp dir. */
 function env(tmp: string): NodeJS.ProcessEnv {
   return {
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: s.url,
+    PARTNER_API_KEY: s.writeKey,
     PARTNER_CLI_CONFIG_DIR: join(dir, "config"),
     TMPDIR: tmp,
     NO_COLOR: "1",
@@ -56,7 +51,7 @@ describe("roster import from stdin and pipes", () => {
     expect(r.stderr).toBe("Imported stdin: 2 rows in 1 batch: 2 added, 0 updated, 0 unchanged, 0 rejected.");
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ rows: 2, added: 2 });
-    expect((await creator(sb, "p-1")).name).toBe("Zoë");
+    expect((await creator(s.sb, "p-1")).name).toBe("Zoë");
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -67,7 +62,7 @@ describe("roster import from stdin and pipes", () => {
     const r = await bash('cat "$1" | "$NODE" "$BIN" roster import /dev/stdin', [file], tmp);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/Imported \/dev\/stdin: 2 rows in 1 batch: 2 added/);
-    expect(await creatorCount(sb)).toBe(2);
+    expect(await creatorCount(s.sb)).toBe(2);
   });
 
   it("a named FIFO (mkfifo): read once, never reopened", async () => {
@@ -103,7 +98,7 @@ describe("roster import from stdin and pipes", () => {
     expect(r.stderr).toMatch(
       /^Error: stdin: line 3002, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent\./,
     );
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -135,7 +130,7 @@ describe("roster import of big files", () => {
       `Imported ${file}: 20,000 rows in 20 batches: 20,000 added, 0 updated, 0 unchanged, 0 rejected.`,
     );
     expect(r.code).toBe(0);
-    expect(await creatorCount(sb)).toBe(20_000);
+    expect(await creatorCount(s.sb)).toBe(20_000);
   }, 120_000);
 
   it("a file of 1,000,000 blank lines after the header finishes with no rows", async () => {

@@ -3,32 +3,27 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { creator, creatorCount, errorText, runWith } from "./harness.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const SCRIPT = new URL("../../scripts/make-fixtures.mjs", import.meta.url);
 const { fixtures, bigMisplacedQuote, FIXTURES_DIR } = await import(pathToFileURL(SCRIPT.pathname).href);
 const file = (name: string) => join(FIXTURES_DIR, name);
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox({ seed: "empty" });
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: { seed: "empty" } });
+  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
 });
 
 const imp = (path: string, opts: ImportOptions = {}) =>
-  runWith(sb, (ctx) => rosterImportRun(path, opts, ctx), { json: true });
+  runWith(s.sb, (ctx) => rosterImportRun(path, opts, ctx), { json: true });
 
 /** The stored creators, as [externalId, name, email, handle, active]. */
 async function stored(): Promise<unknown[][]> {
-  const r = await http(sb, "GET", "/creators?pageSize=200");
+  const r = await s.http("GET", "/creators?pageSize=200");
   return (r.body.items as Record<string, unknown>[])
     .map((c) => [c.externalId, c.name, c.email, c.handle, c.active])
     .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
@@ -57,7 +52,7 @@ describe("files from Excel and CRMs", () => {
       "excel-cp1252.csv: line 2, field 2 (name): bytes that are not UTF-8 (byte 8 of the line). Nothing was sent.\nRead as Windows-1252, line 2 is:\n  2 | fx-1,Zoë Adams,zoe@example.com,@zoe,true",
     );
     expect((refused.error as { hint: string }).hint).toMatch(/--encoding windows-1252/);
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
 
     const ok = await imp(file("excel-cp1252.csv"), { encoding: "windows-1252" });
     expect(ok.code).toBe(0);
@@ -79,7 +74,7 @@ describe("files from Excel and CRMs", () => {
 
   it('Excel "Unicode text" (UTF-16 LE, BOM, tabs) and UTF-16 BE with a BOM, without flags', async () => {
     for (const name of ["excel-unicode-utf16le.txt", "utf16be-bom.txt"]) {
-      await http(sb, "POST", "/reset", { control: true, body: { seed: "empty" } });
+      await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
       const r = await imp(file(name));
       expect(r.code, name).toBe(0);
       expect(await stored()).toEqual(PEOPLE);
@@ -122,7 +117,7 @@ describe("files from Excel and CRMs", () => {
       /has no externalId column: its header is one column, "externalId;name;email;handle;active;score", which looks delimited by ";"/,
     );
     expect((r.error as { hint: string }).hint).toBe('Run again with --delimiter ";".');
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
   });
 
   it("a CRM's headers and Active/Inactive, without flags; a deactivation run changes the status", async () => {
@@ -140,7 +135,7 @@ describe("files from Excel and CRMs", () => {
     writeFileSync(deactivate, "Creator ID,Status\r\ncrm-1,Inactive\r\ncrm-3,inactive\r\n");
     const off = await imp(deactivate);
     expect(off.json.summary).toEqual({ rows: 2, added: 0, updated: 2, unchanged: 0, rejected: 0 });
-    expect((await creator(sb, "crm-1")).active).toBe(false);
+    expect((await creator(s.sb, "crm-1")).active).toBe(false);
   });
 
   it("every status word, any case; an unknown one is rejected on its line", async () => {
@@ -168,7 +163,7 @@ describe("files from Excel and CRMs", () => {
         '  4 | mq-3,Tom "The Bomb" Jones,\n' +
         "    |          ^",
     );
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
   });
 
   it("a misplaced quote in a 50,000-row file with quoted line breaks: the exact physical line", async () => {
@@ -181,7 +176,7 @@ describe("files from Excel and CRMs", () => {
     expect(errorText(r)).toMatch(
       /big\.csv: line 30030, field 2 \(name\): a quote inside a field that is not quoted\. Nothing was sent\.\n {2}30030 \| big-30000,Tom "The Bomb" Jones/,
     );
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
     // --dry-run reads in one pass: it reports the rows before and stops at the same line.
     const dry = await imp(path, { dryRun: true });
     expect(dry.code).toBe(2);
@@ -194,7 +189,7 @@ describe("files from Excel and CRMs", () => {
     expect(errorText(r)).toMatch(
       /unclosed-quote\.csv: line 6, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent\.\n {2}6 \| uq-4,"Dee,@dee/,
     );
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
   });
 
   it("blank lines, lines of spaces, all-blank records and trailing empty columns", async () => {

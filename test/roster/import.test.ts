@@ -1,21 +1,15 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
 import { creator, creatorCount, errorText, runWith, writeTemp } from "./harness.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
-  sb.faults.set({ next: [], rates: {}, latencyMs: 0, pathPrefix: undefined, method: undefined });
+  await s.http("POST", "/reset", { control: true, body: {} });
+  s.sb.faults.set({ next: [], rates: {}, latencyMs: 0, pathPrefix: undefined, method: undefined });
 });
 
 const SEEDED = 12;
@@ -25,7 +19,7 @@ const imp = (
   o: { json?: boolean; tty?: boolean } = {},
 ) => {
   const file = writeTemp(content);
-  return runWith(sb, (ctx) => rosterImportRun(file, opts, ctx), { json: o.json ?? true, tty: o.tty });
+  return runWith(s.sb, (ctx) => rosterImportRun(file, opts, ctx), { json: o.json ?? true, tty: o.tty });
 };
 
 describe("roster import", () => {
@@ -46,9 +40,9 @@ describe("roster import", () => {
       { line: 5, externalId: "u-3", reasons: ["name: must be one line"] },
       { line: 7, externalId: "u-4", reasons: ["email: must be a valid email address"] },
     ]);
-    expect((await creator(sb, "u-1")).name).toBe("Évans, Priya");
-    expect((await creator(sb, "u-2")).name).toBe('Maria "Mia" López');
-    expect((await creator(sb, "u-5")).active).toBe(false);
+    expect((await creator(s.sb, "u-1")).name).toBe("Évans, Priya");
+    expect((await creator(s.sb, "u-2")).name).toBe('Maria "Mia" López');
+    expect((await creator(s.sb, "u-5")).active).toBe(false);
     expect(r.stderr).toMatch(/line 5 \(u-3\): name: must be one line/);
     expect(r.stderr).toMatch(/5 rows in 1 batch: 3 added, 0 updated, 0 unchanged, 2 rejected/);
     expect(errorText(r)).toMatch(/2 of 5 rows were rejected/);
@@ -69,7 +63,7 @@ describe("roster import", () => {
     const text = " EXTERNALID ,  Name ,Work Email,notes\nh-1,Ann,ann@example.com,hello\n";
     const r = await imp(text, { column: ["email=work email"] });
     expect(r.code).toBe(0);
-    expect(await creator(sb, "h-1")).toMatchObject({ name: "Ann", email: "ann@example.com" });
+    expect(await creator(s.sb, "h-1")).toMatchObject({ name: "Ann", email: "ann@example.com" });
     expect(r.stderr).toMatch(/Ignoring 1 column not used by the roster: notes/);
   });
 
@@ -84,7 +78,7 @@ describe("roster import", () => {
     expect(r.code).toBe(2);
     expect(errorText(r)).toMatch(/no externalId column.*"code", "name"/);
     expect(r.stdout).toBe("");
-    expect(await creatorCount(sb)).toBe(SEEDED);
+    expect(await creatorCount(s.sb)).toBe(SEEDED);
   });
 
   it("an over-long name, a bad email and a bad active cell are rejected with reasons", async () => {
@@ -113,17 +107,21 @@ describe("roster import", () => {
       { line: 4, externalId: "d-1", reasons: ["externalId: also on line 2"] },
       { line: 5, externalId: "d-1", reasons: ["externalId: also on line 2"] },
     ]);
-    expect((await creator(sb, "d-1")).name).toBe("Ann");
+    expect((await creator(s.sb, "d-1")).name).toBe("Ann");
   });
 
   it("blank cells keep stored values; --clear-empty clears email and handle but never the name", async () => {
     await imp("externalId,name,email,handle\nc-1,Ann,ann@example.com,@ann\n");
     const keep = await imp("externalId,name,email,handle\nc-1,,,\n");
     expect(keep.json.summary.unchanged).toBe(1);
-    expect(await creator(sb, "c-1")).toMatchObject({ name: "Ann", email: "ann@example.com", handle: "@ann" });
+    expect(await creator(s.sb, "c-1")).toMatchObject({
+      name: "Ann",
+      email: "ann@example.com",
+      handle: "@ann",
+    });
     const clear = await imp("externalId,name,email,handle\nc-1,,,\n", { clearEmpty: true });
     expect(clear.json.summary.updated).toBe(1);
-    expect(await creator(sb, "c-1")).toMatchObject({ name: "Ann", email: null, handle: null });
+    expect(await creator(s.sb, "c-1")).toMatchObject({ name: "Ann", email: null, handle: null });
   });
 
   it("--dry-run sends nothing and needs no network", async () => {
@@ -142,7 +140,7 @@ describe("roster import", () => {
     ]);
     expect(r.stderr).toMatch(/Dry run.*3 valid and would be sent in 2 batches.*Nothing was sent/);
     expect(r.stderr).not.toMatch(/embedded sandbox/);
-    expect(await creatorCount(sb)).toBe(SEEDED);
+    expect(await creatorCount(s.sb)).toBe(SEEDED);
   });
 
   it("2,503 rows: batches of 1000/1000/500, local and server rejects in each batch mapped to lines", async () => {
@@ -157,7 +155,7 @@ describe("roster import", () => {
     }
     const file = writeTemp(`${lines.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { rejects }, ctx), { json: true });
+    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { rejects }, ctx), { json: true });
     expect(r.code).toBe(3);
     expect(r.json.summary).toEqual({ rows: 2503, added: 2497, updated: 0, unchanged: 0, rejected: 6 });
     expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([1000, 1000, 500]);
@@ -183,7 +181,7 @@ describe("roster import", () => {
     expect(csv.slice(1).map((r) => [r[0], r[2], r[1]])).toEqual(expected.map((e) => e.map(String)));
     expect(csv[1]).toEqual(["6", "email: must be a valid email address", "big-5", "Five", "five@bad"]);
     expect(csv[2]).toEqual(["8", "name: is required for a new creator", "big-7", "", ""]);
-    expect(await creatorCount(sb)).toBe(SEEDED + 2497);
+    expect(await creatorCount(s.sb)).toBe(SEEDED + 2497);
   });
 
   it("over 20 rejected rows: stderr shows 20 and points to the rest", async () => {
@@ -202,7 +200,7 @@ describe("roster import", () => {
     const r = await imp(bytes);
     expect(r.code).toBe(2);
     expect(errorText(r)).toMatch(/line 3, field 2 \(name\): bytes that are not UTF-8.*Nothing was sent/);
-    expect(await creator(sb, "u-1")).toBeUndefined();
+    expect(await creator(s.sb, "u-1")).toBeUndefined();
   });
 
   it("an unclosed quote is exit 2 naming the line; nothing is sent", async () => {
@@ -211,7 +209,7 @@ describe("roster import", () => {
     expect(errorText(r)).toMatch(
       /line 3, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent/,
     );
-    expect(await creator(sb, "q-1")).toBeUndefined();
+    expect(await creator(s.sb, "q-1")).toBeUndefined();
   });
 
   it("a record over 64 KiB is exit 2 naming the line", async () => {
@@ -223,19 +221,19 @@ describe("roster import", () => {
   });
 
   it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
-    const missing = await runWith(sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
+    const missing = await runWith(s.sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
     expect(missing.code).toBe(2);
     expect(errorText(missing)).toMatch(/Cannot read \/nonexistent\/roster.csv: no such file/);
     const empty = await imp("\n\n");
     expect(empty.code).toBe(2);
     expect(errorText(empty)).toMatch(/is empty/);
     const file = writeTemp("externalId\nx\n");
-    const same = await runWith(sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
+    const same = await runWith(s.sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
     expect(same.code).toBe(2);
   });
 
   it("429 and 502 during the import are retried and the import succeeds", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["429", "502", "429"], retryAfterSeconds: 0, pathPrefix: "/creators/batch" },
     });
@@ -243,11 +241,11 @@ describe("roster import", () => {
     const r = await imp(`externalId,name\n${rows.join("\n")}\n`, { batchSize: 10 });
     expect(r.code).toBe(0);
     expect(r.json.summary).toEqual({ rows: 30, added: 30, updated: 0, unchanged: 0, rejected: 0 });
-    expect(sb.faults.config.next).toEqual([]);
+    expect(s.sb.faults.config.next).toEqual([]);
   });
 
   it("a 500 after the batch was saved repeats it without duplicates and says so", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/creators/batch" },
     });
@@ -258,7 +256,7 @@ describe("roster import", () => {
     expect(r.json.batches[1]).toMatchObject({ rows: 5, added: 5 });
     expect(r.json.summary).toEqual({ rows: 15, added: 5, updated: 0, unchanged: 10, rejected: 0 });
     expect(r.stderr).toMatch(/Batch 1 \(lines 2-11\) was sent again after an uncertain 500/);
-    expect(await creatorCount(sb)).toBe(SEEDED + 15);
+    expect(await creatorCount(s.sb)).toBe(SEEDED + 15);
   });
 
   it("Ctrl-C between batches stops, writes the rejects so far and exits 130", async () => {
@@ -267,7 +265,7 @@ describe("roster import", () => {
     const rejects = writeTemp("", "rejects.csv");
     const ac = new AbortController();
     const r = await runWith(
-      sb,
+      s.sb,
       (ctx) => rosterImportRun(file, { batchSize: 10, rejects, concurrency: 1 }, ctx),
       {
         json: true,
@@ -293,7 +291,7 @@ describe("roster import", () => {
     expect(readFileSync(rejects, "utf8")).toBe(
       "line,reasons,externalId,name,email\n5,email: must be a valid email address,i-3,N,bad\n",
     );
-    expect(await creatorCount(sb)).toBe(SEEDED + 10);
+    expect(await creatorCount(s.sb)).toBe(SEEDED + 10);
   });
 
   it("Ctrl-C while the file is being checked: exit 130, nothing sent", async () => {
@@ -301,7 +299,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     ac.abort();
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
       },
@@ -310,7 +308,7 @@ describe("roster import", () => {
     expect(errorText(r)).toMatch(
       /^Interrupted while checking .*roster\.csv \(0 rows read\): nothing was sent\.$/,
     );
-    expect(await creatorCount(sb)).toBe(SEEDED);
+    expect(await creatorCount(s.sb)).toBe(SEEDED);
   });
 
   it("without --json prints nothing on stdout and the summary on stderr", async () => {
@@ -321,10 +319,10 @@ describe("roster import", () => {
   });
 
   it("on a terminal shows a progress bar on stderr and still ends with the summary", async () => {
-    sb.faults.set({ latencyMs: 150 });
+    s.sb.faults.set({ latencyMs: 150 });
     const rows = Array.from({ length: 40 }, (_, i) => `t-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
       tty: true,
       // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
@@ -338,27 +336,27 @@ describe("roster import", () => {
 
   it("a read-only key is exit 4 and nothing is saved", async () => {
     const file = writeTemp("externalId,name\nro-1,Ann\n");
-    const t = await runWith(sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const t = await runWith(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
       setup: async (ctx) => {
-        Object.assign(ctx.env, { PARTNER_API_KEY: sb.readOnlyKey });
+        Object.assign(ctx.env, { PARTNER_API_KEY: s.readOnlyKey });
       },
     });
     expect(t.code).toBe(4);
     expect(t.stderr).toMatch(/Stopped at batch 1 \(lines 2-2\): no rows were sent/);
-    expect(await creator(sb, "ro-1")).toBeUndefined();
+    expect(await creator(s.sb, "ro-1")).toBeUndefined();
   });
 
   it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
+    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
       json: true,
       setup: async (ctx) => {
         const api: ApiClient = await ctx.api();
         const call = api.call.bind(api);
         api.call = (async (spec: RequestSpec<unknown>) => {
           const res = await call(spec);
-          sb.faults.set({ next: Array(20).fill("502") });
+          s.sb.faults.set({ next: Array(20).fill("502") });
           return res;
         }) as ApiClient["call"];
       },
@@ -368,8 +366,8 @@ describe("roster import", () => {
       /Stopped at batch 2 \(lines 12-21\): 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
     );
     expect(r.json).toMatchObject({ complete: false, summary: { rows: 20, added: 10 } });
-    sb.faults.set({ next: [] });
-    expect(await creatorCount(sb)).toBe(SEEDED + 10);
+    s.sb.faults.set({ next: [] });
+    expect(await creatorCount(s.sb)).toBe(SEEDED + 10);
   });
 
   it("Ctrl-C while a batch is in flight says that batch's outcome is unknown (exit 130)", async () => {
@@ -377,7 +375,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     let calls = 0;
-    const r = await runWith(sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
+    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
       json: true,
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
@@ -385,7 +383,7 @@ describe("roster import", () => {
         const call = api.call.bind(api);
         api.call = (async (spec: RequestSpec<unknown>) => {
           if (++calls === 2) {
-            sb.faults.set({ latencyMs: 400 });
+            s.sb.faults.set({ latencyMs: 400 });
             setTimeout(() => ac.abort(), 100);
           }
           return call(spec);
