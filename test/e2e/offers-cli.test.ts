@@ -1,16 +1,13 @@
 // End to end: the built bin (built by test/global-setup.ts) against a sandbox on port 0.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
-});
-afterAll(async () => {
-  await sb.close();
+  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey };
 });
 
 describe.concurrent("partner-cli offers (built bin)", () => {
@@ -75,7 +72,7 @@ describe.concurrent("partner-cli offers (built bin)", () => {
 // Faults affect every request to the sandbox: not alongside the concurrent tests above.
 describe("partner-cli offers under faults", () => {
   it("502s until the deadline exit 7", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { rates: { "502": 1 }, pathPrefix: "/offers" },
     });
@@ -84,7 +81,7 @@ describe("partner-cli offers under faults", () => {
       expect(r.exitCode).toBe(7);
       expect(r.stderr).toMatch(/502 clearing_network_unavailable/);
     } finally {
-      await http(sb, "DELETE", "/faults", { control: true });
+      await s.http("DELETE", "/faults", { control: true });
     }
   });
 });
