@@ -6,13 +6,9 @@ import { PassThrough } from "node:stream";
 import { ApiClient } from "../../src/api/client.js";
 import { Context, type GlobalOptions } from "../../src/context.js";
 import type { Prompter } from "../../src/io/prompter.js";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+import type { RunningSandbox } from "../../src/sandbox/server.js";
 
 export type { RunningSandbox };
-
-export async function sandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  return startSandbox({ port: 0, ...opts });
-}
 
 export function tempDir(prefix = "pcli-"): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { persistedText, snapshotPath } from "../../src/sandbox/persist.js";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { http, sandbox, tempDir } from "../helpers/sandbox.js";
+import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 
@@ -197,8 +197,8 @@ describe("unreadable state", () => {
     const dir = join(tempDir(), "data");
     mkdirSync(dir, { recursive: true });
     writeFileSync(snapshotPath(dir), "{ not json");
-    await expect(sandbox({ dataDir: dir })).rejects.toBeInstanceOf(UsageError);
+    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toBeInstanceOf(UsageError);
     writeFileSync(snapshotPath(dir), "[1,2]");
-    await expect(sandbox({ dataDir: dir })).rejects.toThrow(/not a sandbox state file/);
+    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toThrow(/not a sandbox state file/);
   });
 });
