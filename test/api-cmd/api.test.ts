@@ -7,6 +7,7 @@ import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -94,7 +95,7 @@ describe("api writes", () => {
       "-f",
       "name=From the api",
       "-f",
-      "baseGs1=0012345000011",
+      `baseGs1=${SEED.offers.oats}`,
       "-f",
       `dates[from]=${day(1)}`,
       "-f",
@@ -116,7 +117,7 @@ describe("api writes", () => {
       externalReference: "api-post",
       codes: { limit: 250 },
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
-      offer: { baseGs1: "0012345000011" },
+      offer: { baseGs1: SEED.offers.oats },
     });
     const list = await s.http("GET", "/campaigns?externalReference=api-post");
     expect(list.body.totalCount).toBe(1);
@@ -190,7 +191,7 @@ describe("api writes", () => {
     const r = await api(["POST", "/campaigns", "--input", "-"], {
       stdin: JSON.stringify({
         name: "Once",
-        baseGs1: "0012345000011",
+        baseGs1: SEED.offers.oats,
         dates: { from: day(1), through: day(10) },
         codeLimit: 10,
         commission: { rate: 0.1, estimatedUnitSalePrice: 1 },

@@ -24,6 +24,7 @@ import { tempDir } from "../helpers/sandbox.js";
 import { closedPort, type Handler, type Misbehaving, misbehaving, stream, trickle } from "./misbehave.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const box = useSandbox();
 let proxy: CountingProxy;
@@ -177,8 +178,8 @@ describe("temporary failures", () => {
   it("a connection reset is retried for a read", async () => {
     await faults({ next: ["reset", "reset"], pathPrefix: "/offers/" });
     const { c, lines } = mk({ direct: true });
-    const o = await getOffer(c, "0012345000011");
-    expect(o.baseGs1).toBe("0012345000011");
+    const o = await getOffer(c, SEED.offers.oats);
+    expect(o.baseGs1).toBe(SEED.offers.oats);
     expect(lines.filter((l) => /retrying in \d+ ms after a network failure/.test(l))).toHaveLength(2);
   });
 
@@ -469,26 +470,26 @@ describe("error bodies", () => {
 describe("tolerant parsing over HTTP", () => {
   it("an unknown field and an unknown enum value pass and are kept", async () => {
     proxy.inject({
-      pathPrefix: `${P}/offers/0012345000011`,
+      pathPrefix: `${P}/offers/${SEED.offers.oats}`,
       status: 200,
       headers: { "content-type": "application/json" },
       body: (o) => ({ ...(o as object), state: "archived_by_brand", loyaltyTier: { level: 2 } }),
     });
     const { c } = mk();
-    const o = (await getOffer(c, "0012345000011")) as unknown as Record<string, unknown>;
+    const o = (await getOffer(c, SEED.offers.oats)) as unknown as Record<string, unknown>;
     expect(o.state).toBe("archived_by_brand");
     expect(o.loyaltyTier).toEqual({ level: 2 });
-    expect(o.baseGs1).toBe("0012345000011");
+    expect(o.baseGs1).toBe(SEED.offers.oats);
   });
 
   it("a missing required field is a ProtocolError", async () => {
     proxy.inject({
-      pathPrefix: `${P}/offers/0012345000011`,
+      pathPrefix: `${P}/offers/${SEED.offers.oats}`,
       status: 200,
       body: (o) => ({ ...(o as object), baseGs1: undefined }),
     });
     const { c } = mk();
-    const err = await fails(getOffer(c, "0012345000011"));
+    const err = await fails(getOffer(c, SEED.offers.oats));
     expect(err).toBeInstanceOf(ProtocolError);
     expect(err.message).toMatch(/baseGs1/);
   });
@@ -680,7 +681,7 @@ describe("real create-class and feed endpoints", () => {
   const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const campaign = (ref: string) => ({
     name: `Bench ${ref}`,
-    baseGs1: "0012345000011",
+    baseGs1: SEED.offers.oats,
     dates: { from: day(1), through: day(10) },
     codeLimit: 100,
     commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },

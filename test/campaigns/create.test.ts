@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { countCampaigns, day, EXPIRED, exitOf, OATS, SODA, scriptedPrompter, ZERO } from "./helpers.js";
+import { countCampaigns, day, exitOf, scriptedPrompter } from "./helpers.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 beforeEach(async () => {
@@ -11,7 +12,7 @@ beforeEach(async () => {
 
 const flags = (over: Record<string, unknown> = {}) => ({
   name: "Spring oats",
-  offer: OATS,
+  offer: SEED.offers.oats,
   from: day(1),
   through: day(60),
   codeLimit: "5000",
@@ -59,7 +60,7 @@ describe("campaigns create by flags", () => {
     const { ctx, stdout } = s.context({ globals: { json: true } });
     await campaignsCreateRun(
       flags({
-        offer: SODA,
+        offer: SEED.offers.sodaRetail,
         codeLimit: "500",
         retailerDomain: "freshmart.example",
         retailerName: "FreshMart",
@@ -132,9 +133,12 @@ describe("campaigns create by flags", () => {
 
   it("checks the offer's rules locally: dates, codes available, retailer required/allowed", async () => {
     const { ctx } = s.context();
-    const offer = (await s.http("GET", `/offers/${SODA}`)).body;
+    const offer = (await s.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body;
     const r = await exitOf(() =>
-      campaignsCreateRun(flags({ offer: SODA, from: day(-400), through: day(400), codeLimit: "2001" }), ctx),
+      campaignsCreateRun(
+        flags({ offer: SEED.offers.sodaRetail, from: day(-400), through: day(400), codeLimit: "2001" }),
+        ctx,
+      ),
     );
     expect(r.code).toBe(2);
     expect(r.error).toContain(
@@ -152,7 +156,12 @@ describe("campaigns create by flags", () => {
     expect(r2.error).toContain("--retailer-domain: this offer allows no retailer restriction");
     const r3 = await exitOf(() =>
       campaignsCreateRun(
-        flags({ offer: ZERO, codeLimit: "10", retailerDomain: "other.example", retailerName: "O" }),
+        flags({
+          offer: SEED.offers.sodaZero,
+          codeLimit: "10",
+          retailerDomain: "other.example",
+          retailerName: "O",
+        }),
         ctx,
       ),
     );
@@ -164,7 +173,7 @@ describe("campaigns create by flags", () => {
   it("format problems and the offer's rules are reported together", async () => {
     const { ctx } = s.context();
     const r = await exitOf(() =>
-      campaignsCreateRun(flags({ offer: SODA, rate: "2", codeLimit: "2001" }), ctx),
+      campaignsCreateRun(flags({ offer: SEED.offers.sodaRetail, rate: "2", codeLimit: "2001" }), ctx),
     );
     await ctx.close();
     expect(r.code).toBe(2);
@@ -175,9 +184,9 @@ describe("campaigns create by flags", () => {
 
   it("an offer that cannot be distributed or does not exist is a usage error", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() => campaignsCreateRun(flags({ offer: EXPIRED }), ctx));
+    const r = await exitOf(() => campaignsCreateRun(flags({ offer: SEED.offers.expired }), ctx));
     expect(r.code).toBe(2);
-    expect(r.error).toMatch(/--offer: offer 0055555000026 cannot be distributed \(state expired\)/);
+    expect(r.error).toContain(`--offer: offer ${SEED.offers.expired} cannot be distributed (state expired)`);
     const r2 = await exitOf(() => campaignsCreateRun(flags({ offer: "0000000000000" }), ctx));
     expect(r2.code).toBe(2);
     expect(r2.error).toMatch(/--offer: no offer 0000000000000/);

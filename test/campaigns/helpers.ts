@@ -3,6 +3,7 @@
 import { exitCodeFor, formatError } from "../../src/main.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
 import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 export interface Step {
   /** The prompt's message must match. */
@@ -87,11 +88,6 @@ export function day(offset = 0): string {
   return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 }
 
-export const OATS = "0012345000011"; // available, 50,000 codes, no retailer
-export const SODA = "0098765000014"; // available, 2,000 codes, retailer required
-export const ZERO = "0098765000021"; // available, 25 codes, retailer optional
-export const EXPIRED = "0055555000026";
-
 /** Creates a campaign over raw HTTP; returns the body. */
 export async function makeCampaign(
   sb: RunningSandbox,
@@ -100,7 +96,7 @@ export async function makeCampaign(
   const r = await http(sb, "POST", "/campaigns", {
     body: {
       name: "Test campaign",
-      baseGs1: OATS,
+      baseGs1: SEED.offers.oats,
       dates: { from: day(0), through: day(30) },
       codeLimit: 100,
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },

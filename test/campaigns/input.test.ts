@@ -6,8 +6,9 @@ import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
 import { parseCodeLimit, parseRate, parseUnitPrice } from "../../src/commands/campaigns/input.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
 import type { Prompter } from "../../src/io/prompter.js";
-import { day, exitOf, makeCampaign, OATS, scriptedPrompter, type Step, ZERO } from "./helpers.js";
+import { day, exitOf, makeCampaign, scriptedPrompter, type Step } from "./helpers.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 describe("number input (unit)", () => {
   it("rates: a percentage or a fraction, 0 to 1 with up to 4 decimals", () => {
@@ -121,7 +122,9 @@ describe("the wizard accepts what people type", () => {
       { match: /roster a share link now\?/, answer: false },
     ]);
     const { ctx, stderr } = s.context({ tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: OATS, from: day(0), through: day(10) }, ctx));
+    const r = await exitOf(() =>
+      campaignsCreateRun({ offer: SEED.offers.oats, from: day(0), through: day(10) }, ctx),
+    );
     await ctx.close();
     expect(r).toEqual({ code: 0, error: "" });
     expect(inner.remaining()).toBe(0);
@@ -148,7 +151,7 @@ describe("the wizard accepts what people type", () => {
   });
 
   it("each prompt states the range its check enforces: both ends pass, one step past fails", async () => {
-    // ZERO has 25 codes available: the limit prompt says 1 to 25.
+    // SEED.offers.sodaZero has 25 codes available: the limit prompt says 1 to 25.
     const { prompter, inner, validators } = recordingPrompter([
       { match: /Campaign name/, answer: "Ranges" },
       { match: /Code limit/, answer: "25" },
@@ -159,7 +162,9 @@ describe("the wizard accepts what people type", () => {
       { match: /Create this campaign\?/, answer: false },
     ]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
+    const r = await exitOf(() =>
+      campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
+    );
     await ctx.close();
     expect(r.code).toBe(2); // declined at the summary
     expect(inner.remaining()).toBe(0);
@@ -188,10 +193,12 @@ describe("the wizard accepts what people type", () => {
   });
 
   it("an offer without codes is refused before the limit prompt (not a 1 to 0 range)", async () => {
-    await s.http("POST", `/offers/${ZERO}`, { control: true, body: { codesAvailable: 0 } });
+    await s.http("POST", `/offers/${SEED.offers.sodaZero}`, { control: true, body: { codesAvailable: 0 } });
     const { prompter } = recordingPrompter([{ match: /Campaign name/, answer: "None" }]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
+    const r = await exitOf(() =>
+      campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
+    );
     await ctx.close();
     expect(r.code).toBe(2);
     expect(r.error).toMatch(/has no codes available/);
@@ -203,7 +210,7 @@ describe("the wizard accepts what people type", () => {
       campaignsCreateRun(
         {
           name: "Flags",
-          offer: OATS,
+          offer: SEED.offers.oats,
           from: day(0),
           through: day(10),
           codeLimit: "2,500",
@@ -237,7 +244,7 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
       externalReference: "upd",
       dates: { from: day(1), through: day(30) },
     });
-    const offer = (await s.http("GET", `/offers/${OATS}`)).body;
+    const offer = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body;
     const r = await update({
       from: day(100_000), // past the offer's redemption dates, and after the campaign's last day
       codeLimit: "99,999,999",
@@ -261,7 +268,7 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
 
   it("a limit above what the offer has and below the codes handed out are named by flag", async () => {
     await makeCampaign(s.sb, { externalReference: "upd" });
-    const codes = (await s.http("GET", `/offers/${OATS}`)).body.codesAvailable;
+    const codes = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body.codesAvailable;
     let r = await update({ codeLimit: String(codes + 1) });
     expect(r.code).toBe(2);
     expect(r.error).toContain(`--code-limit: must be at most ${codes.toLocaleString("en-US")}`);
@@ -271,7 +278,7 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
 
   it("a 400 the service still answers names the flags, not the API's fields", async () => {
     const c = await makeCampaign(s.sb, { externalReference: "upd" });
-    const offer = (await s.http("GET", `/offers/${OATS}`)).body;
+    const offer = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body;
     // The offer cannot be read (502s until the retry deadline), so only the service can say that the
     // new last day is past the offer's redemption dates.
     await s.http("POST", "/faults", {

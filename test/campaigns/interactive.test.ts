@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { day, exitOf, OATS, SODA, scriptedPrompter } from "./helpers.js";
+import { day, exitOf, scriptedPrompter } from "./helpers.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 beforeEach(async () => {
@@ -12,10 +13,10 @@ const brandOf = async (baseGs1: string) => (await s.http("GET", `/offers/${baseG
 
 describe("campaigns create: interactive setup", () => {
   it("walks brand, offer, name, dates, limit, retailer, commission, reference; creates, activates, assigns the roster", async () => {
-    const soda = await brandOf(SODA);
+    const soda = await brandOf(SEED.offers.sodaRetail);
     const prompter = scriptedPrompter([
       { match: /^Brand$/, answer: soda.id },
-      { match: /^Offer$/, answer: SODA },
+      { match: /^Offer$/, answer: SEED.offers.sodaRetail },
       { match: /Campaign name/, answer: "Soda summer" },
       { match: /First day/, answer: day(2) },
       { match: /Last day/, answer: day(40) },
@@ -39,7 +40,9 @@ describe("campaigns create: interactive setup", () => {
     const brandPrompt = prompter.asked[0]!;
     expect(brandPrompt.choices!.find((c) => c.name === "Trailside Snacks")?.disabled).toBeTruthy();
     const offerPrompt = prompter.asked[1]!;
-    expect(offerPrompt.choices!.map((c) => c.value)).toEqual(expect.arrayContaining([SODA]));
+    expect(offerPrompt.choices!.map((c) => c.value)).toEqual(
+      expect.arrayContaining([SEED.offers.sodaRetail]),
+    );
     expect(offerPrompt.choices![0]!.description).toMatch(
       /savings \$2\.00 off · redeemable .* · 2,000 codes available · retailer required/,
     );
@@ -75,7 +78,7 @@ describe("campaigns create: interactive setup", () => {
     const { ctx } = s.context({ tty: true, prompter });
     const r = await exitOf(() =>
       campaignsCreateRun(
-        { offer: OATS, from: day(0), through: day(10), codeLimit: "50", unitPrice: "2.50" },
+        { offer: SEED.offers.oats, from: day(0), through: day(10), codeLimit: "50", unitPrice: "2.50" },
         ctx,
       ),
     );
@@ -102,7 +105,7 @@ describe("campaigns create: interactive setup", () => {
     const r = await exitOf(() =>
       campaignsCreateRun(
         {
-          offer: "0098765000021",
+          offer: SEED.offers.sodaZero,
           from: day(0),
           through: day(10),
           codeLimit: "20",
@@ -134,7 +137,7 @@ describe("campaigns create: interactive setup", () => {
       campaignsCreateRun(
         {
           name: "Z",
-          offer: "0098765000021",
+          offer: SEED.offers.sodaZero,
           from: day(0),
           through: day(5),
           codeLimit: "5",
@@ -157,7 +160,15 @@ describe("campaigns create: interactive setup", () => {
     const { ctx } = s.context({ tty: true, prompter });
     const r = await exitOf(() =>
       campaignsCreateRun(
-        { name: "N", offer: OATS, from: day(0), through: day(3), codeLimit: "5", rate: "0", unitPrice: "0" },
+        {
+          name: "N",
+          offer: SEED.offers.oats,
+          from: day(0),
+          through: day(3),
+          codeLimit: "5",
+          rate: "0",
+          unitPrice: "0",
+        },
         ctx,
       ),
     );

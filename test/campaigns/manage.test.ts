@@ -4,8 +4,9 @@ import { campaignsListRun } from "../../src/commands/campaigns/list.js";
 import { campaignsStatusRun } from "../../src/commands/campaigns/status.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
 import type { testContext } from "../helpers/sandbox.js";
-import { day, makeCampaign, runCommand, SODA, scriptedPrompter } from "./helpers.js";
+import { day, makeCampaign, runCommand, scriptedPrompter } from "./helpers.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 beforeEach(async () => {
@@ -64,7 +65,7 @@ describe("campaigns update", () => {
   it("sends only the given fields: the others stay (merge semantics)", async () => {
     const c = await makeCampaign(s.sb, {
       externalReference: "upd",
-      baseGs1: SODA,
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
     const r = await run(
@@ -94,7 +95,7 @@ describe("campaigns update", () => {
   it("--no-retailer clears the restriction; the domain and name go together", async () => {
     await makeCampaign(s.sb, {
       externalReference: "ret",
-      baseGs1: "0098765000021",
+      baseGs1: SEED.offers.sodaZero,
       codeLimit: 10,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });

@@ -3,10 +3,11 @@
 // terminal (tmux).
 import { execFileSync, spawnSync } from "node:child_process";
 import { beforeEach, describe, expect, it } from "vitest";
-import { day, OATS } from "../campaigns/helpers.js";
+import { day } from "../campaigns/helpers.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const box = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -19,7 +20,7 @@ const createFlags = (ref: string) => [
   "--name",
   "E2E oats",
   "--offer",
-  OATS,
+  SEED.offers.oats,
   "--from",
   day(0),
   "--through",

@@ -4,11 +4,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { day, ZERO } from "../campaigns/helpers.js";
+import { day } from "../campaigns/helpers.js";
 import { activeCampaign, simulate } from "../export/arrange.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -21,7 +22,7 @@ async function sodaCampaign(): Promise<string> {
   const created = await s.http("POST", "/campaigns", {
     body: {
       name: "Soda zero",
-      baseGs1: ZERO,
+      baseGs1: SEED.offers.sodaZero,
       dates: { from: day(0), through: day(20) },
       codeLimit: 20,
       commission: { rate: 0.05, estimatedUnitSalePrice: 2.5 },

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -19,7 +20,7 @@ describe.concurrent("partner-cli offers (built bin)", () => {
       "baseGs1\tbrand\ttitle\tstate\tdistributable\tsavings\tredemptionDates\tcodesAvailable\tretailerRule",
     );
     expect(lines).toHaveLength(9);
-    expect(lines.map((l) => l.split("\t")[0])).toContain("0012345000011");
+    expect(lines.map((l) => l.split("\t")[0])).toContain(SEED.offers.oats);
     expect(r.stdout).not.toContain("\u001b[");
   });
 
@@ -31,19 +32,19 @@ describe.concurrent("partner-cli offers (built bin)", () => {
     const items = JSON.parse(r.stdout);
     expect(items).toHaveLength(4);
     expect(items.every((o: { canDistribute: boolean }) => o.canDistribute)).toBe(true);
-    expect(r.stdout).toContain('"baseGs1":"0012345000028"');
+    expect(r.stdout).toContain(`"baseGs1":"${SEED.offers.oatsUnknownSupply}"`);
   });
 
   it("get --json keeps barcodes as text", async () => {
-    const r = await cli(["offers", "get", "0012345000028", "--json"], { env });
+    const r = await cli(["offers", "get", SEED.offers.oatsUnknownSupply, "--json"], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).productBarcodes).toEqual(["000000012345"]);
   });
 
   it("get piped: one field per line, barcodes with their zeros", async () => {
-    const r = await cli(["offers", "get", "0012345000011"], { env });
+    const r = await cli(["offers", "get", SEED.offers.oats], { env });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain("baseGs1\t0012345000011\n");
+    expect(r.stdout).toContain(`baseGs1\t${SEED.offers.oats}\n`);
     expect(r.stdout).toContain("productBarcodes\t001234500001, 001234500002\n");
   });
 

@@ -1,6 +1,7 @@
 // Arranges redemptions in a sandbox through its API and control routes: an active campaign with
 // links for the demo roster, then simulated claims and redemptions.
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 export async function activeCampaign(
   sb: RunningSandbox,
@@ -11,7 +12,7 @@ export async function activeCampaign(
   const created = await http(sb, "POST", "/campaigns", {
     body: {
       name: `Export test ${ref}`,
-      baseGs1: "0012345000028",
+      baseGs1: SEED.offers.oatsUnknownSupply,
       dates: { from: today, through: later },
       codeLimit: 5_000_000,
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },

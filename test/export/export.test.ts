@@ -10,6 +10,7 @@ import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { activeCampaign, feedIds, simulate } from "./arrange.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 function csvIds(path: string): string[] {
   const rows = parse(readFileSync(path), { columns: true }) as Record<string, string>[];
@@ -68,13 +69,13 @@ describe("redemptions export", () => {
       .map((l) => JSON.parse(l));
     expect(lines.length).toBe((await feedIds(box.sb)).length);
     expect(typeof lines[0].serializedGs1).toBe("string");
-    expect(lines[0].offer.baseGs1).toBe("0012345000028");
+    expect(lines[0].offer.baseGs1).toBe(SEED.offers.oatsUnknownSupply);
     const csvOut = join(dir, "r.csv");
     const c = box.context();
     await exportRun({ out: csvOut }, c.ctx);
     await c.ctx.close();
     const rows = parse(readFileSync(csvOut), { columns: true }) as Record<string, string>[];
-    expect(rows[0]!.baseGs1).toBe("0012345000028");
+    expect(rows[0]!.baseGs1).toBe(SEED.offers.oatsUnknownSupply);
   });
 
   it("with faults injected (429, 502, 500, resets, stalls) exports every id exactly once", async () => {

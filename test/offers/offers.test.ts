@@ -8,6 +8,7 @@ import { ApiError, UsageError } from "../../src/errors.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { tempDir, type testContext } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -52,7 +53,7 @@ describe("offers list", () => {
       "retailerRule",
     ]);
     expect(rows).toHaveLength(9);
-    const soda = rows.find((r) => r[0] === "0098765000014")!;
+    const soda = rows.find((r) => r[0] === SEED.offers.sodaRetail)!;
     expect(soda[1]).toBe("Sparkle Soda");
     expect(soda[3]).toBe("available");
     expect(soda[4]).toBe("yes");
@@ -61,8 +62,8 @@ describe("offers list", () => {
     expect(soda[7]).toBe("2000");
     expect(soda[8]).toBe("required: freshmart.example, cornerstore.example");
     // Leading zeros kept; nulls are empty cells in TSV.
-    expect(rows.map((r) => r[0])).toContain("0012345000011");
-    const noDates = rows.find((r) => r[0] === "0012345000035")!;
+    expect(rows.map((r) => r[0])).toContain(SEED.offers.oats);
+    const noDates = rows.find((r) => r[0] === SEED.offers.notDistributable)!;
     expect(noDates[6]).toBe("");
     expect(noDates[7]).toBe("");
     expect(t.stderr()).toBe("");
@@ -73,14 +74,14 @@ describe("offers list", () => {
     const items = JSON.parse(t.stdout());
     expect(items).toHaveLength(8);
     for (const o of items) strictOffers.Offer.parse(o);
-    const oats = items.find((o: { baseGs1: string }) => o.baseGs1 === "0012345000028");
+    const oats = items.find((o: { baseGs1: string }) => o.baseGs1 === SEED.offers.oatsUnknownSupply);
     expect(oats.productBarcodes).toEqual(["000000012345"]);
-    expect(t.stdout()).toContain('"baseGs1":"0012345000011"');
+    expect(t.stdout()).toContain(`"baseGs1":"${SEED.offers.oats}"`);
   });
 
   it("on a terminal: a table with the leading zeros", async () => {
     const t = await list({ state: "available" }, { tty: true });
-    expect(t.stdout()).toContain("0012345000011");
+    expect(t.stdout()).toContain(SEED.offers.oats);
     expect(t.stdout()).toContain("baseGs1");
     expect(t.stdout()).toContain("optional: freshmart.example");
     expect(t.stdout()).toMatch(/┌|\+/);
@@ -89,7 +90,7 @@ describe("offers list", () => {
   it("--state filters on the API side", async () => {
     const t = await list({ state: "expired" }, { globals: { json: true } });
     const items = JSON.parse(t.stdout());
-    expect(items.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0055555000026"]);
+    expect(items.map((o: { baseGs1: string }) => o.baseGs1)).toEqual([SEED.offers.expired]);
   });
 
   it("an unknown --state is passed through with a warning (this sandbox answers 400 for it)", async () => {
@@ -112,8 +113,8 @@ describe("offers list", () => {
     const t = await list({ brand: soda }, { globals: { json: true } });
     const items = JSON.parse(t.stdout());
     expect(items.map((o: { baseGs1: string }) => o.baseGs1).sort()).toEqual([
-      "0098765000014",
-      "0098765000021",
+      SEED.offers.sodaRetail,
+      SEED.offers.sodaZero,
     ]);
   });
 
@@ -133,7 +134,10 @@ describe("offers list", () => {
     const page = await list({ distributable: true, pageSize: 3 }, { globals: { json: true } });
     const first = JSON.parse(page.stdout());
     // Page 0 (sorted by baseGs1) holds two available offers and one not_distributable one.
-    expect(first.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
+    expect(first.map((o: { baseGs1: string }) => o.baseGs1)).toEqual([
+      SEED.offers.oats,
+      SEED.offers.oatsUnknownSupply,
+    ]);
     const all = await list({ distributable: true, all: true, pageSize: 3 }, { globals: { json: true } });
     const items = JSON.parse(all.stdout());
     expect(items).toHaveLength(4);
@@ -151,10 +155,10 @@ describe("offers list", () => {
 describe("offers get", () => {
   it("every field, barcodes and retailers as text", async () => {
     const t = s.context();
-    await offersGetRun({ baseGs1: "0098765000014" }, t.ctx);
+    await offersGetRun({ baseGs1: SEED.offers.sodaRetail }, t.ctx);
     await t.ctx.close();
     const fields = Object.fromEntries(tsv(t.stdout()).map(([k, v]) => [k, v]));
-    expect(fields.baseGs1).toBe("0098765000014");
+    expect(fields.baseGs1).toBe(SEED.offers.sodaRetail);
     expect(fields.productBarcodes).toBe("009876500001");
     expect(fields.allowedRetailers).toBe("freshmart.example, cornerstore.example");
     expect(fields.retailerChoiceRequired).toBe("yes");
@@ -181,7 +185,7 @@ describe("offers get", () => {
 
   it("--json keeps leading zeros in barcodes", async () => {
     const t = s.context({ globals: { json: true } });
-    await offersGetRun({ baseGs1: "0012345000028" }, t.ctx);
+    await offersGetRun({ baseGs1: SEED.offers.oatsUnknownSupply }, t.ctx);
     await t.ctx.close();
     const o = JSON.parse(t.stdout());
     strictOffers.Offer.parse(o);
@@ -191,7 +195,7 @@ describe("offers get", () => {
 
   it("a 404 is an ApiError with a next step; another organization's offer is not visible", async () => {
     const t = s.context();
-    const err = await offersGetRun({ baseGs1: "0044444000017" }, t.ctx).catch((e) => e);
+    const err = await offersGetRun({ baseGs1: SEED.offers.otherOrg }, t.ctx).catch((e) => e);
     await t.ctx.close();
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(404);
@@ -215,9 +219,9 @@ describe("through run(): flags and exit codes", () => {
   });
 
   it("the singular alias works", async () => {
-    const r = await runCli(["offer", "get", "0012345000011", "--json"]);
+    const r = await runCli(["offer", "get", SEED.offers.oats, "--json"]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).baseGs1).toBe("0012345000011");
+    expect(JSON.parse(r.stdout).baseGs1).toBe(SEED.offers.oats);
   });
 
   it.each([

@@ -4,6 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -19,7 +20,6 @@ beforeEach(async () => {
 });
 
 const run = (args: string[], o: { tty?: boolean } = {}) => runIn(args, { env, ...o });
-const OATS = "0012345000011";
 
 describe("--fields", () => {
   it("a list, piped: TSV with exactly the fields as columns (nested with dots)", async () => {
@@ -39,7 +39,7 @@ describe("--fields", () => {
     const r = await run(["offers", "list", "--fields", "baseGs1,state"], { tty: true });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/baseGs1\s*│\s*state/);
-    expect(r.stdout).toContain(OATS);
+    expect(r.stdout).toContain(SEED.offers.oats);
     expect(r.stdout).not.toContain("Crunchy Oats"); // the brand column was not asked for
   });
 
@@ -67,15 +67,23 @@ describe("--fields", () => {
   });
 
   it("a get: 'field value' lines, or the picked object with --json; a null parent stays null", async () => {
-    let r = await run(["offers", "get", OATS, "--fields", "baseGs1,savings.display,codesAvailable"]);
+    let r = await run([
+      "offers",
+      "get",
+      SEED.offers.oats,
+      "--fields",
+      "baseGs1,savings.display,codesAvailable",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`baseGs1\t${OATS}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`);
-    r = await run(["offers", "get", OATS, "--json", "--fields", "baseGs1,savings.display"]);
-    expect(JSON.parse(r.stdout)).toEqual({ baseGs1: OATS, savings: { display: "$1.50 off" } });
+    expect(r.stdout).toBe(
+      `baseGs1\t${SEED.offers.oats}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`,
+    );
+    r = await run(["offers", "get", SEED.offers.oats, "--json", "--fields", "baseGs1,savings.display"]);
+    expect(JSON.parse(r.stdout)).toEqual({ baseGs1: SEED.offers.oats, savings: { display: "$1.50 off" } });
     const c = await s.http("POST", "/campaigns", {
       body: {
         name: "F",
-        baseGs1: OATS,
+        baseGs1: SEED.offers.oats,
         dates: { from: "2026-11-01", through: "2026-11-30" },
         codeLimit: 10,
         commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
@@ -108,7 +116,7 @@ describe("--fields", () => {
   });
 
   it("an unknown field is exit 2 naming the fields there are; nothing on stdout", async () => {
-    const r = await run(["offers", "get", OATS, "--fields", "baseGs1,brandName"]);
+    const r = await run(["offers", "get", SEED.offers.oats, "--fields", "baseGs1,brandName"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain('--fields: no field "brandName" in this output.');
@@ -132,10 +140,10 @@ describe("--jq", () => {
     const r = await run(["offers", "list", "--jq", ".[] | select(.canDistribute) | .baseGs1"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toEqual([
-      "0012345000011",
-      "0012345000028",
-      "0098765000014",
-      "0098765000021",
+      SEED.offers.oats,
+      SEED.offers.oatsUnknownSupply,
+      SEED.offers.sodaRetail,
+      SEED.offers.sodaZero,
     ]);
     const objs = await run(["offers", "list", "--jq", ".[:2][] | {baseGs1, state}"]);
     expect(
@@ -144,8 +152,8 @@ describe("--jq", () => {
         .split("\n")
         .map((l) => JSON.parse(l)),
     ).toEqual([
-      { baseGs1: "0012345000011", state: "available" },
-      { baseGs1: "0012345000028", state: "available" },
+      { baseGs1: SEED.offers.oats, state: "available" },
+      { baseGs1: SEED.offers.oatsUnknownSupply, state: "available" },
     ]);
   });
 
@@ -154,14 +162,14 @@ describe("--jq", () => {
       const r = await run([
         "offers",
         "get",
-        OATS,
+        SEED.offers.oats,
         ...extra,
         "--jq",
         ".baseGs1, .codesAvailable, .productBarcodes",
       ]);
       expect(r.exitCode, r.stderr).toBe(0);
       const [id, codes, barcodes] = r.stdout.trimEnd().split("\n");
-      expect(id).toBe(OATS);
+      expect(id).toBe(SEED.offers.oats);
       expect(codes).toBe("50000");
       expect(JSON.parse(barcodes!).every((b: unknown) => typeof b === "string")).toBe(true);
     }
@@ -189,7 +197,7 @@ describe("--jq", () => {
       "--name",
       "J",
       "--offer",
-      OATS,
+      SEED.offers.oats,
       "--from",
       "2026-11-01",
       "--through",

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -28,7 +29,7 @@ const createFlags = (ref: string) => [
   "--name",
   "Quiet",
   "--offer",
-  "0012345000011",
+  SEED.offers.oats,
   "--from",
   "2026-11-01",
   "--through",

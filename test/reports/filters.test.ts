@@ -3,9 +3,10 @@
 import { existsSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { makeCampaign, SODA } from "../campaigns/helpers.js";
+import { makeCampaign } from "../campaigns/helpers.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -33,7 +34,7 @@ describe("--brand on offers list and campaigns list", () => {
 
     await makeCampaign(s.sb, {
       externalReference: "soda-1",
-      baseGs1: SODA,
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
     await makeCampaign(s.sb, { externalReference: "oats-1" });

@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { strictCampaigns } from "../../src/spec/campaigns.js";
 import { http } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { body, createCampaign, eventsOf, OFFERS, offer, shift } from "./campaigns-fixtures.js";
+import { body, createCampaign, eventsOf, offer, shift } from "./campaigns-fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -24,7 +25,7 @@ describe("POST /campaigns", () => {
     expect(c.name).toBe("Spring push");
     expect(c.externalReference).toBe("ref-create-1");
     expect(c.offer).toEqual({
-      baseGs1: OFFERS.oats,
+      baseGs1: SEED.offers.oats,
       title: "Crunchy Oats 12oz: $1.50 off",
       brand: { id: expect.any(String), name: "Crunchy Oats Co." },
     });
@@ -130,9 +131,16 @@ describe("POST /campaigns", () => {
   it("offer: unknown, another organization's, or not distributable → 400 on baseGs1", async () => {
     expectError(await post({ baseGs1: "0000000000000" }), 400, "validation_failed", ["baseGs1"]);
     // Globex's offer is not visible to Northwind.
-    const res = await s.http("POST", "/campaigns", { body: await body(s.sb, { baseGs1: "0044444000017" }) });
+    const res = await s.http("POST", "/campaigns", {
+      body: await body(s.sb, { baseGs1: SEED.offers.otherOrg }),
+    });
     expectError(res, 400, "validation_failed", ["baseGs1"]);
-    for (const b of [OFFERS.notYetStarted, OFFERS.expired, OFFERS.tempUnavailable, OFFERS.notDistributable]) {
+    for (const b of [
+      SEED.offers.notYetStarted,
+      SEED.offers.expired,
+      SEED.offers.tempUnavailable,
+      SEED.offers.notDistributable,
+    ]) {
       const r = await s.http("POST", "/campaigns", {
         body: { ...(await body(s.sb)), baseGs1: b },
       });
@@ -142,7 +150,7 @@ describe("POST /campaigns", () => {
   });
 
   it("dates: required, real days, inside the offer's redemptionDates, through on or after from", async () => {
-    const o = await offer(s.sb, OFFERS.oats);
+    const o = await offer(s.sb, SEED.offers.oats);
     const { from, through } = o.redemptionDates!;
     expectError(await post({ dates: { from: shift(from, -1), through } }), 400, "validation_failed", [
       "dates.from",
@@ -176,12 +184,12 @@ describe("POST /campaigns", () => {
     expect(d!.codeLimit![0]).toMatch(/50000/);
     expect((await createCampaign(s.sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
     // unknown supply (null) is bounded only by 10,000,000
-    const big = await createCampaign(s.sb, { baseGs1: OFFERS.oatsUnknownSupply, codeLimit: 10_000_000 });
+    const big = await createCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 10_000_000 });
     expect(big.codes.remaining).toBe(10_000_000);
   });
 
   it("retailer: required when the offer says so; emailDomain one of allowedRetailers; both fields together", async () => {
-    const soda = { baseGs1: OFFERS.sodaRetail };
+    const soda = { baseGs1: SEED.offers.sodaRetail };
     expectError(await post(soda), 400, "validation_failed", ["retailer"]);
     expectError(await post({ ...soda, retailer: null }), 400, "validation_failed", ["retailer"]);
     expectError(
@@ -212,7 +220,7 @@ describe("POST /campaigns", () => {
       ["retailer.emailDomain"],
     );
     // Optional where not required
-    const z = await createCampaign(s.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 25 });
+    const z = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 25 });
     expect(z.retailer).toBeNull();
   });
 
@@ -236,7 +244,7 @@ describe("POST /campaigns", () => {
       key: s.sb.testKeys.otherOrgKey,
       body: await body(
         s.sb,
-        { baseGs1: "0044444000017", codeLimit: 10, externalReference: "dup-ref" },
+        { baseGs1: SEED.offers.otherOrg, codeLimit: 10, externalReference: "dup-ref" },
         s.sb.testKeys.otherOrgKey,
       ),
     });
@@ -247,10 +255,10 @@ describe("POST /campaigns", () => {
   });
 
   it("a brand the organization lost access to: 409", async () => {
-    const o = await offer(s.sb, OFFERS.sodaZero);
+    const o = await offer(s.sb, SEED.offers.sodaZero);
     await s.http("POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: false } });
     try {
-      expectError(await post({ baseGs1: OFFERS.sodaZero, codeLimit: 5 }), 409, "conflict");
+      expectError(await post({ baseGs1: SEED.offers.sodaZero, codeLimit: 5 }), 409, "conflict");
     } finally {
       await s.http("POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: true } });
     }
@@ -282,7 +290,7 @@ describe("GET /campaigns", () => {
       const made = [];
       for (let i = 0; i < 5; i++) {
         const b = await body(fresh, {
-          baseGs1: i < 3 ? OFFERS.oats : OFFERS.sodaZero,
+          baseGs1: i < 3 ? SEED.offers.oats : SEED.offers.sodaZero,
           codeLimit: 5,
           externalReference: `L${i}`,
         });

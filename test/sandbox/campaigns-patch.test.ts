@@ -7,12 +7,12 @@ import {
   eventsOf,
   getCampaign,
   handOut,
-  OFFERS,
   offer,
   setStatus,
   shift,
 } from "./campaigns-fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -54,7 +54,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
 
   it("dates stay inside the offer's redemption dates and in order", async () => {
     const c = await createCampaign(s.sb);
-    const o = await offer(s.sb, OFFERS.oats);
+    const o = await offer(s.sb, SEED.offers.oats);
     expectError(
       await patch(c.id, { dates: { through: shift(o.redemptionDates!.through, 1) } }),
       400,
@@ -122,7 +122,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
 describe("immutable fields (rule 6)", () => {
   it("baseGs1 and externalReference cannot be changed → 400", async () => {
     const c = await createCampaign(s.sb, { externalReference: "immutable-1" });
-    expectError(await patch(c.id, { baseGs1: OFFERS.oatsUnknownSupply }), 400, "validation_failed", [
+    expectError(await patch(c.id, { baseGs1: SEED.offers.oatsUnknownSupply }), 400, "validation_failed", [
       "baseGs1",
     ]);
     expectError(await patch(c.id, { externalReference: "other" }), 400, "validation_failed", [
@@ -152,7 +152,7 @@ describe("codeLimit (rule 2)", () => {
   });
 
   it("raise: bounded by the offer's available codes", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 10 }); // 25 available
+    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 }); // 25 available
     expect((await patchOk(c.id, { codeLimit: 25 })).codes.limit).toBe(25);
     expectError(await patch(c.id, { codeLimit: 26 }), 400, "validation_failed", ["codeLimit"]);
     // With 20 handed out and 25 left on the offer, the new remainder (limit - 20) may be 25.
@@ -161,7 +161,7 @@ describe("codeLimit (rule 2)", () => {
   });
 
   it("raise refused (409) when the campaign ended, the offer is not available, or it has no codes left", async () => {
-    const o = await offer(s.sb, OFFERS.oatsUnknownSupply);
+    const o = await offer(s.sb, SEED.offers.oatsUnknownSupply);
     const c = await createCampaign(s.sb, { baseGs1: o.baseGs1, codeLimit: 10 });
     const setOffer = (b: unknown) => s.http("POST", `/offers/${o.baseGs1}`, { control: true, body: b });
     try {
@@ -187,7 +187,7 @@ describe("codeLimit (rule 2)", () => {
 
 describe("retailer (rule 3)", () => {
   it("null clears, an object replaces; both fields together; allowedRetailers apply", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 5 });
+    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     const a = await patchOk(c.id, { retailer: { emailDomain: "freshmart.example", name: "FreshMart" } });
     expect(a.retailer).toEqual({ emailDomain: "freshmart.example", name: "FreshMart" });
     const b = await patchOk(c.id, { retailer: null });
@@ -214,7 +214,7 @@ describe("retailer (rule 3)", () => {
 
   it("an offer that requires a retailer refuses null", async () => {
     const c = await createCampaign(s.sb, {
-      baseGs1: OFFERS.sodaRetail,
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
     expectError(await patch(c.id, { retailer: null }), 400, "validation_failed", ["retailer"]);
@@ -224,7 +224,7 @@ describe("retailer (rule 3)", () => {
 
   it("once canChangeRetailer is false the emailDomain is fixed; the name changes with the same domain", async () => {
     const c = await createCampaign(s.sb, {
-      baseGs1: OFFERS.sodaRetail,
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
     handOut(s.sb, c.id, 1);
@@ -242,7 +242,7 @@ describe("retailer (rule 3)", () => {
   });
 
   it("an unrestricted campaign cannot gain a restriction once a code is prepared", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 5 });
+    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     handOut(s.sb, c.id, 0, 1);
     expectError(
       await patch(c.id, { retailer: { emailDomain: "freshmart.example", name: "FreshMart" } }),

@@ -9,12 +9,12 @@ import {
   eventsOf,
   getCampaign,
   link,
-  OFFERS,
   path,
   putCreator,
   setStatus,
 } from "./campaigns-fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const box = useSandbox();
 
@@ -120,7 +120,7 @@ describe("status transitions", () => {
 
 describe("view-only campaigns (brand access lost)", () => {
   it("reads work, allowedStatuses is empty, every change answers 409; restored access lifts it", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 10 });
+    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
     await setStatus(box.sb, c.id, "active");
     await putCreator(box.sb, "vo-1");
     await putCreator(box.sb, "vo-2");
@@ -165,7 +165,7 @@ describe("view-only campaigns (brand access lost)", () => {
   });
 
   it("a view-only draft cannot be activated", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 10 });
+    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
     await brandAccess(box.sb, c.offer.brand.id, false);
     try {
       expect((await getCampaign(box.sb, c.id)).allowedStatuses).toEqual([]);

@@ -5,6 +5,7 @@ import { strictMe } from "../../src/spec/me.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { expectError, strict } from "./core-util.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -114,13 +115,13 @@ describe("organization isolation (404)", () => {
     expect(list.items.map((c) => c.externalId)).not.toContain("only-globex");
   });
   it("another organization's offer answers 404 and is not listed", async () => {
-    expectError(await s.http("GET", "/offers/0044444000017"), 404, "not_found");
+    expectError(await s.http("GET", `/offers/${SEED.offers.otherOrg}`), 404, "not_found");
     strict(
       strictOffers.Offer,
-      await s.http("GET", "/offers/0044444000017", { key: s.sb.testKeys.otherOrgKey }),
+      await s.http("GET", `/offers/${SEED.offers.otherOrg}`, { key: s.sb.testKeys.otherOrgKey }),
     );
     const list = strict(strictOffers.OfferPage, await s.http("GET", "/offers?pageSize=200"));
-    expect(list.items.map((o) => o.baseGs1)).not.toContain("0044444000017");
+    expect(list.items.map((o) => o.baseGs1)).not.toContain(SEED.offers.otherOrg);
   });
 });
 

@@ -14,6 +14,7 @@ import { run } from "../../src/main.js";
 import { strictMe } from "../../src/spec/me.js";
 import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -131,7 +132,7 @@ async function campaignJson(ref: string): Promise<Record<string, unknown>> {
   const r = await s.http("POST", "/campaigns", {
     body: {
       name: `Campaign ${ref}`,
-      baseGs1: "0012345000028",
+      baseGs1: SEED.offers.oatsUnknownSupply,
       dates: { from: day(0), through: day(10) },
       codeLimit: 10,
       commission: { rate: 0.1, estimatedUnitSalePrice: 1 },

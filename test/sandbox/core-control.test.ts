@@ -8,6 +8,7 @@ import { strictOffers } from "../../src/spec/offers.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 
@@ -80,9 +81,9 @@ describe("brand access and offer state", () => {
     );
   });
   it("POST /_sandbox/offers/{baseGs1} changes state and codesAvailable", async () => {
-    const before = strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"));
+    const before = strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`));
     expect(before.state).toBe("available");
-    const res = await control("POST", "/offers/0012345000011", {
+    const res = await control("POST", `/offers/${SEED.offers.oats}`, {
       state: "temporarily_unavailable",
       codesAvailable: null,
     });
@@ -94,16 +95,23 @@ describe("brand access and offer state", () => {
     });
     const now = (await control("GET", "/clock")).body.now;
     expect(changed.lastUpdatedAt).toBe(now);
-    expect(strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"))).toEqual(changed);
+    expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`))).toEqual(changed);
     const back = strict(
       strictOffers.Offer,
-      await control("POST", "/offers/0012345000011", { state: "available", codesAvailable: 7 }),
+      await control("POST", `/offers/${SEED.offers.oats}`, { state: "available", codesAvailable: 7 }),
     );
     expect(back).toMatchObject({ state: "available", canDistribute: true, codesAvailable: 7 });
-    expectError(await control("POST", "/offers/0012345000011", { state: "gone" }), 400, "validation_failed", [
-      "state",
-    ]);
-    expectError(await control("POST", "/offers/0044444000017", { state: "expired" }), 404, "not_found");
+    expectError(
+      await control("POST", `/offers/${SEED.offers.oats}`, { state: "gone" }),
+      400,
+      "validation_failed",
+      ["state"],
+    );
+    expectError(
+      await control("POST", `/offers/${SEED.offers.otherOrg}`, { state: "expired" }),
+      404,
+      "not_found",
+    );
   });
 });
 
@@ -114,7 +122,7 @@ describe("reset", () => {
       .items.map((o) => o.brand.id)
       .sort();
     await s.http("PUT", "/creators/to-be-wiped", { body: { name: "W" } });
-    await control("POST", "/offers/0012345000011", { state: "expired" });
+    await control("POST", `/offers/${SEED.offers.oats}`, { state: "expired" });
     await control("POST", "/advance", { duration: "3d" });
     const res = await control("POST", "/reset", { seed: "demo" });
     expect(res.status).toBe(200);
@@ -122,7 +130,9 @@ describe("reset", () => {
     expectError(await s.http("GET", "/creators/to-be-wiped"), 404, "not_found");
     const roster = strict(strictCreators.CreatorPage, await s.http("GET", "/creators"));
     expect(roster.totalCount).toBe(12);
-    expect(strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011")).state).toBe("available");
+    expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`)).state).toBe(
+      "available",
+    );
     expect((await control("GET", "/clock")).body.offsetMs).toBe(0);
     // Keys keep working, with the same organization.
     expect((await s.http("GET", "/me")).body).toEqual(me);
@@ -157,7 +167,10 @@ describe("persistence", () => {
         201,
       );
       await http(a, "POST", "/advance", { control: true, body: { duration: "5h" } });
-      await http(a, "POST", "/offers/0012345000028", { control: true, body: { state: "expired" } });
+      await http(a, "POST", `/offers/${SEED.offers.oatsUnknownSupply}`, {
+        control: true,
+        body: { state: "expired" },
+      });
     });
     expect(existsSync(snapshotPath(dir))).toBe(true);
     expect(statSync(snapshotPath(dir)).mode & 0o777).toBe(0o600);
@@ -169,7 +182,9 @@ describe("persistence", () => {
       expect(c.externalId).toBe("persisted/one");
       expect(strict(strictCreators.CreatorPage, await http(b, "GET", "/creators")).totalCount).toBe(1);
       expect((await http(b, "GET", "/clock", { control: true })).body.offsetMs).toBe(5 * 3_600_000);
-      expect(strict(strictOffers.Offer, await http(b, "GET", "/offers/0012345000028")).state).toBe("expired");
+      expect(
+        strict(strictOffers.Offer, await http(b, "GET", `/offers/${SEED.offers.oatsUnknownSupply}`)).state,
+      ).toBe("expired");
     });
   });
   it("writes are saved shortly after they happen, without a close", async () => {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Offer, OFFER_STATES, strictOffers } from "../../src/spec/offers.js";
 import { expectError, strict } from "./core-util.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
 let all: Offer[];
@@ -45,7 +46,7 @@ describe("GET /offers", () => {
       strictOffers.OfferPage,
       await s.http("GET", `/offers?brandId=${oats}&state=available`),
     );
-    expect(both.items.map((o) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
+    expect(both.items.map((o) => o.baseGs1)).toEqual([SEED.offers.oats, SEED.offers.oatsUnknownSupply]);
     const none = strict(strictOffers.OfferPage, await s.http("GET", "/offers?brandId=not-a-brand"));
     expect(none).toEqual({ items: [], page: 0, pageSize: 50, totalCount: 0 });
   });
@@ -69,41 +70,41 @@ describe("GET /offers/{baseGs1}", () => {
 describe("offer fields", () => {
   const find = (id: string) => all.find((o) => o.baseGs1 === id)!;
   it("savings is null when no shopper savings exist, else cents and display", () => {
-    expect(find("0012345000028").savings).toBeNull();
-    expect(find("0012345000011").savings).toEqual({ cents: 150, display: "$1.50 off" });
+    expect(find(SEED.offers.oatsUnknownSupply).savings).toBeNull();
+    expect(find(SEED.offers.oats).savings).toEqual({ cents: 150, display: "$1.50 off" });
     expect(all.filter((o) => o.savings !== null).length).toBeGreaterThan(0);
   });
   it("product barcodes keep leading zeros as text; empty list when none", async () => {
-    expect(find("0012345000028").productBarcodes).toEqual(["000000012345"]);
-    expect(find("0098765000021").productBarcodes).toEqual([]);
+    expect(find(SEED.offers.oatsUnknownSupply).productBarcodes).toEqual(["000000012345"]);
+    expect(find(SEED.offers.sodaZero).productBarcodes).toEqual([]);
     const raw = await (
-      await fetch(`${s.url}/api/partner/v1/offers/0012345000028`, {
+      await fetch(`${s.url}/api/partner/v1/offers/${SEED.offers.oatsUnknownSupply}`, {
         headers: { authorization: `Bearer ${s.writeKey}` },
       })
     ).text();
     expect(raw).toContain('"productBarcodes":["000000012345"]');
-    expect(raw).toContain('"baseGs1":"0012345000028"');
+    expect(raw).toContain(`"baseGs1":"${SEED.offers.oatsUnknownSupply}"`);
   });
   it("retailerChoiceRequired and allowedRetailers", () => {
-    expect(find("0098765000014")).toMatchObject({
+    expect(find(SEED.offers.sodaRetail)).toMatchObject({
       retailerChoiceRequired: true,
       allowedRetailers: ["freshmart.example", "cornerstore.example"],
     });
-    expect(find("0098765000021")).toMatchObject({
+    expect(find(SEED.offers.sodaZero)).toMatchObject({
       retailerChoiceRequired: false,
       allowedRetailers: ["freshmart.example"],
     });
-    expect(find("0012345000011")).toMatchObject({ retailerChoiceRequired: false, allowedRetailers: [] });
+    expect(find(SEED.offers.oats)).toMatchObject({ retailerChoiceRequired: false, allowedRetailers: [] });
   });
   it("codesAvailable is null (unknown) or a number", () => {
-    expect(find("0012345000028").codesAvailable).toBeNull();
-    expect(find("0012345000011").codesAvailable).toBe(50_000);
-    expect(find("0055555000026").codesAvailable).toBe(0);
+    expect(find(SEED.offers.oatsUnknownSupply).codesAvailable).toBeNull();
+    expect(find(SEED.offers.oats).codesAvailable).toBe(50_000);
+    expect(find(SEED.offers.expired).codesAvailable).toBe(0);
   });
   it("title/description null when missing; dates null or inside redemption dates", () => {
-    expect(find("0055555000033").title).toBeNull();
-    expect(find("0012345000028").description).toBeNull();
-    const nd = find("0012345000035");
+    expect(find(SEED.offers.tempUnavailable).title).toBeNull();
+    expect(find(SEED.offers.oatsUnknownSupply).description).toBeNull();
+    const nd = find(SEED.offers.notDistributable);
     expect([nd.campaignDates, nd.redemptionDates]).toEqual([null, null]);
     for (const o of all) {
       if (o.campaignDates && o.redemptionDates) {
@@ -113,9 +114,9 @@ describe("offer fields", () => {
     }
   });
   it("reading does not refresh lastUpdatedAt", async () => {
-    const a = strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"));
+    const a = strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`));
     await s.http("POST", "/advance", { control: true, body: { duration: "2h" } });
-    const b = strict(strictOffers.Offer, await s.http("GET", "/offers/0012345000011"));
+    const b = strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`));
     expect(b.lastUpdatedAt).toBe(a.lastUpdatedAt);
   });
 });

@@ -13,12 +13,12 @@ import {
   eventsOf,
   link,
   main,
-  OFFERS,
   path,
   putCreator,
   setStatus,
 } from "./campaigns-fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const box = useSandbox({ seed: "empty" });
 
@@ -210,7 +210,7 @@ describe("refusals (no job created)", () => {
   });
 
   it("409 while another job is queued or running (names the job), 409 ended, 409 brand access lost", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 5 });
+    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     await batch(box.sb, [
       { externalId: "q-1", name: "Q1" },
       { externalId: "q-2", name: "Q2" },

@@ -3,16 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { SHORT_CODE_RE, strictLinks } from "../../src/spec/links.js";
 import { expectError, strict } from "./core-util.js";
-import {
-  brandAccess,
-  createCampaign,
-  link,
-  OFFERS,
-  path,
-  putCreator,
-  setStatus,
-} from "./campaigns-fixtures.js";
+import { brandAccess, createCampaign, link, path, putCreator, setStatus } from "./campaigns-fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox({ seed: "empty" });
 
@@ -61,7 +54,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("refusals: 404 unknown creator or campaign, 409 ended, 409 deactivated creator, 409 brand access lost", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: OFFERS.sodaZero, codeLimit: 5 });
+    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     await putCreator(s.sb, "carmen");
     expectError(await s.http("POST", path(c.id, "nobody")), 404, "not_found");
     expectError(

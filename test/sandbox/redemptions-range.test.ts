@@ -5,6 +5,7 @@ import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
 import { dayIn, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const range = async (sb: RunningSandbox, q: string) =>
   strict(strictRedemptions.RedemptionRangePage, await http(sb, "GET", `/redemptions?${q}`));
@@ -21,13 +22,13 @@ describe("redemptions range mode", () => {
     d2 = dayIn(s.sb, NY, -2);
     a = await makeCampaign(s.sb, { from: dayIn(s.sb, NY, -5), externalReference: "A" });
     b = await makeCampaign(s.sb, {
-      baseGs1: "0098765000014",
+      baseGs1: SEED.offers.sodaRetail,
       codeLimit: 20,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
       from: dayIn(s.sb, NY, -1),
       externalReference: "B",
     });
-    sodaBrand = (await s.http("GET", "/offers/0098765000014")).body.brand.id;
+    sodaBrand = (await s.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body.brand.id;
     await simulate(s.sb, {
       campaign: "A",
       claims: 10,

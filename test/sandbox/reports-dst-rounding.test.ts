@@ -6,8 +6,9 @@ import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { strictReports } from "../../src/spec/reports.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
-import { advanceTo, dayIn, instantIn, makeCampaign, NY, OFFER_SUPPLY, simulate } from "./traffic-util.js";
+import { advanceTo, dayIn, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
 import { withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 /**
  * A DST change in New York usable with the seeded offer (redemption dates 30 days back to 180 ahead):
@@ -42,7 +43,7 @@ describe("report days across a DST change", () => {
         const prev = Temporal.PlainDate.from(day).subtract({ days: 1 }).toString();
         const next = Temporal.PlainDate.from(day).add({ days: 1 }).toString();
         const c = await makeCampaign(sb, {
-          baseGs1: OFFER_SUPPLY,
+          baseGs1: SEED.offers.oats,
           codeLimit: 1000,
           from: prev,
           through: next,

@@ -5,6 +5,7 @@ import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
 import { dayIn, feedAll, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
 import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const summary = async (sb: RunningSandbox, q = "") =>
   strict(strictReports.Summary, await http(sb, "GET", `/reports/summary${q ? `?${q}` : ""}`));
@@ -26,12 +27,12 @@ describe("reports", () => {
     d1 = dayIn(box.sb, NY, -1);
     d2 = dayIn(box.sb, NY, -2);
     d3 = dayIn(box.sb, NY, -3);
-    oats = (await box.http("GET", "/offers/0012345000028")).body.brand.id;
-    soda = (await box.http("GET", "/offers/0098765000014")).body.brand.id;
+    oats = (await box.http("GET", `/offers/${SEED.offers.oatsUnknownSupply}`)).body.brand.id;
+    soda = (await box.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body.brand.id;
     // A: Oats, three creators; B: Soda, one creator; C: Oats draft without activity.
     a = await makeCampaign(box.sb, { from: d3, externalReference: "A", rate: 0.1, price: 2.5 });
     b = await makeCampaign(box.sb, {
-      baseGs1: "0098765000014",
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
       from: d3,
       codeLimit: 1000,

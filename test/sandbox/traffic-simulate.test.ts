@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError } from "./core-util.js";
-import { events, feedAll, getCampaign, makeCampaign, OFFER_SUPPLY, simulate } from "./traffic-util.js";
+import { events, feedAll, getCampaign, makeCampaign, simulate } from "./traffic-util.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 describe("simulate: codes, redemptions and their events", () => {
   const s = useSandbox();
@@ -136,7 +137,7 @@ describe("simulate: codes, redemptions and their events", () => {
 
   it("hands out no codes on a view-only campaign; its codes still redeem", async () => {
     const v = await makeCampaign(s.sb, {
-      baseGs1: "0098765000014",
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
       codeLimit: 10,
       creators: ["cr-0006"],
@@ -286,7 +287,7 @@ describe("simulate: reproducible, persistent, bulk without events", () => {
 describe("simulate: supply alerts", () => {
   it("emits supply_low once per incident and supply_exhausted when none remains", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb, { baseGs1: OFFER_SUPPLY, codeLimit: 20 });
+      const c = await makeCampaign(sb, { baseGs1: SEED.offers.oats, codeLimit: 20 });
       // threshold ceil(10% of 20) = 2: 17 → remaining 3 (no alert), 18 → 2 (low)
       await simulate(sb, { campaign: c.id, claims: 17 });
       expect(await events(sb, "campaign.supply_low")).toHaveLength(0);
@@ -307,7 +308,7 @@ describe("simulate: supply alerts", () => {
       await simulate(sb, { campaign: c.id, claims: 1 });
       expect(await events(sb, "campaign.supply_exhausted")).toHaveLength(1);
       // The offer's shared supply was drawn from.
-      const offer = await http(sb, "GET", `/offers/${OFFER_SUPPLY}`);
+      const offer = await http(sb, "GET", `/offers/${SEED.offers.oats}`);
       expect(offer.body.codesAvailable).toBe(50_000 - 20);
       // A raised limit ends the incident; a new drop alerts again.
       const p = await http(sb, "PATCH", `/campaigns/${c.id}`, { body: { codeLimit: 40 } });

@@ -4,11 +4,9 @@ import { expect } from "vitest";
 import { Temporal } from "temporal-polyfill";
 import { strictCampaigns } from "../../src/spec/campaigns.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 export const NY = "America/New_York";
-/** Seeded offers (Northwind): no supply limit, and 50,000 codes available. */
-export const OFFER_UNLIMITED = "0012345000028";
-export const OFFER_SUPPLY = "0012345000011";
 
 /** The calendar day of the sandbox clock in `tz`, plus `offset` days. */
 export function dayIn(sb: RunningSandbox, tz: string, offset = 0): string {
@@ -38,7 +36,7 @@ export interface CampaignInit {
 export async function makeCampaign(sb: RunningSandbox, o: CampaignInit = {}) {
   const body = {
     name: o.name ?? "Traffic test",
-    baseGs1: o.baseGs1 ?? OFFER_UNLIMITED,
+    baseGs1: o.baseGs1 ?? SEED.offers.oatsUnknownSupply,
     dates: { from: o.from ?? dayIn(sb, NY, -2), through: o.through ?? dayIn(sb, NY, 30) },
     codeLimit: o.codeLimit ?? 100_000,
     commission: { rate: o.rate ?? 0.1, estimatedUnitSalePrice: o.price ?? 2.5 },
