@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { countCampaigns, day, exitOf, scriptedPrompter } from "./helpers.js";
+import { countCampaigns, day } from "./helpers.js";
+import { runFn, scriptedPrompter } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -28,9 +29,9 @@ async function total(): Promise<number> {
 describe("campaigns create by flags", () => {
   it("creates a draft with the given values and prints it as a record", async () => {
     const { ctx, stdout, stderr } = s.context();
-    const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "spring-oats" }), ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun(flags({ externalReference: "spring-oats" }), ctx));
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
     expect(stdout()).toMatch(/^id\t[0-9a-f-]{36}$/m);
     expect(stdout()).toMatch(/^externalReference\tspring-oats$/m);
     expect(stdout()).toMatch(/^status\tdraft$/m);
@@ -76,9 +77,11 @@ describe("campaigns create by flags", () => {
 
   it("without a terminal, missing values are a usage error naming every missing flag; nothing is sent", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() => campaignsCreateRun({ name: "x", retailerDomain: "freshmart.example" }, ctx));
+    const r = await runFn(ctx, () =>
+      campaignsCreateRun({ name: "x", retailerDomain: "freshmart.example" }, ctx),
+    );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     for (const f of [
       "--offer",
       "--from",
@@ -96,9 +99,9 @@ describe("campaigns create by flags", () => {
   it("--no-input on a terminal never prompts: the same usage error", async () => {
     const prompter = scriptedPrompter([]);
     const { ctx } = s.context({ tty: true, prompter, globals: { input: false } });
-    const r = await exitOf(() => campaignsCreateRun({}, ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun({}, ctx));
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(
       /Missing required flags: --name, --offer, --from, --through, --code-limit, --rate, --unit-price/,
     );
@@ -108,7 +111,7 @@ describe("campaigns create by flags", () => {
 
   it("reports every format problem at once with the flag names, before any write", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         flags({
           name: " ",
@@ -122,7 +125,7 @@ describe("campaigns create by flags", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/--name: must not be blank/);
     expect(r.error).toMatch(/--from: must be a calendar day/);
     expect(r.error).toMatch(/--code-limit: must be between 1 and 10,000,000/);
@@ -134,13 +137,13 @@ describe("campaigns create by flags", () => {
   it("checks the offer's rules locally: dates, codes available, retailer required/allowed", async () => {
     const { ctx } = s.context();
     const offer = (await s.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body;
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         flags({ offer: SEED.offers.sodaRetail, from: day(-400), through: day(400), codeLimit: "2001" }),
         ctx,
       ),
     );
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toContain(
       `--from: must be inside the offer's redemption dates ${offer.redemptionDates.from}`,
     );
@@ -149,12 +152,12 @@ describe("campaigns create by flags", () => {
     expect(r.error).toMatch(
       /--retailer-domain: this offer requires a retailer: one of freshmart\.example, cornerstore\.example/,
     );
-    const r2 = await exitOf(() =>
+    const r2 = await runFn(ctx, () =>
       campaignsCreateRun(flags({ retailerDomain: "freshmart.example", retailerName: "F" }), ctx),
     );
-    expect(r2.code).toBe(2);
+    expect(r2.exitCode).toBe(2);
     expect(r2.error).toContain("--retailer-domain: this offer allows no retailer restriction");
-    const r3 = await exitOf(() =>
+    const r3 = await runFn(ctx, () =>
       campaignsCreateRun(
         flags({
           offer: SEED.offers.sodaZero,
@@ -172,11 +175,11 @@ describe("campaigns create by flags", () => {
 
   it("format problems and the offer's rules are reported together", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(flags({ offer: SEED.offers.sodaRetail, rate: "2", codeLimit: "2001" }), ctx),
     );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/--rate: must be between 0 and 1/);
     expect(r.error).toMatch(/--code-limit: must be at most 2,000/);
     expect(r.error).toMatch(/--retailer-domain: this offer requires a retailer/);
@@ -184,11 +187,11 @@ describe("campaigns create by flags", () => {
 
   it("an offer that cannot be distributed or does not exist is a usage error", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() => campaignsCreateRun(flags({ offer: SEED.offers.expired }), ctx));
-    expect(r.code).toBe(2);
+    const r = await runFn(ctx, () => campaignsCreateRun(flags({ offer: SEED.offers.expired }), ctx));
+    expect(r.exitCode).toBe(2);
     expect(r.error).toContain(`--offer: offer ${SEED.offers.expired} cannot be distributed (state expired)`);
-    const r2 = await exitOf(() => campaignsCreateRun(flags({ offer: "0000000000000" }), ctx));
-    expect(r2.code).toBe(2);
+    const r2 = await runFn(ctx, () => campaignsCreateRun(flags({ offer: "0000000000000" }), ctx));
+    expect(r2.exitCode).toBe(2);
     expect(r2.error).toMatch(/--offer: no offer 0000000000000/);
     await ctx.close();
   });
@@ -197,11 +200,11 @@ describe("campaigns create by flags", () => {
     const { ctx } = s.context();
     await campaignsCreateRun(flags({ externalReference: "dup-ref" }), ctx);
     const first = (await s.http("GET", "/campaigns?externalReference=dup-ref")).body.items[0];
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(flags({ externalReference: "dup-ref", name: "Other" }), ctx),
     );
     await ctx.close();
-    expect(r.code).toBe(6);
+    expect(r.exitCode).toBe(6);
     expect(r.error).toContain(first.id);
     expect(r.error).toContain("partner-cli campaigns get dup-ref");
     expect(await countCampaigns(s.sb, "dup-ref")).toBe(1);
@@ -215,9 +218,9 @@ describe("campaigns create: safe retries", () => {
       body: { next: ["500"], pathPrefix: "/campaigns", method: "POST" },
     });
     const { ctx, stdout, stderr } = s.context({ globals: { json: true } });
-    const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-500" }), ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun(flags({ externalReference: "after-500" }), ctx));
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(stdout()).externalReference).toBe("after-500");
     expect(stderr()).toMatch(/found by its reference after-500/);
     expect(await countCampaigns(s.sb, "after-500")).toBe(1);
@@ -230,9 +233,9 @@ describe("campaigns create: safe retries", () => {
       body: { next: ["reset-after"], pathPrefix: "/campaigns", method: "POST" },
     });
     const { ctx } = s.context({ globals: { json: true } });
-    const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-reset" }), ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun(flags({ externalReference: "after-reset" }), ctx));
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(await countCampaigns(s.sb, "after-reset")).toBe(1);
     expect(await total()).toBe(1);
   });
@@ -243,9 +246,9 @@ describe("campaigns create: safe retries", () => {
       body: { next: ["502", "reset"], pathPrefix: "/campaigns", method: "POST" },
     });
     const { ctx } = s.context();
-    const r = await exitOf(() => campaignsCreateRun(flags({ externalReference: "after-502" }), ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun(flags({ externalReference: "after-502" }), ctx));
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(await total()).toBe(1);
   });
 });

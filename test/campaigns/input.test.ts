@@ -5,8 +5,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
 import { parseCodeLimit, parseRate, parseUnitPrice } from "../../src/commands/campaigns/input.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
-import type { Prompter } from "../../src/io/prompter.js";
-import { day, exitOf, makeCampaign, scriptedPrompter, type Step } from "./helpers.js";
+import { day } from "./helpers.js";
+import { makeCampaign, runFn, scriptedPrompter } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -95,23 +95,9 @@ beforeEach(async () => {
   await s.http("POST", "/reset", { control: true, body: {} });
 });
 
-/** A scripted prompter that also keeps each input prompt's validator, by message. */
-function recordingPrompter(steps: Step[]) {
-  const inner = scriptedPrompter(steps);
-  const validators = new Map<string, (v: string) => true | string>();
-  const p: Prompter = {
-    ...inner,
-    input: (o) => {
-      if (o.validate) validators.set(o.message, o.validate);
-      return inner.input(o);
-    },
-  };
-  return { prompter: p, inner, validators };
-}
-
 describe("the wizard accepts what people type", () => {
   it("10%, $4.99 and 1,000: accepted, echoed as understood, and sent as 0.1, 4.99 and 1000", async () => {
-    const { prompter, inner, validators } = recordingPrompter([
+    const prompter = scriptedPrompter([
       { match: /Campaign name/, answer: "Typed" },
       { match: /Code limit/, answer: "1,000" },
       { match: /Commission rate/, answer: "10%" },
@@ -122,12 +108,12 @@ describe("the wizard accepts what people type", () => {
       { match: /roster a share link now\?/, answer: false },
     ]);
     const { ctx, stderr } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun({ offer: SEED.offers.oats, from: day(0), through: day(10) }, ctx),
     );
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
-    expect(inner.remaining()).toBe(0);
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
+    expect(prompter.remaining()).toBe(0);
     const err = stderr();
     expect(err).toContain("  Code limit: 1,000\n");
     expect(err).toContain("  Commission rate: 0.1 (10%)\n");
@@ -143,16 +129,16 @@ describe("the wizard accepts what people type", () => {
     });
 
     // The plain forms are accepted by the same prompts; the refusals say what to type.
-    const rate = [...validators].find(([m]) => /Commission rate/.test(m))![1];
+    const rate = [...prompter.validators].find(([m]) => /Commission rate/.test(m))![1];
     expect(rate("0.1")).toBe(true);
     expect(rate("10")).toMatch(/or a percentage like 10%/);
-    const price = [...validators].find(([m]) => /unit sale price/.test(m))![1];
+    const price = [...prompter.validators].find(([m]) => /unit sale price/.test(m))![1];
     expect(price("4.99")).toBe(true);
   });
 
   it("each prompt states the range its check enforces: both ends pass, one step past fails", async () => {
     // SEED.offers.sodaZero has 25 codes available: the limit prompt says 1 to 25.
-    const { prompter, inner, validators } = recordingPrompter([
+    const prompter = scriptedPrompter([
       { match: /Campaign name/, answer: "Ranges" },
       { match: /Code limit/, answer: "25" },
       { match: /Restrict the campaign to one retailer\?/, answer: false },
@@ -162,14 +148,14 @@ describe("the wizard accepts what people type", () => {
       { match: /Create this campaign\?/, answer: false },
     ]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
     );
     await ctx.close();
-    expect(r.code).toBe(2); // declined at the summary
-    expect(inner.remaining()).toBe(0);
+    expect(r.exitCode).toBe(2); // declined at the summary
+    expect(prompter.remaining()).toBe(0);
     const byMessage = (re: RegExp) => {
-      const found = [...validators].find(([m]) => re.test(m));
+      const found = [...prompter.validators].find(([m]) => re.test(m));
       expect(found, String(re)).toBeDefined();
       return found!;
     };
@@ -194,19 +180,19 @@ describe("the wizard accepts what people type", () => {
 
   it("an offer without codes is refused before the limit prompt (not a 1 to 0 range)", async () => {
     await s.http("POST", `/offers/${SEED.offers.sodaZero}`, { control: true, body: { codesAvailable: 0 } });
-    const { prompter } = recordingPrompter([{ match: /Campaign name/, answer: "None" }]);
+    const prompter = scriptedPrompter([{ match: /Campaign name/, answer: "None" }]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
     );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/has no codes available/);
   });
 
   it("the flags of create accept the same forms", async () => {
     const { ctx } = s.context();
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           name: "Flags",
@@ -222,7 +208,7 @@ describe("the wizard accepts what people type", () => {
       ),
     );
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
     const c = (await s.http("GET", "/campaigns?externalReference=flags-1")).body.items[0];
     expect(c).toMatchObject({
       codes: { limit: 2500 },
@@ -234,7 +220,7 @@ describe("the wizard accepts what people type", () => {
 describe("campaigns update: every invalid flag at once, by flag name", () => {
   const update = async (o: Record<string, unknown>) => {
     const { ctx } = s.context();
-    const r = await exitOf(() => campaignsUpdateRun({ idOrRef: "upd", ...o } as never, ctx));
+    const r = await runFn(ctx, () => campaignsUpdateRun({ idOrRef: "upd", ...o } as never, ctx));
     await ctx.close();
     return r;
   };
@@ -251,7 +237,7 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
       rate: "150%",
       unitPrice: "$4.999",
     });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     const lines = r.error.split("\n");
     expect(lines[0]).toBe('Error: Cannot update campaign "Test campaign" (upd); nothing was changed:');
     expect(lines.slice(1)).toEqual([
@@ -270,10 +256,10 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
     await makeCampaign(s.sb, { externalReference: "upd" });
     const codes = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body.codesAvailable;
     let r = await update({ codeLimit: String(codes + 1) });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toContain(`--code-limit: must be at most ${codes.toLocaleString("en-US")}`);
     r = await update({ codeLimit: "50,000", rate: "12%" });
-    expect(r.code, r.error).toBe(0);
+    expect(r.exitCode, r.error).toBe(0);
   });
 
   it("a 400 the service still answers names the flags, not the API's fields", async () => {
@@ -287,9 +273,11 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
     });
     const { ctx } = s.context({ env: { PARTNER_RETRY_DEADLINE_MS: "150" } });
     const late = new Date(Date.parse(offer.redemptionDates.through) + 86_400_000).toISOString().slice(0, 10);
-    const r = await exitOf(() => campaignsUpdateRun({ idOrRef: c.externalReference!, through: late }, ctx));
+    const r = await runFn(ctx, () =>
+      campaignsUpdateRun({ idOrRef: c.externalReference!, through: late }, ctx),
+    );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/\(400 validation_failed; PATCH \/campaigns\//);
     expect(r.error).toMatch(/^ {2}--through: /m);
     expect(r.error).not.toMatch(/dates\.through:/);

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { day, exitOf, scriptedPrompter } from "./helpers.js";
+import { day } from "./helpers.js";
+import { runFn, scriptedPrompter } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -31,9 +32,9 @@ describe("campaigns create: interactive setup", () => {
       { match: /roster a share link now\?/, answer: true },
     ]);
     const { ctx, stdout, stderr } = s.context({ tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({}, ctx));
+    const r = await runFn(ctx, () => campaignsCreateRun({}, ctx));
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
     expect(prompter.remaining()).toBe(0);
 
     // The choices shown: brands (one without distributable offers is disabled), offers with their facts.
@@ -76,14 +77,14 @@ describe("campaigns create: interactive setup", () => {
       { match: /Create this campaign\?/, answer: false },
     ]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         { offer: SEED.offers.oats, from: day(0), through: day(10), codeLimit: "50", unitPrice: "2.50" },
         ctx,
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/Not created/);
     expect(prompter.asked.map((p) => p.message).join("|")).not.toMatch(
       /Brand|Offer|First day|Code limit|price/,
@@ -102,7 +103,7 @@ describe("campaigns create: interactive setup", () => {
       { match: /roster a share link now\?/, answer: false },
     ]);
     const { ctx, stderr } = s.context({ tty: true, prompter, globals: { json: true } });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           offer: SEED.offers.sodaZero,
@@ -117,7 +118,7 @@ describe("campaigns create: interactive setup", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(stderr()).toContain("partner-cli links assign zero-1 --roster");
     const c = (await s.http("GET", "/campaigns?externalReference=zero-1")).body.items[0];
     expect(c.status).toBe("draft");
@@ -133,7 +134,7 @@ describe("campaigns create: interactive setup", () => {
       { match: /roster a share link now\?/, answer: false },
     ]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           name: "Z",
@@ -150,7 +151,7 @@ describe("campaigns create: interactive setup", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     const c = (await s.http("GET", "/campaigns?externalReference=zero-2")).body.items[0];
     expect(c.retailer).toEqual({ emailDomain: "freshmart.example", name: "Fresh Mart" });
   });
@@ -158,7 +159,7 @@ describe("campaigns create: interactive setup", () => {
   it("with every flag given on a terminal there are no prompts at all", async () => {
     const prompter = scriptedPrompter([]);
     const { ctx } = s.context({ tty: true, prompter });
-    const r = await exitOf(() =>
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           name: "N",
@@ -173,7 +174,7 @@ describe("campaigns create: interactive setup", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(prompter.asked).toHaveLength(0);
   });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { runIn } from "./run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { allCommands, program } from "./tree.js";
 import { useSandbox } from "../helpers/harness.js";
 

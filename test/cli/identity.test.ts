@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { tempDir } from "../helpers/sandbox.js";
-import { runIn, scriptedPrompter } from "./run-helper.js";
+import { scriptedPrompter } from "../helpers/fixtures.js";
+import { runIn } from "../helpers/run.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const box = useSandbox();
@@ -97,7 +98,7 @@ describe("login", () => {
 
   test("--api-key-stdin with a terminal on stdin is refused (the key would echo)", async () => {
     const { dir, env } = fresh();
-    const prompter = scriptedPrompter({});
+    const prompter = scriptedPrompter();
     const r = await runIn(["login", "--base-url", box.url, "--api-key-stdin"], { env, tty: true, prompter });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("stdin is a terminal");
@@ -130,10 +131,10 @@ describe("login", () => {
 
   test("on a terminal the key is asked for with a hidden prompt", async () => {
     const { dir, env } = fresh();
-    const prompter = scriptedPrompter({ password: [box.readOnlyKey] });
+    const prompter = scriptedPrompter([{ kind: "password", answer: box.readOnlyKey }]);
     const r = await runIn(["login", "--base-url", box.url], { env, tty: true, prompter });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(prompter.asked).toEqual(["API key (input hidden):"]);
+    expect(prompter.asked.map((p) => p.message)).toEqual(["API key (input hidden):"]);
     expect(r.stderr).toContain("read-only");
     expect(stored(dir).profiles.default.apiKey).toBe(box.readOnlyKey);
     expect(stored(dir).profiles.default.canWrite).toBe(false);
@@ -141,7 +142,7 @@ describe("login", () => {
 
   test("--no-input on a terminal does not prompt: usage error", async () => {
     const { env } = fresh();
-    const prompter = scriptedPrompter({});
+    const prompter = scriptedPrompter();
     const r = await runIn(["login", "--base-url", box.url, "--no-input"], { env, tty: true, prompter });
     expect(r.exitCode).toBe(2);
     expect(prompter.asked).toEqual([]);
@@ -344,12 +345,12 @@ describe("logout and profiles", () => {
 
   test("profiles remove on a terminal asks; no keeps it (exit 2), yes removes it", async () => {
     const { dir, env } = await twoProfiles();
-    let prompter = scriptedPrompter({ confirm: [false] });
+    let prompter = scriptedPrompter([{ kind: "confirm", answer: false }]);
     let r = await runIn(["profiles", "remove", "ro"], { env, tty: true, prompter });
     expect(r.exitCode).toBe(2);
-    expect(prompter.asked[0]).toContain('Remove profile "ro"');
+    expect(prompter.asked[0]?.message).toContain('Remove profile "ro"');
     expect(stored(dir).profiles.ro).toBeDefined();
-    prompter = scriptedPrompter({ confirm: [true] });
+    prompter = scriptedPrompter([{ kind: "confirm", answer: true }]);
     r = await runIn(["profiles", "remove", "ro"], { env, tty: true, prompter });
     expect(r.exitCode).toBe(0);
     expect(stored(dir).profiles.ro).toBeUndefined();

@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 import { beforeAll, describe, expect, test } from "vitest";
 import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { runIn } from "./run-helper.js";
+import { runIn } from "../helpers/run.js";
 
 const a = useSandbox();
 const b = useSandbox();

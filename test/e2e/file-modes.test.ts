@@ -7,7 +7,8 @@ import ExcelJS from "exceljs";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
 import { activeCampaign, simulate } from "../export/arrange.js";
-import { BIN, type CliResult } from "../helpers/cli.js";
+import { BIN } from "../helpers/cli.js";
+import { type RunResult, runResult } from "../helpers/result.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
@@ -34,7 +35,7 @@ beforeAll(async () => {
 });
 
 /** The built CLI under `umask 000`, without a terminal. */
-async function umask000(args: string[], dir: string, configDir = tempDir()): Promise<CliResult> {
+async function umask000(args: string[], dir: string, configDir = tempDir()): Promise<RunResult> {
   const r = await execa("bash", ["-c", 'umask 000; exec node "$0" "$@"', BIN, ...args], {
     reject: false,
     cwd: dir,
@@ -48,7 +49,7 @@ async function umask000(args: string[], dir: string, configDir = tempDir()): Pro
       PARTNER_CLI_CONFIG_DIR: configDir,
     },
   });
-  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  return runResult({ exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) });
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;

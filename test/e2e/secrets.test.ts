@@ -3,7 +3,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { type CliResult, cli } from "../helpers/cli.js";
+import { cli } from "../helpers/cli.js";
+import type { RunResult } from "../helpers/result.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 
@@ -19,7 +20,7 @@ describe("secrets stay secret", () => {
     const read = box.readOnlyKey;
     const bad = box.sb.testKeys.revokedKey;
     const secrets = [write, read, bad];
-    const outputs: { args: string[]; r: CliResult }[] = [];
+    const outputs: { args: string[]; r: RunResult }[] = [];
     const run = async (args: string[], o: { env?: NodeJS.ProcessEnv; input?: string } = {}) => {
       const r = await cli(args, { env: { ...env, ...o.env }, input: o.input });
       outputs.push({ args, r });

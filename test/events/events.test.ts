@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { tailRun } from "../../src/commands/events/tail.js";
 import type { OrgState } from "../../src/sandbox/store.js";
-import { runIn } from "../cli/run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 

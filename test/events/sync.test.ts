@@ -9,7 +9,7 @@ import { takeRunLock } from "../../src/export/run-lock.js";
 import { existingWebhooksArea } from "../../src/sandbox/domain/webhooks.js";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { startReceiver } from "../../src/webhooks/receiver.js";
-import { runIn } from "../cli/run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { until } from "../sandbox/webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import type { SeedKind } from "../../src/sandbox/seed.js";
 import { type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
-import { type CliResult, cli } from "./cli.js";
-import { type InProcessResult, runIn } from "./run.js";
+import { cli } from "./cli.js";
+import type { RunResult } from "./result.js";
+import { runIn } from "./run.js";
 import {
   type Captured,
   client,
@@ -20,15 +21,7 @@ import {
   testContext,
 } from "./sandbox.js";
 
-export type { Captured, RunningSandbox, TestContextOptions };
-
-export interface RunResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed as JSON (throws with the text when it is not JSON). */
-  json<T = any>(): T;
-}
+export type { Captured, RunResult, RunningSandbox, TestContextOptions };
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -78,21 +71,6 @@ export interface UseSandboxOptions extends Omit<SandboxOptions, "port"> {
   resetEach?: boolean | SeedKind;
 }
 
-function result(r: InProcessResult | CliResult): RunResult {
-  return {
-    exitCode: r.exitCode,
-    stdout: r.stdout,
-    stderr: r.stderr,
-    json<T>(): T {
-      try {
-        return JSON.parse(r.stdout) as T;
-      } catch {
-        throw new Error(`stdout is not JSON (exit ${r.exitCode}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`);
-      }
-    },
-  };
-}
-
 /** The fixture's methods over a getter for the running sandbox. */
 export function fixtureOf(
   get: () => RunningSandbox,
@@ -129,24 +107,20 @@ export function fixtureOf(
     client: (key) => client(get(), key),
     http: (method, path, o) => http(get(), method, path, o),
     async run(argv, o = {}) {
-      return result(
-        await runIn(argv, {
-          env: env(o.env, o),
-          ...(o.input !== undefined ? { stdin: o.input } : {}),
-          ...(o.tty !== undefined ? { tty: o.tty } : {}),
-          ...(o.prompter ? { prompter: o.prompter } : {}),
-        }),
-      );
+      return await runIn(argv, {
+        env: env(o.env, o),
+        ...(o.input !== undefined ? { stdin: o.input } : {}),
+        ...(o.tty !== undefined ? { tty: o.tty } : {}),
+        ...(o.prompter ? { prompter: o.prompter } : {}),
+      });
     },
     async cli(argv, o = {}) {
-      return result(
-        await cli(argv, {
-          env: env(o.env, o),
-          ...(o.input !== undefined ? { input: o.input } : {}),
-          ...(o.cwd ? { cwd: o.cwd } : {}),
-          ...(o.timeout ? { timeout: o.timeout } : {}),
-        }),
-      );
+      return await cli(argv, {
+        env: env(o.env, o),
+        ...(o.input !== undefined ? { input: o.input } : {}),
+        ...(o.cwd ? { cwd: o.cwd } : {}),
+        ...(o.timeout ? { timeout: o.timeout } : {}),
+      });
     },
     async reset(s = seed) {
       const res = await http(get(), "POST", "/reset", { control: true, body: { seed: s } });

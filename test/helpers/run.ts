@@ -3,11 +3,7 @@ import { PassThrough } from "node:stream";
 import type { Prompter } from "../../src/io/prompter.js";
 import { run } from "../../src/main.js";
 
-export interface InProcessResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+import { type RunResult, runResult } from "./result.js";
 
 export async function runIn(
   args: string[],
@@ -17,7 +13,7 @@ export async function runIn(
     tty?: boolean;
     prompter?: Prompter;
   } = {},
-): Promise<InProcessResult> {
+): Promise<RunResult> {
   const out = new PassThrough();
   const err = new PassThrough();
   let stdout = "";
@@ -38,5 +34,5 @@ export async function runIn(
     prompter: o.prompter,
     signal: new AbortController().signal,
   });
-  return { exitCode, stdout, stderr };
+  return runResult({ exitCode, stdout, stderr });
 }

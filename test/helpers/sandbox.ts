@@ -29,6 +29,15 @@ export interface TestContextOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+const captures = new WeakMap<Context, Captured>();
+
+/** What a Context made by testContext() has written so far. */
+export function capturedOf(ctx: Context): Captured {
+  const c = captures.get(ctx);
+  if (!c) throw new Error("capturedOf: this Context was not made by testContext()");
+  return c;
+}
+
 /** A Context aimed at `sb` through PARTNER_BASE_URL/PARTNER_API_KEY, with captured stdout/stderr. */
 export function testContext(
   sb: RunningSandbox | null,
@@ -69,7 +78,9 @@ export function testContext(
     globals: { json: false, color: false, input: true, yes: false, verbose: false, ...o.globals },
     prompter: o.prompter,
   });
-  return { ctx, stdout: () => outText, stderr: () => errText };
+  const captured = { stdout: () => outText, stderr: () => errText };
+  captures.set(ctx, captured);
+  return { ctx, ...captured };
 }
 
 /** A raw client for arranging state in tests (no retries). */

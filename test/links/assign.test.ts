@@ -6,7 +6,8 @@ import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { readIdList } from "../../src/commands/links/ids.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
 import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
-import { addCreators, exitOf, makeCampaign } from "../campaigns/helpers.js";
+import { addCreators } from "../campaigns/helpers.js";
+import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import { tempDir, type testContext } from "../helpers/sandbox.js";
 import { PassThrough } from "node:stream";
 import { useSandbox } from "../helpers/harness.js";
@@ -31,10 +32,7 @@ async function run(
   o: Partial<Parameters<typeof linksAssignRun>[0]>,
   opts: Parameters<typeof testContext>[1] = {},
 ) {
-  const t = s.context(opts);
-  const r = await exitOf(() => linksAssignRun({ campaign: "camp", externalIds: [], ...o }, t.ctx));
-  await t.ctx.close();
-  return { ...r, stdout: t.stdout(), stderr: t.stderr() };
+  return runFn(s, (ctx) => linksAssignRun({ campaign: "camp", externalIds: [], ...o }, ctx), opts);
 }
 
 async function jobsInConfig(configDir: string): Promise<Record<string, { jobId: string }>> {
@@ -49,10 +47,10 @@ describe("links assign: choosing creators", () => {
   it("needs exactly one source: --roster, --ids or ids", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const none = await run({});
-    expect(none.code).toBe(2);
+    expect(none.exitCode).toBe(2);
     expect(none.error).toMatch(/--roster, --ids FILE, or EXTERNAL_ID/);
     const two = await run({ roster: true, externalIds: ["cr-0001"] });
-    expect(two.code).toBe(2);
+    expect(two.exitCode).toBe(2);
     expect(two.error).toMatch(/exactly one of .*got --roster and EXTERNAL_ID/);
   });
 
@@ -60,7 +58,7 @@ describe("links assign: choosing creators", () => {
     const ids = Array.from({ length: 10_001 }, (_, i) => `id-${i}`).join("\n");
     // An unknown campaign proves no request was made: the error is the usage error, not a 404.
     const r = await run({ campaign: "does-not-exist", ids: file("big.txt", ids) });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/10,001 creator ids given; one assignment takes at most 10,000/);
   });
 
@@ -83,19 +81,19 @@ describe("links assign: choosing creators", () => {
   it("--ids problems are usage errors: missing file, empty, invalid ids, not UTF-8", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const missing = await run({ ids: join(dir, "nope.csv") });
-    expect(missing.code).toBe(2);
+    expect(missing.exitCode).toBe(2);
     expect(missing.error).toMatch(/Cannot read .*nope\.csv: no such file/);
     const empty = await run({ ids: file("empty.txt", "\n \n") });
-    expect(empty.code).toBe(2);
+    expect(empty.exitCode).toBe(2);
     expect(empty.error).toMatch(/holds no externalIds/);
     const headerOnly = await run({ ids: file("header.csv", "externalId,name\n") });
     expect(headerOnly.error).toMatch(/holds no externalIds in its externalId column/);
     const long = await run({ ids: file("long.txt", `ok\n${"x".repeat(101)}\n`) });
-    expect(long.code).toBe(2);
+    expect(long.exitCode).toBe(2);
     expect(long.error).toMatch(/line 2: .* is longer than 100 characters/);
     writeFileSync(join(dir, "bad.txt"), Buffer.from([0x63, 0x72, 0xe9, 0x0a]));
     const bad = await run({ ids: join(dir, "bad.txt") });
-    expect(bad.code).toBe(2);
+    expect(bad.exitCode).toBe(2);
     expect(bad.error).toMatch(/line 1, field 1: bytes that are not UTF-8/);
   });
 });
@@ -107,7 +105,7 @@ describe("links assign: jobs", () => {
     const configDir = tempDir();
     const r = await run({ roster: true }, { globals: { json: true }, configDir });
     expect(r.error).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.selection).toMatchObject({
       scope: "roster",
@@ -128,7 +126,7 @@ describe("links assign: jobs", () => {
     const ids = file("sel.txt", "cr-0001\ncr-0002\nghost-1\ncr-0012\n=ghost\n");
     const unassignable = join(dir, "left.csv");
     const r = await run({ ids, unassignable });
-    expect(r.code).toBe(3);
+    expect(r.exitCode).toBe(3);
     expect(r.stderr).toMatch(
       /Selection \(selected, 5 ids read\): 2 matched, 0 already have a link \(skipped\), 2 to assign, 3 not matched/,
     );
@@ -154,9 +152,9 @@ describe("links assign: jobs", () => {
   it("every selected creator already linked → exit 0, nothing to do; ended campaign → exit 6", async () => {
     const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run({ externalIds: ["cr-0001", "cr-0002"] });
-    expect(first.code).toBe(0);
+    expect(first.exitCode).toBe(0);
     const again = await run({ externalIds: ["cr-0001", "cr-0002"] }, { globals: { json: true } });
-    expect(again.code).toBe(0);
+    expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(
       /^Nothing to do: all 2 selected creators already have a link on campaign camp\. No job was queued\.$/m,
     );
@@ -167,15 +165,15 @@ describe("links assign: jobs", () => {
     });
     await s.http("POST", `/campaigns/${c.id}/status`, { body: { status: "ended" } });
     const ended = await run({ roster: true });
-    expect(ended.code).toBe(6);
+    expect(ended.exitCode).toBe(6);
   });
 
   it("some selected already linked, the rest not active on the roster → exit 3 naming them, --unassignable lists them", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
-    expect((await run({ externalIds: ["cr-0001"] })).code).toBe(0);
+    expect((await run({ externalIds: ["cr-0001"] })).exitCode).toBe(0);
     const unassignable = join(tempDir(), "left.csv");
     const r = await run({ externalIds: ["cr-0001", "cr-0012", "ghost-9"], unassignable });
-    expect(r.code).toBe(3);
+    expect(r.exitCode).toBe(3);
     expect(r.error).toMatch(
       /No job was queued: 1 of 3 selected creators already have a link on campaign camp; 2 cannot get one \(not active creators on the roster\): cr-0012, ghost-9\./,
     );
@@ -185,7 +183,7 @@ describe("links assign: jobs", () => {
   it("no active creator selected at all → exit 2, the service's reason said once", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const r = await run({ externalIds: ["cr-0012", "ghost-9"] });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/None of the selected creators is an active creator on the roster/);
     expect(r.error).toMatch(/Nothing was queued/);
     // The service repeats its message in the details: it is printed once.
@@ -196,7 +194,7 @@ describe("links assign: jobs", () => {
     const c = await makeCampaign(s.sb, { externalReference: "camp" });
     await s.http("POST", `/campaigns/${c.id}/fail-next-job`, { control: true, body: {} });
     const r = await run({ roster: true }, { globals: { json: true } });
-    expect(r.code).toBe(3);
+    expect(r.exitCode).toBe(3);
     expect(r.error).toMatch(/Job .* failed: Simulated failure/);
     expect(JSON.parse(r.stdout).job.status).toBe("failed");
   });
@@ -208,7 +206,7 @@ describe("links assign: jobs", () => {
     const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const configDir = tempDir();
     const queued = await run({ roster: true, wait: false }, { configDir });
-    expect(queued.code).toBe(0);
+    expect(queued.exitCode).toBe(0);
     const jobId = queued.stdout.trim();
     expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
     expect(queued.stderr).toContain(`partner-cli links job camp ${jobId} --wait`);
@@ -218,7 +216,7 @@ describe("links assign: jobs", () => {
 
     // A different source this time: still the saved job is followed, nothing new is queued.
     const resumed = await run({ externalIds: ["cr-0001"] }, { configDir, globals: { json: true } });
-    expect(resumed.code).toBe(0);
+    expect(resumed.exitCode).toBe(0);
     expect(resumed.stderr).toMatch(new RegExp(`Resuming job ${jobId}.*not queuing another`));
     const out = JSON.parse(resumed.stdout);
     expect(out.job.id).toBe(jobId);
@@ -234,7 +232,7 @@ describe("links assign: jobs", () => {
     const first = await run({ roster: true, wait: false }); // its own config dir: no saved job shared
     const jobId = first.stdout.trim();
     const second = await run({ roster: true });
-    expect(second.code).toBe(6);
+    expect(second.exitCode).toBe(6);
     expect(second.error).toContain(jobId);
     expect(second.error).toContain(`partner-cli links job camp ${jobId} --wait`);
   });
@@ -245,23 +243,23 @@ describe("links assign: jobs", () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const configDir = tempDir();
     const r = await run({ roster: true, timeout: 300 }, { configDir });
-    expect(r.code).toBe(8);
+    expect(r.exitCode).toBe(8);
     expect(r.error).toMatch(/is still (queued|running) after 300ms/);
     const jobId = Object.values(await jobsInConfig(configDir))[0]!.jobId;
     expect(r.error).toContain(`partner-cli links job camp ${jobId} --wait`);
 
     const t = s.context({ configDir });
-    const show = await exitOf(() => linksJobRun({ campaign: "camp", jobId }, t.ctx));
-    expect(show.code).toBe(0);
+    const show = await runFn(t.ctx, () => linksJobRun({ campaign: "camp", jobId }, t.ctx));
+    expect(show.exitCode).toBe(0);
     expect(t.stdout()).toMatch(new RegExp(`^jobId\\t${jobId}$`, "m"));
     expect(Object.keys(await jobsInConfig(configDir))).toHaveLength(1);
 
     Object.assign(JOB_PACE, { chunk: 1000, tickMs: 20 });
     const t2 = s.context({ configDir, globals: { json: true } });
-    const waited = await exitOf(() => linksJobRun({ campaign: "camp", jobId, wait: true }, t2.ctx));
+    const waited = await runFn(t2.ctx, () => linksJobRun({ campaign: "camp", jobId, wait: true }, t2.ctx));
     await t.ctx.close();
     await t2.ctx.close();
-    expect(waited.code).toBe(0);
+    expect(waited.exitCode).toBe(0);
     expect(JSON.parse(t2.stdout())).toMatchObject({
       job: { id: jobId, status: "completed" },
       summary: { assigned: 11 },
@@ -272,11 +270,11 @@ describe("links assign: jobs", () => {
   it("links job on an unknown job id → exit 5", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const t = s.context();
-    const r = await exitOf(() =>
+    const r = await runFn(t.ctx, () =>
       linksJobRun({ campaign: "camp", jobId: "00000000-0000-4000-8000-000000000000" }, t.ctx),
     );
     await t.ctx.close();
-    expect(r.code).toBe(5);
+    expect(r.exitCode).toBe(5);
   });
 
   it("a lost answer to the queue request is not blindly repeated: a clear error (exit 1) says what to do", async () => {
@@ -287,7 +285,7 @@ describe("links assign: jobs", () => {
     });
     const r = await run({ roster: true });
     await s.http("POST", "/faults", { control: true, body: { next: [], pathPrefix: null, method: null } });
-    expect(r.code).toBe(1);
+    expect(r.exitCode).toBe(1);
     expect(r.error).toMatch(/not known whether a job was queued/);
     expect(r.error).toMatch(/Running the same "links assign" again is safe/);
   });

@@ -7,7 +7,7 @@ import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { type IdListOptions, readIdList } from "../../src/commands/links/ids.js";
-import { exitOf, makeCampaign } from "../campaigns/helpers.js";
+import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ids-"));
@@ -109,12 +109,12 @@ describe("links assign --ids with a CRM file", () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const ids = file("crm.csv", "Name;Member No\r\nAnn;cr-0001\r\nBo;cr-0002\r\n");
     const t = s.context({ globals: { json: true } });
-    const r = await exitOf(() =>
+    const r = await runFn(t.ctx, () =>
       linksAssignRun({ campaign: "camp", externalIds: [], ids, column: ["externalId=Member No"] }, t.ctx),
     );
     await t.ctx.close();
     expect(r.error).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     const stderr = t.stderr();
     expect(stderr.indexOf(`${ids}: read 2 ids (CSV column "Member No"`)).toBeLessThan(
       stderr.indexOf("Queued job"),

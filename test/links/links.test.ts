@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { linksExportRun } from "../../src/commands/links/export.js";
 import { linksListRun } from "../../src/commands/links/list.js";
 import { linksSingleRun } from "../../src/commands/links/single.js";
-import { makeCampaign, runCommand } from "../campaigns/helpers.js";
+import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import type { testContext } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 
@@ -15,7 +15,7 @@ beforeEach(async () => {
 });
 
 const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
-  runCommand(s.sb, fn, o, opts);
+  runFn(s, (ctx) => fn(o, ctx), opts);
 
 const single = (verb: "get" | "create" | "pause" | "resume", externalId: string, campaign = "camp") => ({
   verb,
@@ -27,7 +27,7 @@ describe("links get | create | pause | resume", () => {
   it("create says created, then 'already existed (status kept)'; pause and resume via PATCH", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run(linksSingleRun, single("create", "cr-0001"), { globals: { json: true } });
-    expect(first.code).toBe(0);
+    expect(first.exitCode).toBe(0);
     expect(first.stderr).toMatch(/Created the share link for cr-0001/);
     const link = JSON.parse(first.stdout);
     expect(link).toMatchObject({ creator: { externalId: "cr-0001" }, active: true });
@@ -37,7 +37,7 @@ describe("links get | create | pause | resume", () => {
     expect(JSON.parse(paused.stdout).deactivatedAt).not.toBeNull();
 
     const again = await run(linksSingleRun, single("create", "cr-0001"));
-    expect(again.code).toBe(0);
+    expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/already existed \(status kept: paused\)/);
     expect(again.stdout).toMatch(/^active\tno$/m);
     expect(again.stdout).toContain(`shareUrl\t${link.shareUrl}`);
@@ -53,11 +53,11 @@ describe("links get | create | pause | resume", () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     await run(linksSingleRun, single("create", "cr-0001"));
     const p1 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
-    expect(p1.code).toBe(0);
+    expect(p1.exitCode).toBe(0);
     expect(p1.stderr).toMatch(/^Paused the share link for cr-0001 on campaign camp\.$/m);
     const pausedAt = JSON.parse(p1.stdout).deactivatedAt;
     const p2 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
-    expect(p2.code).toBe(0);
+    expect(p2.exitCode).toBe(0);
     expect(p2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already paused; nothing changed.\n",
     );
@@ -65,29 +65,29 @@ describe("links get | create | pause | resume", () => {
     const r1 = await run(linksSingleRun, single("resume", "cr-0001"));
     expect(r1.stderr).toMatch(/^Resumed the share link/);
     const r2 = await run(linksSingleRun, single("resume", "cr-0001"));
-    expect(r2.code).toBe(0);
+    expect(r2.exitCode).toBe(0);
     expect(r2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already active; nothing changed.\n",
     );
     expect(r2.stdout).toMatch(/^active\tyes$/m);
     // Pausing a link that does not exist is still a 404 (exit 5) with the next step.
     const none = await run(linksSingleRun, single("pause", "cr-0002"));
-    expect(none.code).toBe(5);
+    expect(none.exitCode).toBe(5);
     expect(none.error).toMatch(/partner-cli links create camp cr-0002/);
   });
 
   it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const unknown = await run(linksSingleRun, single("create", "nobody"));
-    expect(unknown.code).toBe(5);
+    expect(unknown.exitCode).toBe(5);
     expect(unknown.error).toMatch(/roster get nobody/);
     const inactive = await run(linksSingleRun, single("create", "cr-0012"));
-    expect(inactive.code).toBe(6);
+    expect(inactive.exitCode).toBe(6);
     const noLink = await run(linksSingleRun, single("get", "cr-0002"));
-    expect(noLink.code).toBe(5);
+    expect(noLink.exitCode).toBe(5);
     expect(noLink.error).toMatch(/partner-cli links create camp cr-0002/);
     const noCampaign = await run(linksSingleRun, single("get", "cr-0002", "no-such-campaign"));
-    expect(noCampaign.code).toBe(5);
+    expect(noCampaign.exitCode).toBe(5);
     expect(noCampaign.error).toMatch(/No campaign has the external reference "no-such-campaign"/);
   });
 
@@ -96,7 +96,7 @@ describe("links get | create | pause | resume", () => {
     const id = "a/b c%ü";
     await s.http("PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
     const r = await run(linksSingleRun, single("create", id), { globals: { json: true } });
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).creator.externalId).toBe(id);
   });
 });
@@ -129,7 +129,7 @@ describe("links list | export", () => {
     const dir = mkdtempSync(join(tmpdir(), "links-export-"));
     const file = join(dir, "links.csv");
     const f = await run(linksExportRun, { campaign: "camp", out: file });
-    expect(f.code).toBe(0);
+    expect(f.exitCode).toBe(0);
     expect(f.stdout).toBe("");
     expect(readFileSync(file, "utf8")).toBe(out.stdout);
     expect(readdirSync(dir)).toEqual(["links.csv"]); // no temporary file left

@@ -7,7 +7,7 @@ import { type Clock, Context } from "../../src/context.js";
 import { CancelledError, PendingError } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
-import { makeCampaign } from "../campaigns/helpers.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 

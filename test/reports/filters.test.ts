@@ -3,7 +3,7 @@
 import { existsSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { makeCampaign } from "../campaigns/helpers.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";

@@ -9,29 +9,14 @@ import { sandboxResetRun } from "../../src/commands/sandbox/reset.js";
 import { sandboxSimulateRun } from "../../src/commands/sandbox/simulate.js";
 import { type StartedInfo, sandboxStartRun } from "../../src/commands/sandbox/start.js";
 import { ApiError, DeclinedError, UsageError } from "../../src/errors.js";
-import type { Prompter } from "../../src/io/prompter.js";
 import { run } from "../../src/main.js";
 import { strictMe } from "../../src/spec/me.js";
 import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
+import { scriptedPrompter } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
 const s = useSandbox();
-
-function confirmer(answer: boolean, asked: string[] = []): Prompter {
-  const no = () => {
-    throw new Error("unexpected prompt");
-  };
-  return {
-    input: no,
-    password: no,
-    select: no,
-    async confirm(o) {
-      asked.push(o.message);
-      return answer;
-    },
-  };
-}
 
 const creatorCount = async () => (await s.http("GET", "/creators")).body.totalCount as number;
 
@@ -83,21 +68,28 @@ describe("sandbox reset", () => {
     expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("--no-input on a terminal is refused too", async () => {
-    const { ctx } = s.context({ tty: true, globals: { input: false }, prompter: confirmer(true) });
+    const { ctx } = s.context({
+      tty: true,
+      globals: { input: false },
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
+    });
     await expect(sandboxResetRun({}, ctx)).rejects.toBeInstanceOf(DeclinedError);
     await ctx.close();
     expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("on a terminal it asks; no keeps the data", async () => {
-    const asked: string[] = [];
-    const { ctx } = s.context({ tty: true, prompter: confirmer(false, asked) });
+    const prompter = scriptedPrompter([{ kind: "confirm", answer: false }]);
+    const { ctx } = s.context({ tty: true, prompter });
     await expect(sandboxResetRun({}, ctx)).rejects.toBeInstanceOf(DeclinedError);
     await ctx.close();
-    expect(asked[0]).toContain(s.url);
+    expect(prompter.asked[0]?.message).toContain(s.url);
     expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("on a terminal, yes resets", async () => {
-    const { ctx, stdout } = s.context({ tty: true, prompter: confirmer(true) });
+    const { ctx, stdout } = s.context({
+      tty: true,
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
+    });
     await sandboxResetRun({ seed: "empty" }, ctx);
     await ctx.close();
     expect(stdout()).toMatch(/seed\s+empty/);
@@ -107,7 +99,7 @@ describe("sandbox reset", () => {
     await s.http("PUT", "/creators/gone-soon", { body: { name: "Gone" } });
     const { ctx, stdout, stderr } = s.context({
       globals: { yes: true, json: true },
-      prompter: confirmer(false),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: false }]),
     });
     await sandboxResetRun({ seed: "demo" }, ctx);
     await ctx.close();

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { runIn, scriptedPrompter } from "../cli/run-helper.js";
+import { scriptedPrompter } from "../helpers/fixtures.js";
+import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { type Receiver, receiver } from "../sandbox/webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -232,13 +233,13 @@ describe("list, get, update, delete, rotate-secret", () => {
     expect(refused.stderr).toContain("--yes");
     const declined = await run(["webhooks", "delete", id], {
       tty: true,
-      prompter: scriptedPrompter({ confirm: [false] }),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: false }]),
     });
     expect(declined.exitCode).toBe(2);
     expect(await count()).toBe(1);
     const asked = await run(["webhooks", "delete", id], {
       tty: true,
-      prompter: scriptedPrompter({ confirm: [true] }),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
     });
     expect(asked.exitCode).toBe(0);
     expect(await count()).toBe(0);
