@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { strictCampaigns } from "../../src/spec/campaigns.js";
 import { http } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { body, createCampaign, eventsOf, offer, shift } from "./campaigns-fixtures.js";
+import { body, eventsOf, offer, shift } from "./campaigns-fixtures.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -15,7 +16,7 @@ const post = async (over: Record<string, unknown>) =>
 describe("POST /campaigns", () => {
   it("creates a draft (201) with derived fields and no event", async () => {
     const before = eventsOf(s.sb, "campaign.status_changed").length;
-    const c = await createCampaign(s.sb, {
+    const c = await makeCampaign(s.sb, {
       name: "  Spring push  ",
       commission: { rate: "0.125", estimatedUnitSalePrice: 3.99 },
       codeLimit: 500,
@@ -47,13 +48,13 @@ describe("POST /campaigns", () => {
 
   it("estimatedPerRedemption is rate × price rounded half-even to 4 places", async () => {
     // 0.0125 × 0.5 = 0.00625 → 0.0062 (ties to even); 0.0375 × 0.5 = 0.01875 → 0.0188
-    const a = await createCampaign(s.sb, { commission: { rate: 0.0125, estimatedUnitSalePrice: 0.5 } });
+    const a = await makeCampaign(s.sb, { commission: { rate: 0.0125, estimatedUnitSalePrice: 0.5 } });
     expect(a.commission.estimatedPerRedemption).toBe(0.0062);
-    const b = await createCampaign(s.sb, { commission: { rate: 0.0375, estimatedUnitSalePrice: 0.5 } });
+    const b = await makeCampaign(s.sb, { commission: { rate: 0.0375, estimatedUnitSalePrice: 0.5 } });
     expect(b.commission.estimatedPerRedemption).toBe(0.0188);
-    const c = await createCampaign(s.sb, { commission: { rate: 1, estimatedUnitSalePrice: 100000 } });
+    const c = await makeCampaign(s.sb, { commission: { rate: 1, estimatedUnitSalePrice: 100000 } });
     expect(c.commission).toEqual({ rate: 1, estimatedUnitSalePrice: 100000, estimatedPerRedemption: 100000 });
-    const z = await createCampaign(s.sb, { commission: { rate: 0, estimatedUnitSalePrice: 0 } });
+    const z = await makeCampaign(s.sb, { commission: { rate: 0, estimatedUnitSalePrice: 0 } });
     expect(z.commission.estimatedPerRedemption).toBe(0);
   });
 
@@ -77,7 +78,7 @@ describe("POST /campaigns", () => {
       ["commission.estimatedUnitSalePrice"],
     );
     // Floats that multiply badly (0.29 × 100 = 28.999999999999996) are still 2 places.
-    const ok = await createCampaign(s.sb, { commission: { rate: "0.1000", estimatedUnitSalePrice: 0.29 } });
+    const ok = await makeCampaign(s.sb, { commission: { rate: "0.1000", estimatedUnitSalePrice: 0.29 } });
     expect(ok.commission.estimatedUnitSalePrice).toBe(0.29);
     expect(ok.commission.rate).toBe(0.1);
   });
@@ -124,7 +125,7 @@ describe("POST /campaigns", () => {
     expectError(await post({ name: "a\nb" }), 400, "validation_failed", ["name"]);
     expectError(await post({ name: "   " }), 400, "validation_failed", ["name"]);
     expectError(await post({ name: "x".repeat(121) }), 400, "validation_failed", ["name"]);
-    const c = await createCampaign(s.sb, { name: ` ${"x".repeat(120)} ` });
+    const c = await makeCampaign(s.sb, { name: ` ${"x".repeat(120)} ` });
     expect(c.name).toBe("x".repeat(120));
   });
 
@@ -169,8 +170,8 @@ describe("POST /campaigns", () => {
     ]);
     expectError(await post({ dates: { from } }), 400, "validation_failed", ["dates.through"]);
     // The whole window, and a single day, are fine.
-    expect((await createCampaign(s.sb, { dates: { from, through } })).dates).toEqual({ from, through });
-    expect((await createCampaign(s.sb, { dates: { from, through: from } })).dates).toEqual({
+    expect((await makeCampaign(s.sb, { dates: { from, through } })).dates).toEqual({ from, through });
+    expect((await makeCampaign(s.sb, { dates: { from, through: from } })).dates).toEqual({
       from,
       through: from,
     });
@@ -182,9 +183,9 @@ describe("POST /campaigns", () => {
     // oats has 50,000 available
     const d = expectError(await post({ codeLimit: 50_001 }), 400, "validation_failed", ["codeLimit"]);
     expect(d!.codeLimit![0]).toMatch(/50000/);
-    expect((await createCampaign(s.sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
+    expect((await makeCampaign(s.sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
     // unknown supply (null) is bounded only by 10,000,000
-    const big = await createCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 10_000_000 });
+    const big = await makeCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 10_000_000 });
     expect(big.codes.remaining).toBe(10_000_000);
   });
 
@@ -207,7 +208,7 @@ describe("POST /campaigns", () => {
     expectError(await post({ ...soda, retailer: { name: "FreshMart" } }), 400, "validation_failed", [
       "retailer.emailDomain",
     ]);
-    const c = await createCampaign(s.sb, {
+    const c = await makeCampaign(s.sb, {
       ...soda,
       retailer: { emailDomain: "FreshMart.example", name: " FreshMart " },
     });
@@ -220,7 +221,7 @@ describe("POST /campaigns", () => {
       ["retailer.emailDomain"],
     );
     // Optional where not required
-    const z = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 25 });
+    const z = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 25 });
     expect(z.retailer).toBeNull();
   });
 
@@ -229,7 +230,7 @@ describe("POST /campaigns", () => {
       "externalReference",
     ]);
     expectError(await post({ externalReference: 12 }), 400, "validation_failed", ["externalReference"]);
-    const first = await createCampaign(s.sb, { externalReference: "dup-ref" });
+    const first = await makeCampaign(s.sb, { externalReference: "dup-ref" });
     const res = await post({ externalReference: "dup-ref" });
     expectError(res, 409, "conflict");
     expect(res.body.error.message).toContain(first.id);
@@ -250,8 +251,8 @@ describe("POST /campaigns", () => {
     });
     strict(strictCampaigns.Campaign, globex, 201);
     // null externalReference is allowed many times
-    expect((await createCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
-    expect((await createCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
+    expect((await makeCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
+    expect((await makeCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
   });
 
   it("a brand the organization lost access to: 409", async () => {
@@ -273,7 +274,7 @@ describe("POST /campaigns", () => {
 describe("GET /campaigns/{id}", () => {
   it("404 for unknown and for another organization's campaign", async () => {
     expectError(await s.http("GET", "/campaigns/00000000-0000-4000-8000-000000000000"), 404, "not_found");
-    const mine = await createCampaign(s.sb);
+    const mine = await makeCampaign(s.sb);
     expectError(
       await s.http("GET", `/campaigns/${mine.id}`, { key: s.sb.testKeys.otherOrgKey }),
       404,

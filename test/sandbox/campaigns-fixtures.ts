@@ -42,18 +42,6 @@ export async function body(sb: RunningSandbox, over: Record<string, unknown> = {
   };
 }
 
-export async function createCampaign(
-  sb: RunningSandbox,
-  over: Record<string, unknown> = {},
-): Promise<Campaign> {
-  const res = await http(sb, "POST", "/campaigns", { body: await body(sb, over) });
-  return strict(strictCampaigns.Campaign, res, 201);
-}
-
-export async function getCampaign(sb: RunningSandbox, id: string): Promise<Campaign> {
-  return strict(strictCampaigns.Campaign, await http(sb, "GET", `/campaigns/${id}`));
-}
-
 export async function setStatus(sb: RunningSandbox, id: string, status: string): Promise<Campaign> {
   return strict(
     strictCampaigns.Campaign,

@@ -2,15 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { type Campaign, strictCampaigns } from "../../src/spec/campaigns.js";
 import { expectError, strict } from "./core-util.js";
-import {
-  createCampaign,
-  eventsOf,
-  getCampaign,
-  handOut,
-  offer,
-  setStatus,
-  shift,
-} from "./campaigns-fixtures.js";
+import { eventsOf, handOut, offer, setStatus, shift } from "./campaigns-fixtures.js";
+import { getCampaign, makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -23,7 +16,7 @@ const advance = (duration: string) => s.http("POST", "/advance", { control: true
 
 describe("PATCH merge semantics (rules 1, 4, 5)", () => {
   it("absent or null keeps; only sent fields change; no event; updatedAt moves only on change", async () => {
-    const c = await createCampaign(s.sb, {
+    const c = await makeCampaign(s.sb, {
       name: "Before",
       commission: { rate: 0.2, estimatedUnitSalePrice: 5 },
     });
@@ -44,7 +37,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
   });
 
   it("dates merge per nested field; omitted or null nested fields keep", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     const through = shift(c.dates.through, 3);
     const a = await patchOk(c.id, { dates: { through } });
     expect(a.dates).toEqual({ from: c.dates.from, through });
@@ -53,7 +46,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
   });
 
   it("dates stay inside the offer's redemption dates and in order", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     const o = await offer(s.sb, SEED.offers.oats);
     expectError(
       await patch(c.id, { dates: { through: shift(o.redemptionDates!.through, 1) } }),
@@ -85,7 +78,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
   });
 
   it("commission merges per nested field and recomputes estimatedPerRedemption", async () => {
-    const c = await createCampaign(s.sb, { commission: { rate: 0.1, estimatedUnitSalePrice: 10 } });
+    const c = await makeCampaign(s.sb, { commission: { rate: 0.1, estimatedUnitSalePrice: 10 } });
     const a = await patchOk(c.id, { commission: { rate: "0.25" } });
     expect(a.commission).toEqual({ rate: 0.25, estimatedUnitSalePrice: 10, estimatedPerRedemption: 2.5 });
     const b = await patchOk(c.id, { commission: { rate: null, estimatedUnitSalePrice: 3.33 } });
@@ -106,14 +99,14 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
   });
 
   it("name rules apply on PATCH", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     expectError(await patch(c.id, { name: "two\nlines" }), 400, "validation_failed", ["name"]);
     expectError(await patch(c.id, { name: "" }), 400, "validation_failed", ["name"]);
     expectError(await patch(c.id, { name: "n".repeat(121) }), 400, "validation_failed", ["name"]);
   });
 
   it("non-object bodies are refused", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     expectError(await patch(c.id, [1]), 400, "validation_failed");
     expectError(await patch(c.id, "x"), 400, "validation_failed");
   });
@@ -121,7 +114,7 @@ describe("PATCH merge semantics (rules 1, 4, 5)", () => {
 
 describe("immutable fields (rule 6)", () => {
   it("baseGs1 and externalReference cannot be changed → 400", async () => {
-    const c = await createCampaign(s.sb, { externalReference: "immutable-1" });
+    const c = await makeCampaign(s.sb, { externalReference: "immutable-1" });
     expectError(await patch(c.id, { baseGs1: SEED.offers.oatsUnknownSupply }), 400, "validation_failed", [
       "baseGs1",
     ]);
@@ -137,7 +130,7 @@ describe("immutable fields (rule 6)", () => {
 
 describe("codeLimit (rule 2)", () => {
   it("is the new absolute total; lowered down to issued + testCodes", async () => {
-    const c = await createCampaign(s.sb, { codeLimit: 100 });
+    const c = await makeCampaign(s.sb, { codeLimit: 100 });
     handOut(s.sb, c.id, 30, 5);
     const d = expectError(await patch(c.id, { codeLimit: 34 }), 400, "validation_failed", ["codeLimit"]);
     expect(d!.codeLimit![0]).toMatch(/35/);
@@ -152,7 +145,7 @@ describe("codeLimit (rule 2)", () => {
   });
 
   it("raise: bounded by the offer's available codes", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 }); // 25 available
+    const c = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 }); // 25 available
     expect((await patchOk(c.id, { codeLimit: 25 })).codes.limit).toBe(25);
     expectError(await patch(c.id, { codeLimit: 26 }), 400, "validation_failed", ["codeLimit"]);
     // With 20 handed out and 25 left on the offer, the new remainder (limit - 20) may be 25.
@@ -162,7 +155,7 @@ describe("codeLimit (rule 2)", () => {
 
   it("raise refused (409) when the campaign ended, the offer is not available, or it has no codes left", async () => {
     const o = await offer(s.sb, SEED.offers.oatsUnknownSupply);
-    const c = await createCampaign(s.sb, { baseGs1: o.baseGs1, codeLimit: 10 });
+    const c = await makeCampaign(s.sb, { baseGs1: o.baseGs1, codeLimit: 10 });
     const setOffer = (b: unknown) => s.http("POST", `/offers/${o.baseGs1}`, { control: true, body: b });
     try {
       await setOffer({ state: "temporarily_unavailable" });
@@ -187,7 +180,7 @@ describe("codeLimit (rule 2)", () => {
 
 describe("retailer (rule 3)", () => {
   it("null clears, an object replaces; both fields together; allowedRetailers apply", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+    const c = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     const a = await patchOk(c.id, { retailer: { emailDomain: "freshmart.example", name: "FreshMart" } });
     expect(a.retailer).toEqual({ emailDomain: "freshmart.example", name: "FreshMart" });
     const b = await patchOk(c.id, { retailer: null });
@@ -213,7 +206,7 @@ describe("retailer (rule 3)", () => {
   });
 
   it("an offer that requires a retailer refuses null", async () => {
-    const c = await createCampaign(s.sb, {
+    const c = await makeCampaign(s.sb, {
       baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
@@ -223,7 +216,7 @@ describe("retailer (rule 3)", () => {
   });
 
   it("once canChangeRetailer is false the emailDomain is fixed; the name changes with the same domain", async () => {
-    const c = await createCampaign(s.sb, {
+    const c = await makeCampaign(s.sb, {
       baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
@@ -242,7 +235,7 @@ describe("retailer (rule 3)", () => {
   });
 
   it("an unrestricted campaign cannot gain a restriction once a code is prepared", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+    const c = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     handOut(s.sb, c.id, 0, 1);
     expectError(
       await patch(c.id, { retailer: { emailDomain: "freshmart.example", name: "FreshMart" } }),
@@ -256,7 +249,7 @@ describe("retailer (rule 3)", () => {
 
 describe("PATCH errors", () => {
   it("404 for unknown and another organization's campaign; 403 read-only", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     expectError(await patch("00000000-0000-4000-8000-000000000000", { name: "x" }), 404, "not_found");
     expectError(
       await s.http("PATCH", `/campaigns/${c.id}`, { key: s.sb.testKeys.otherOrgKey, body: { name: "x" } }),

@@ -3,16 +3,8 @@ import { describe, expect, it } from "vitest";
 import { strictCampaigns } from "../../src/spec/campaigns.js";
 import { strictEvents } from "../../src/spec/events.js";
 import { expectError, strict } from "./core-util.js";
-import {
-  brandAccess,
-  createCampaign,
-  eventsOf,
-  getCampaign,
-  link,
-  path,
-  putCreator,
-  setStatus,
-} from "./campaigns-fixtures.js";
+import { brandAccess, eventsOf, link, path, putCreator, setStatus } from "./campaigns-fixtures.js";
+import { getCampaign, makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -22,7 +14,7 @@ const post = (id: string, body: unknown) => box.http("POST", `/campaigns/${id}/s
 
 describe("status transitions", () => {
   it("draft → active → paused → active → ended, each emitting campaign.status_changed", async () => {
-    const c = await createCampaign(box.sb, { externalReference: "status-walk" });
+    const c = await makeCampaign(box.sb, { externalReference: "status-walk" });
     const seen = () =>
       eventsOf(box.sb, "campaign.status_changed").filter(
         (e) => (e.data.campaign as { id: string }).id === c.id,
@@ -56,16 +48,16 @@ describe("status transitions", () => {
   });
 
   it("draft → ended directly; paused → ended", async () => {
-    const a = await createCampaign(box.sb);
+    const a = await makeCampaign(box.sb);
     expect((await setStatus(box.sb, a.id, "ended")).status).toBe("ended");
-    const b = await createCampaign(box.sb);
+    const b = await makeCampaign(box.sb);
     await setStatus(box.sb, b.id, "active");
     await setStatus(box.sb, b.id, "paused");
     expect((await setStatus(box.sb, b.id, "ended")).status).toBe("ended");
   });
 
   it("same status → 200 unchanged, no event, updatedAt kept", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     const n0 = eventsOf(box.sb, "campaign.status_changed").length;
     await box.http("POST", "/advance", { control: true, body: { duration: "1m" } });
     expect(await setStatus(box.sb, c.id, "draft")).toEqual(c);
@@ -79,7 +71,7 @@ describe("status transitions", () => {
   });
 
   it("transitions outside the table → 409 conflict; ended is final", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     expectError(await post(c.id, { status: "paused" }), 409, "conflict");
     await setStatus(box.sb, c.id, "active");
     expectError(await post(c.id, { status: "draft" }), 409, "conflict");
@@ -90,7 +82,7 @@ describe("status transitions", () => {
   });
 
   it("invalid status values → 400", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     for (const b of [{ status: "archived" }, { status: "ACTIVE" }, { status: 1 }, {}, [], "active"])
       expectError(await post(c.id, b), 400, "validation_failed");
     expectError(await post(c.id, { status: "live" }), 400, "validation_failed", ["status"]);
@@ -98,7 +90,7 @@ describe("status transitions", () => {
   });
 
   it("404 for another organization's campaign; 403 for a read-only key", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     expectError(
       await box.http("POST", `/campaigns/${c.id}/status`, {
         key: box.sb.testKeys.otherOrgKey,
@@ -120,7 +112,7 @@ describe("status transitions", () => {
 
 describe("view-only campaigns (brand access lost)", () => {
   it("reads work, allowedStatuses is empty, every change answers 409; restored access lifts it", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
+    const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
     await setStatus(box.sb, c.id, "active");
     await putCreator(box.sb, "vo-1");
     await putCreator(box.sb, "vo-2");
@@ -165,7 +157,7 @@ describe("view-only campaigns (brand access lost)", () => {
   });
 
   it("a view-only draft cannot be activated", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
+    const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 10 });
     await brandAccess(box.sb, c.offer.brand.id, false);
     try {
       expect((await getCampaign(box.sb, c.id)).allowedStatuses).toEqual([]);

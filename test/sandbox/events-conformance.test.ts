@@ -3,7 +3,8 @@
 import { expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { verifySignature } from "../../src/webhooks/signature.js";
-import { events, makeCampaign, simulate } from "./traffic-util.js";
+import { events } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { receiver, until } from "./webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
@@ -16,7 +17,7 @@ it("every logged event parses strictly for its type and is delivered once with a
     const reg = await s.http("POST", "/webhooks", { body: { url: rx.url, eventTypes: [...EVENT_TYPES] } });
     expect(reg.status).toBe(201);
     const secret: string = reg.body.secret;
-    const c = await makeCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 20 });
+    const c = await makeCampaign(s.sb, { ...TRAFFIC, baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 20 });
     await simulate(s.sb, { campaign: c.id, claims: 19, redemptions: 5, exclusions: 2, restorations: 1 });
     await simulate(s.sb, { campaign: c.id, claims: 5 });
     await s.http("POST", `/campaigns/${c.id}/status`, { body: { status: "paused" } });

@@ -7,16 +7,8 @@ import { strictEvents } from "../../src/spec/events.js";
 import { type AssignmentJob, strictLinks } from "../../src/spec/links.js";
 import { http, type RunningSandbox, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import {
-  brandAccess,
-  createCampaign,
-  eventsOf,
-  link,
-  main,
-  path,
-  putCreator,
-  setStatus,
-} from "./campaigns-fixtures.js";
+import { brandAccess, eventsOf, link, main, path, putCreator, setStatus } from "./campaigns-fixtures.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -49,7 +41,7 @@ async function poll(s: RunningSandbox, campaignId: string, jobId: string, everyM
 
 describe("request body", () => {
   it("externalIds (1..10,000 strings, scope optional 'selected') xor scope 'roster'", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     const n0 = jobsCount(box.sb);
     const bad: [unknown, string[] | undefined][] = [
       [{}, ["externalIds"]],
@@ -85,7 +77,7 @@ describe("request body", () => {
 
 describe("selection summary and job", () => {
   it("selected: duplicates once, unknown and inactive unmatched, already-linked skipped; job completes", async () => {
-    const c = await createCampaign(box.sb, { externalReference: "assign-sel" });
+    const c = await makeCampaign(box.sb, { externalReference: "assign-sel" });
     await batch(box.sb, [
       { externalId: "s-1", name: "One" },
       { externalId: "s-2", name: "Two" },
@@ -155,7 +147,7 @@ describe("selection summary and job", () => {
   });
 
   it("unmatchedSample holds at most 50 entries; unassignableExternalIds is complete", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     await putCreator(box.sb, "real-1");
     const ghosts = Array.from({ length: 120 }, (_, i) => `ghost-${i}`);
     const { job, selection } = strict(
@@ -172,7 +164,7 @@ describe("selection summary and job", () => {
   });
 
   it("creators deactivated after queueing fail and are listed", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     await batch(box.sb, [
       { externalId: "d-1", name: "D1" },
       { externalId: "d-2", name: "D2" },
@@ -193,7 +185,7 @@ describe("selection summary and job", () => {
 describe("refusals (no job created)", () => {
   it("400 when nothing can be assigned: all already linked, none matched, empty active roster", async () => {
     await withSandbox({ seed: "empty" }, async ({ sb: fresh }) => {
-      const c = await createCampaign(fresh);
+      const c = await makeCampaign(fresh);
       expectError(await assign(fresh, c.id, { scope: "roster" }), 400, "validation_failed");
       await putCreator(fresh, "r-1");
       await putCreator(fresh, "r-off", { active: false });
@@ -210,7 +202,7 @@ describe("refusals (no job created)", () => {
   });
 
   it("409 while another job is queued or running (names the job), 409 ended, 409 brand access lost", async () => {
-    const c = await createCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+    const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     await batch(box.sb, [
       { externalId: "q-1", name: "Q1" },
       { externalId: "q-2", name: "Q2" },
@@ -251,8 +243,8 @@ describe("refusals (no job created)", () => {
 
 describe("GET job", () => {
   it("404 for an unknown job, a job of another campaign, another organization", async () => {
-    const c = await createCampaign(box.sb);
-    const other = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
+    const other = await makeCampaign(box.sb);
     await putCreator(box.sb, "g-1");
     const { job } = strict(
       strictLinks.AssignmentAccepted,
@@ -280,7 +272,7 @@ describe("GET job", () => {
 
 describe("failed jobs", () => {
   it("fail-next-job: the job fails part-way, emits nothing, lists every creator without a link", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     const ids = Array.from({ length: 10 }, (_, i) => `f-${i}`);
     await batch(
       box.sb,
@@ -317,7 +309,7 @@ describe("failed jobs", () => {
   });
 
   it("a campaign ended while its job runs fails the job", async () => {
-    const c = await createCampaign(box.sb);
+    const c = await makeCampaign(box.sb);
     const ids = Array.from({ length: 5 }, (_, i) => `e-${i}`);
     await batch(
       box.sb,
@@ -348,7 +340,7 @@ describe("a 10,000-creator roster", () => {
           })),
         );
       await batch(big, [{ externalId: "big-off", name: "Off", active: false }]);
-      const c = await createCampaign(big, { codeLimit: 1000 });
+      const c = await makeCampaign(big, { codeLimit: 1000 });
       const res = await assign(big, c.id, { scope: "roster" });
       const { job, selection } = strict(strictLinks.AssignmentAccepted, res, 202);
       expect(selection).toEqual({
@@ -407,7 +399,7 @@ describe("restart", () => {
           first,
           Array.from({ length: 750 }, (_, i) => ({ externalId: `rs-${b}-${i}`, name: `R ${b}/${i}` })),
         );
-      const c = await createCampaign(first);
+      const c = await makeCampaign(first);
       campaignId = c.id;
       const { job } = strict(
         strictLinks.AssignmentAccepted,

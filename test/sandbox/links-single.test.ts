@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { SHORT_CODE_RE, strictLinks } from "../../src/spec/links.js";
 import { expectError, strict } from "./core-util.js";
-import { brandAccess, createCampaign, link, path, putCreator, setStatus } from "./campaigns-fixtures.js";
+import { brandAccess, link, path, putCreator, setStatus } from "./campaigns-fixtures.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -13,7 +14,7 @@ const advance = (duration: string) => s.http("POST", "/advance", { control: true
 
 describe("POST /campaigns/{id}/creators/{externalId}", () => {
   it("201 with a new active link; the campaign is not activated", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "ada", { name: "Ada Brooks" });
     const l = await link(s.sb, c.id, "ada", 201);
     expect(l.creator).toEqual({ externalId: "ada", name: "Ada Brooks" });
@@ -30,7 +31,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("200 with the existing link on repeat, keeping its status (a paused link stays paused)", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "bao");
     const first = await link(s.sb, c.id, "bao", 201);
     await advance("5m");
@@ -44,7 +45,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("short codes are unique", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     const codes = new Set<string>();
     for (let i = 0; i < 40; i++) {
       await putCreator(s.sb, `u${i}`);
@@ -54,7 +55,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("refusals: 404 unknown creator or campaign, 409 ended, 409 deactivated creator, 409 brand access lost", async () => {
-    const c = await createCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+    const c = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
     await putCreator(s.sb, "carmen");
     expectError(await s.http("POST", path(c.id, "nobody")), 404, "not_found");
     expectError(
@@ -94,7 +95,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("links can be created on draft, active and paused campaigns", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "st-1");
     await putCreator(s.sb, "st-2");
     await putCreator(s.sb, "st-3");
@@ -106,7 +107,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
   });
 
   it("externalIds with '/', '%', spaces and unicode work in every link route", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     const ids = ["team/alpha", "100%real", "two words", "Zoë 🌟", "a%2Fb", "?q=1#x", "ü/%20 x"];
     for (const id of ids) {
       await putCreator(s.sb, id, { name: `N ${id}` });
@@ -130,7 +131,7 @@ describe("POST /campaigns/{id}/creators/{externalId}", () => {
 
 describe("GET links", () => {
   it("one link: 404 for a creator without a link, unknown creator, another organization", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "nolink");
     expectError(await s.http("GET", path(c.id, "nolink")), 404, "not_found");
     expectError(await s.http("GET", path(c.id, "ghost")), 404, "not_found");
@@ -144,7 +145,7 @@ describe("GET links", () => {
   });
 
   it("list: paged wrapper, active filter checks the link status (not the roster), activeOnRoster", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     for (const id of ["l-a", "l-b", "l-c", "l-d", "l-e"]) {
       await putCreator(s.sb, id);
       await link(s.sb, c.id, id);
@@ -171,7 +172,7 @@ describe("GET links", () => {
     expectError(await s.http("GET", `${path(c.id)}?active=maybe`), 400, "validation_failed", ["active"]);
     expectError(await s.http("GET", path("00000000-0000-4000-8000-000000000000")), 404, "not_found");
     // a campaign without links
-    const empty = await createCampaign(s.sb);
+    const empty = await makeCampaign(s.sb);
     expect(strict(strictLinks.ShareLinkPage, await s.http("GET", path(empty.id)))).toEqual({
       items: [],
       page: 0,
@@ -183,7 +184,7 @@ describe("GET links", () => {
 
 describe("PATCH {active}", () => {
   it("false sets deactivatedAt, true clears it; repeating keeps the first time", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "p-1");
     const l = await link(s.sb, c.id, "p-1");
     await advance("1h");
@@ -211,7 +212,7 @@ describe("PATCH {active}", () => {
   });
 
   it("400 for a non-boolean or missing active; 404 without a link; works on an ended campaign", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "p-2");
     await link(s.sb, c.id, "p-2");
     for (const b of [{ active: "false" }, { active: 0 }, { active: null }, {}, [true], "x"])
@@ -234,7 +235,7 @@ describe("PATCH {active}", () => {
   });
 
   it("resuming the link of a deactivated creator is allowed; activeOnRoster stays false", async () => {
-    const c = await createCampaign(s.sb);
+    const c = await makeCampaign(s.sb);
     await putCreator(s.sb, "p-3");
     await link(s.sb, c.id, "p-3");
     await s.http("PATCH", path(c.id, "p-3"), { body: { active: false } });

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { feedAll, makeCampaign, simulate } from "./traffic-util.js";
+import { feedAll } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -13,7 +14,7 @@ const page = async (sb: RunningSandbox, q: string) =>
 describe("redemptions feed", () => {
   const s = useSandbox();
   beforeAll(async () => {
-    await makeCampaign(s.sb, { externalReference: "feed" });
+    await makeCampaign(s.sb, { ...TRAFFIC, externalReference: "feed" });
     await simulate(s.sb, { claims: 300, redemptions: 250, testRedemptions: 0, days: 5, seed: 11 });
   });
 

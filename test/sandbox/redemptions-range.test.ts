@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { dayIn, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
+import { instantIn } from "./traffic-util.js";
+import { NY, TRAFFIC, dayIn, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -20,12 +21,17 @@ describe("redemptions range mode", () => {
   beforeAll(async () => {
     d1 = dayIn(s.sb, NY, -1);
     d2 = dayIn(s.sb, NY, -2);
-    a = await makeCampaign(s.sb, { from: dayIn(s.sb, NY, -5), externalReference: "A" });
+    a = await makeCampaign(s.sb, {
+      ...TRAFFIC,
+      dates: { ...TRAFFIC.dates, from: dayIn(s.sb, NY, -5) },
+      externalReference: "A",
+    });
     b = await makeCampaign(s.sb, {
+      ...TRAFFIC,
       baseGs1: SEED.offers.sodaRetail,
       codeLimit: 20,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
-      from: dayIn(s.sb, NY, -1),
+      dates: { ...TRAFFIC.dates, from: dayIn(s.sb, NY, -1) },
       externalReference: "B",
     });
     sodaBrand = (await s.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body.brand.id;

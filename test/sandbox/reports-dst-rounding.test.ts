@@ -6,7 +6,8 @@ import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { strictReports } from "../../src/spec/reports.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
-import { advanceTo, dayIn, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
+import { advanceTo, instantIn } from "./traffic-util.js";
+import { NY, TRAFFIC, dayIn, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -43,10 +44,10 @@ describe("report days across a DST change", () => {
         const prev = Temporal.PlainDate.from(day).subtract({ days: 1 }).toString();
         const next = Temporal.PlainDate.from(day).add({ days: 1 }).toString();
         const c = await makeCampaign(sb, {
+          ...TRAFFIC,
           baseGs1: SEED.offers.oats,
           codeLimit: 1000,
-          from: prev,
-          through: next,
+          dates: { ...TRAFFIC.dates, from: prev, through: next },
           creators: ["cr-0001"],
         });
         await simulate(sb, { campaign: c.id, claims: 10, at: instantIn(NY, prev, "12:00:00") });
@@ -98,7 +99,11 @@ describe("commission rounding", () => {
       ];
       const ids: string[] = [];
       for (const [rate, price, n] of cases) {
-        const c = await makeCampaign(sb, { rate, price, creators: ["cr-0001"] });
+        const c = await makeCampaign(sb, {
+          ...TRAFFIC,
+          commission: { ...TRAFFIC.commission, rate: rate, estimatedUnitSalePrice: price },
+          creators: ["cr-0001"],
+        });
         ids.push(c.id);
         await simulate(sb, { campaign: c.id, claims: n, redemptions: n });
       }

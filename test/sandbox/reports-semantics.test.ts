@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { strictReports } from "../../src/spec/reports.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { dayIn, feedAll, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
+import { feedAll, instantIn } from "./traffic-util.js";
+import { NY, TRAFFIC, dayIn, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -30,18 +31,23 @@ describe("reports", () => {
     oats = (await box.http("GET", `/offers/${SEED.offers.oatsUnknownSupply}`)).body.brand.id;
     soda = (await box.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body.brand.id;
     // A: Oats, three creators; B: Soda, one creator; C: Oats draft without activity.
-    a = await makeCampaign(box.sb, { from: d3, externalReference: "A", rate: 0.1, price: 2.5 });
+    a = await makeCampaign(box.sb, {
+      ...TRAFFIC,
+      dates: { ...TRAFFIC.dates, from: d3 },
+      externalReference: "A",
+      commission: { ...TRAFFIC.commission, rate: 0.1, estimatedUnitSalePrice: 2.5 },
+    });
     b = await makeCampaign(box.sb, {
+      ...TRAFFIC,
       baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
-      from: d3,
+      dates: { ...TRAFFIC.dates, from: d3 },
       codeLimit: 1000,
       externalReference: "B",
-      rate: "0.125",
-      price: "1.00",
+      commission: { ...TRAFFIC.commission, rate: "0.125", estimatedUnitSalePrice: "1.00" },
       creators: ["cr-0004"],
     });
-    await makeCampaign(box.sb, { activate: false, externalReference: "C", creators: [] });
+    await makeCampaign(box.sb, { ...TRAFFIC, status: "draft", externalReference: "C", creators: [] });
     const at = (day: string, time: string) => instantIn(NY, day, time);
     // Codes: A 9 on d3, B 4 on d2; staff test codes on both.
     await simulate(box.sb, { campaign: "A", claims: 9, testCodes: 3, at: at(d3, "10:00:00"), seed: 1 });

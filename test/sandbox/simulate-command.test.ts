@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { makeCampaign } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const s = useSandbox();
@@ -12,7 +12,7 @@ let env: NodeJS.ProcessEnv;
 let id: string;
 beforeAll(async () => {
   env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-  id = (await makeCampaign(s.sb, { externalReference: "spring-oats", codeLimit: 10 })).id;
+  id = (await makeCampaign(s.sb, { ...TRAFFIC, externalReference: "spring-oats", codeLimit: 10 })).id;
 });
 
 const run = (args: string[]) => runIn(["sandbox", "simulate", ...args], { env });

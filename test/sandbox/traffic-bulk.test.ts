@@ -6,7 +6,8 @@ import { persistedBytes } from "../../src/sandbox/persist.js";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
-import { events, makeCampaign, simulate } from "./traffic-util.js";
+import { events } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const MILLION = 1_000_000;
@@ -16,7 +17,7 @@ describe("a million redemptions", () => {
   const box = useSandbox({ dataDir: dir });
   let id: string;
   beforeAll(async () => {
-    id = (await makeCampaign(box.sb, { codeLimit: 2_000_000, externalReference: "bulk" })).id;
+    id = (await makeCampaign(box.sb, { ...TRAFFIC, codeLimit: 2_000_000, externalReference: "bulk" })).id;
   });
 
   it("generates them without a million events", async () => {

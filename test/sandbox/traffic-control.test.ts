@@ -4,13 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { http } from "../helpers/sandbox.js";
 import { expectError } from "./core-util.js";
-import { dayIn, instantIn, makeCampaign, NY, simulate } from "./traffic-util.js";
+import { instantIn } from "./traffic-util.js";
+import { NY, TRAFFIC, dayIn, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { withSandbox } from "../helpers/harness.js";
 
 describe("link views", () => {
   it("counts a link open once per network origin per link per reporting day", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb, { creators: ["cr-0001", "cr-0002"] });
+      const c = await makeCampaign(sb, { ...TRAFFIC, creators: ["cr-0001", "cr-0002"] });
       const link = (await http(sb, "GET", `/campaigns/${c.id}/creators/cr-0001`)).body;
       const other = (await http(sb, "GET", `/campaigns/${c.id}/creators/cr-0002`)).body;
       const open = (shortCode: string, origin?: string) =>
@@ -40,7 +41,11 @@ describe("link views", () => {
 
   it("simulated views from one origin on one day count once per link", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb, { creators: ["cr-0001"], from: dayIn(sb, NY, -3) });
+      const c = await makeCampaign(sb, {
+        ...TRAFFIC,
+        creators: ["cr-0001"],
+        dates: { ...TRAFFIC.dates, from: dayIn(sb, NY, -3) },
+      });
       const d = dayIn(sb, NY, -1);
       await simulate(sb, {
         campaign: c.id,

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError } from "./core-util.js";
-import { events, feedAll, getCampaign, makeCampaign, simulate } from "./traffic-util.js";
+import { events, feedAll } from "./traffic-util.js";
+import { TRAFFIC, getCampaign, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -11,7 +12,7 @@ describe("simulate: codes, redemptions and their events", () => {
   const s = useSandbox();
   let c: { id: string };
   beforeAll(async () => {
-    c = await makeCampaign(s.sb, { externalReference: "sim-1" });
+    c = await makeCampaign(s.sb, { ...TRAFFIC, externalReference: "sim-1" });
   });
 
   it("claims codes through active links and emits code.issued", async () => {
@@ -137,6 +138,7 @@ describe("simulate: codes, redemptions and their events", () => {
 
   it("hands out no codes on a view-only campaign; its codes still redeem", async () => {
     const v = await makeCampaign(s.sb, {
+      ...TRAFFIC,
       baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
       codeLimit: 10,
@@ -153,8 +155,8 @@ describe("simulate: codes, redemptions and their events", () => {
   });
 
   it("by default covers every active campaign and splits the counts", async () => {
-    const d = await makeCampaign(s.sb, { creators: ["cr-0004"] });
-    await makeCampaign(s.sb, { activate: false, creators: ["cr-0005"] });
+    const d = await makeCampaign(s.sb, { ...TRAFFIC, creators: ["cr-0004"] });
+    await makeCampaign(s.sb, { ...TRAFFIC, status: "draft", creators: ["cr-0005"] });
     const r = await simulate(s.sb, { claims: 10 });
     expect(r.campaigns.map((x: { id: string }) => x.id).sort()).toEqual([c.id, d.id].sort());
     expect(r.claims).toBe(10);
@@ -220,7 +222,7 @@ describe("simulate: codes, redemptions and their events", () => {
 describe("simulate: restorations of exclusions made by the same call", () => {
   it("exclusions and restorations in one call: restorations may pick this call's exclusions", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb, { externalReference: "same-call" });
+      const c = await makeCampaign(sb, { ...TRAFFIC, externalReference: "same-call" });
       expect((await simulate(sb, { campaign: c.id, redemptions: 4, seed: 5 })).redemptions).toBe(4);
       const r = await simulate(sb, { campaign: "same-call", exclusions: 3, restorations: 2, seed: 6 });
       expect(r).toMatchObject({ exclusions: 3, restorations: 2, notes: [] });
@@ -249,7 +251,7 @@ describe("simulate: reproducible, persistent, bulk without events", () => {
     const runs: string[][] = [];
     for (let k = 0; k < 2; k++) {
       const feed = await withSandbox({ dataDir: k === 0 ? dir : undefined }, async ({ sb }) => {
-        await makeCampaign(sb, { externalReference: "seeded" });
+        await makeCampaign(sb, { ...TRAFFIC, externalReference: "seeded" });
         await simulate(sb, { claims: 40, redemptions: 20, days: 5, seed: "fixed" });
         return feedAll(sb);
       });
@@ -268,7 +270,7 @@ describe("simulate: reproducible, persistent, bulk without events", () => {
 
   it("more than 10,000 items skip per-item events unless asked", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb);
+      const c = await makeCampaign(sb, TRAFFIC);
       const r = await simulate(sb, { campaign: c.id, claims: 12_000, redemptions: 11_000 });
       expect(r).toMatchObject({ claims: 12_000, redemptions: 11_000, itemEvents: false, events: 0 });
       const traffic = async () =>
@@ -287,7 +289,7 @@ describe("simulate: reproducible, persistent, bulk without events", () => {
 describe("simulate: supply alerts", () => {
   it("emits supply_low once per incident and supply_exhausted when none remains", async () => {
     await withSandbox({}, async ({ sb }) => {
-      const c = await makeCampaign(sb, { baseGs1: SEED.offers.oats, codeLimit: 20 });
+      const c = await makeCampaign(sb, { ...TRAFFIC, baseGs1: SEED.offers.oats, codeLimit: 20 });
       // threshold ceil(10% of 20) = 2: 17 → remaining 3 (no alert), 18 → 2 (low)
       await simulate(sb, { campaign: c.id, claims: 17 });
       expect(await events(sb, "campaign.supply_low")).toHaveLength(0);
@@ -322,7 +324,7 @@ describe("simulate: supply alerts", () => {
     await withSandbox({}, async ({ sb }) => {
       const res = await http(sb, "POST", "/organization", { control: true, body: { alertRecipients: [] } });
       expect(res.status).toBe(200);
-      const c = await makeCampaign(sb, { codeLimit: 2 });
+      const c = await makeCampaign(sb, { ...TRAFFIC, codeLimit: 2 });
       await simulate(sb, { campaign: c.id, claims: 2 });
       expect((await getCampaign(sb, c.id)).codes.remaining).toBe(0);
       expect(await events(sb, "campaign.supply_exhausted")).toHaveLength(0);
