@@ -3,7 +3,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -281,7 +282,7 @@ describe("api --paginate", () => {
   });
 
   it("a cursor feed (/redemptions): follows nextCursor; NDJSON prints one item per line", async () => {
-    await activeCampaign(s.sb);
+    (await makeCampaign(s.sb, FEED)).id;
     await simulate(s.sb, { claims: 30, redemptions: 23 });
     const ids = await feedIds(s.sb);
     expect(ids.length).toBe(23);

@@ -1,6 +1,3 @@
-// The API client over real HTTP against a sandbox on port 0, with faults injected through
-// POST /_sandbox/faults and, for answers the sandbox never gives, a counting proxy in front of it.
-import { runIn } from "../helpers/run.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, boundsFromEnv, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
 import { createCampaign, listCampaigns, setCampaignStatus } from "../../src/api/campaigns.js";
@@ -20,7 +17,6 @@ import {
 } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
-import { tempDir } from "../helpers/sandbox.js";
 import { closedPort, type Handler, type Misbehaving, misbehaving, stream, trickle } from "./misbehave.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -77,15 +73,8 @@ function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
 
 async function runCli(args: string[], env: Record<string, string> = {}) {
   const t0 = Date.now();
-  const r = await runIn(args, {
-    env: {
-      PARTNER_CLI_CONFIG_DIR: tempDir(),
-      PARTNER_BASE_URL: box.url,
-      PARTNER_API_KEY: box.writeKey,
-      ...env,
-    },
-  });
-  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
+  const r = await box.run(args, { env });
+  return Object.assign(r, { ms: Date.now() - t0 });
 }
 
 describe("429 rate_limited", () => {
@@ -125,7 +114,7 @@ describe("429 rate_limited", () => {
   it("a Retry-After longer than the deadline fails at once (exit 7), without waiting", async () => {
     await faults({ next: ["429"], retryAfterSeconds: 30, pathPrefix: "/me" });
     const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "2000" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.ms).toBeLessThan(5000);
     expect(r.stderr).toMatch(/429 rate_limited/);
     expect(r.stderr).toMatch(/try again later/);
@@ -322,7 +311,7 @@ describe("the overall deadline", () => {
   it("stops retrying 502s: exit 7 through main's table", async () => {
     await faults({ rates: { "502": 1 }, pathPrefix: "/me" });
     const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "400", PARTNER_RETRY_BASE_MS: "50" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.ms).toBeLessThan(5000);
     expect(r.stderr).toMatch(/502 clearing_network_unavailable/);
   });
@@ -330,14 +319,14 @@ describe("the overall deadline", () => {
   it("stops retrying 429s: exit 7", async () => {
     await faults({ rates: { "429": 1 }, retryAfterSeconds: 0, pathPrefix: "/offers" });
     const r = await runCli(["offers", "list"], { PARTNER_RETRY_DEADLINE_MS: "300" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/429 rate_limited/);
   });
 
   it("stops retrying resets: a NetworkError, exit 7", async () => {
     await faults({ rates: { reset: 1 }, pathPrefix: "/me" });
     const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "300" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(
       /Could not reach http:\/\/127\.0\.0\.1:\d+ \(PARTNER_BASE_URL\) for GET \/me: connection/,
     );
@@ -605,7 +594,7 @@ describe("--verbose trace", () => {
   it("shows each request and answer with the key redacted, never the full key", async () => {
     await faults({ next: ["502"], pathPrefix: "/me" });
     const r = await runCli(["me", "--verbose"]);
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain(`> GET ${box.url}${P}/me  (authorization: Bearer ${redactKey(box.writeKey)})`);
     expect(r.stderr).toMatch(/< 502 GET \/me \(\d+ ms, \d+ bytes\)/);
     expect(r.stderr).toMatch(/retrying in \d+ ms after HTTP 502/);

@@ -13,7 +13,8 @@ import { parse } from "csv-parse/sync";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedPort, type Misbehaving, misbehaving, stream, trickle } from "../api/misbehave.js";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { runIn } from "../helpers/run.js";
 import { http, tempDir } from "../helpers/sandbox.js";
@@ -71,7 +72,7 @@ describe("a server that sends headers, then one byte per second", () => {
   it("an export stuck on it ends with exit 7 and releases its lock; the next run exports everything", {
     timeout: 60_000,
   }, async () => {
-    const campaign = await activeCampaign(box.sb);
+    const campaign = (await makeCampaign(box.sb, FEED)).id;
     await simulate(box.sb, { campaign, claims: 300, redemptions: 250, seed: 3 });
     let trickling = true;
     const s = await serve((req, res) => {
@@ -379,7 +380,7 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
     timeout: 120_000,
   }, async () => {
     await withSandbox({}, async ({ sb: own }) => {
-      const campaign = await activeCampaign(own);
+      const campaign = (await makeCampaign(own, FEED)).id;
       await simulate(own, { campaign, claims: 3200, redemptions: 3000, seed: 21 });
       await http(own, "POST", "/faults", { control: true, body: { latencyMs: 20 } });
       const configDir = tempDir();

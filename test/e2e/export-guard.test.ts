@@ -18,7 +18,8 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -49,7 +50,7 @@ const s = useSandbox();
 let campaignId: string;
 let seed = 500;
 beforeAll(async () => {
-  campaignId = await activeCampaign(s.sb);
+  campaignId = (await makeCampaign(s.sb, FEED)).id;
   await simulate(s.sb, { campaign: campaignId, claims: 1300, redemptions: 1200, seed: 41 });
 }, 120_000);
 

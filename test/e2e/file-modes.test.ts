@@ -6,7 +6,7 @@ import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN } from "../helpers/cli.js";
 import { type RunResult, runResult } from "../helpers/result.js";
 import { http, tempDir } from "../helpers/sandbox.js";
@@ -25,7 +25,7 @@ beforeAll(async () => {
     },
   });
   if (r.status !== 200) throw new Error(`batch: ${r.status}`);
-  const id = await activeCampaign(box.sb, CAMPAIGN);
+  const id = (await makeCampaign(box.sb, { ...FEED, externalReference: CAMPAIGN })).id;
   await simulate(box.sb, { campaign: id, views: 20, claims: 10, redemptions: 5, seed: 7 });
   // Joined after the roster got its links: each assign test gives one of them a link.
   const late = await box.http("POST", "/creators/batch", {
@@ -340,7 +340,7 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
 
   it("--format xlsx: a run that fails after writing rows leaves no workbook and does not move the cursor", async () => {
     await withSandbox({}, async ({ sb: own }) => {
-      const id = await activeCampaign(own, "fail-camp");
+      const id = (await makeCampaign(own, { ...FEED, externalReference: "fail-camp" })).id;
       await simulate(own, { campaign: id, views: 10, claims: 6, redemptions: 4, seed: 9 });
       const dir = tempDir();
       const config = tempDir();

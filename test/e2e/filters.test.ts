@@ -4,8 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { day } from "../campaigns/helpers.js";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -17,29 +16,22 @@ let oats: string; // campaign "spring-oats" (Crunchy Oats Co.)
 let soda: string; // campaign "soda-zero" (Sparkle Soda)
 let crunchyId: string;
 
-/** An active campaign on Sparkle Soda Zero with links for the roster. */
-async function sodaCampaign(): Promise<string> {
-  const created = await s.http("POST", "/campaigns", {
-    body: {
+beforeAll(async () => {
+  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  oats = (await makeCampaign(s.sb, { ...FEED, externalReference: "spring-oats" })).id;
+  // An active campaign on Sparkle Soda Zero with links for two creators.
+  soda = (
+    await makeCampaign(s.sb, {
       name: "Soda zero",
       baseGs1: SEED.offers.sodaZero,
-      dates: { from: day(0), through: day(20) },
+      dates: { from: 0, through: 20 },
       codeLimit: 20,
       commission: { rate: 0.05, estimatedUnitSalePrice: 2.5 },
       externalReference: "soda-zero",
-    },
-  });
-  if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
-  const id = created.body.id as string;
-  await s.http("POST", `/campaigns/${id}/status`, { body: { status: "active" } });
-  for (const c of ["cr-0001", "cr-0002"]) await s.http("POST", `/campaigns/${id}/creators/${c}`);
-  return id;
-}
-
-beforeAll(async () => {
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-  oats = await activeCampaign(s.sb, "spring-oats");
-  soda = await sodaCampaign();
+      status: "active",
+      creators: ["cr-0001", "cr-0002"],
+    })
+  ).id;
   expect((await simulate(s.sb, { campaign: oats, redemptions: 6, seed: 1 })).redemptions).toBe(6);
   expect((await simulate(s.sb, { campaign: soda, redemptions: 3, seed: 2 })).redemptions).toBe(3);
   const offers = (await s.http("GET", "/offers?pageSize=200")).body.items as {

@@ -8,7 +8,8 @@ import type { Checkpoint } from "../../src/export/checkpoint.js";
 import { intentFor } from "../../src/export/durable-output.js";
 import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { activeCampaign, feedIds, simulate } from "./arrange.js";
+import { feedIds } from "./arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -21,7 +22,7 @@ describe("redemptions export", () => {
   const box = useSandbox();
   let campaignId: string;
   beforeAll(async () => {
-    campaignId = await activeCampaign(box.sb);
+    campaignId = (await makeCampaign(box.sb, FEED)).id;
     await simulate(box.sb, { campaign: campaignId, claims: 2600, redemptions: 2500, seed: 7 });
   });
 

@@ -1,12 +1,10 @@
-// offers list | get: run functions against a sandbox on port 0, and run() for flags and exit codes.
-import { runIn } from "../helpers/run.js";
 import { describe, expect, it } from "vitest";
 import { offersGetRun } from "../../src/commands/offers/get.js";
 import { offersListRun } from "../../src/commands/offers/list.js";
 import { retailerRule } from "../../src/commands/offers/format.js";
 import { ApiError, UsageError } from "../../src/errors.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { tempDir, type testContext } from "../helpers/sandbox.js";
+import type { testContext } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -20,14 +18,6 @@ async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typ
     await t.ctx.close();
   }
   return t;
-}
-
-/** run(argv) in-process against the sandbox: exit code and captured output. */
-async function runCli(args: string[]) {
-  const r = await runIn(args, {
-    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey },
-  });
-  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 function tsv(text: string): string[][] {
@@ -94,12 +84,12 @@ describe("offers list", () => {
   });
 
   it("an unknown --state is passed through with a warning (this sandbox answers 400 for it)", async () => {
-    const r = await runCli(["offers", "list", "--state", "paused_by_brand"]);
+    const r = await s.run(["offers", "list", "--state", "paused_by_brand"]);
     expect(r.stderr).toMatch(/Warning: "paused_by_brand" is not a known offer state/);
     // The request was sent: the API's own answer comes back (400 validation_failed → exit 2).
     expect(r.stderr).toMatch(/400 validation_failed; GET \/offers/);
     expect(r.stderr).toMatch(/ {2}state: must be one of/);
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
   });
 
   it("a known --state gives no warning", async () => {
@@ -211,16 +201,16 @@ describe("offers get", () => {
 
 describe("through run(): flags and exit codes", () => {
   it("get of an unknown offer exits 5 with the API's message and a hint", async () => {
-    const r = await runCli(["offers", "get", "0000000000000"]);
-    expect(r.code).toBe(5);
+    const r = await s.run(["offers", "get", "0000000000000"]);
+    expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/Offer not found\. \(404 not_found; GET \/offers\/0000000000000\)/);
     expect(r.stderr).toMatch(/offers list/);
   });
 
   it("the singular alias works", async () => {
-    const r = await runCli(["offer", "get", SEED.offers.oats, "--json"]);
-    expect(r.code).toBe(0);
+    const r = await s.run(["offer", "get", SEED.offers.oats, "--json"]);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).baseGs1).toBe(SEED.offers.oats);
   });
 
@@ -231,8 +221,8 @@ describe("through run(): flags and exit codes", () => {
     [["offers", "list", "--all", "--page", "2"]],
     [["offers", "get"]],
   ])("%j is a usage error (exit 2)", async (args) => {
-    const r = await runCli(args);
-    expect(r.code).toBe(2);
+    const r = await s.run(args);
+    expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).not.toBe("");
   });

@@ -6,7 +6,7 @@ import { campaignReportRun } from "../../src/commands/reports/campaign.js";
 import { creatorsReportRun } from "../../src/commands/reports/creators.js";
 import { summaryRun } from "../../src/commands/reports/summary.js";
 import { exitCodeFor } from "../../src/main.js";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 
@@ -15,7 +15,7 @@ describe("reports commands", () => {
   let campaignId: string;
   const ref = "report-test";
   beforeAll(async () => {
-    campaignId = await activeCampaign(box.sb, ref);
+    campaignId = (await makeCampaign(box.sb, { ...FEED, externalReference: ref })).id;
     await simulate(box.sb, { campaign: campaignId, views: 400, claims: 120, redemptions: 90, seed: 3 });
   });
 

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
-import { creatorCount, errorText, type RunResult, runWith, writeTemp } from "./harness.js";
+import { creatorCount, errorText, writeTemp } from "./harness.js";
+import { type FnResult, runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const s = useSandbox();
@@ -32,11 +33,11 @@ function roster(prefix: string): { text: string; valid: number } {
 }
 
 /** Runs an import, counting how many batch requests were in flight at once at most. */
-async function importCounting(file: string, opts: ImportOptions): Promise<RunResult & { most: number }> {
+async function importCounting(file: string, opts: ImportOptions): Promise<FnResult & { most: number }> {
   let now = 0;
   let most = 0;
-  const r = await runWith(s.sb, (ctx) => rosterImportRun(file, opts, ctx), {
-    json: true,
+  const r = await runFn(s.sb, (ctx) => rosterImportRun(file, opts, ctx), {
+    globals: { json: true },
     setup: async (ctx) => {
       const api: ApiClient = await ctx.api();
       const call = api.call.bind(api);
@@ -77,14 +78,14 @@ describe("roster import --concurrency", () => {
     expect(four.most).toBeGreaterThan(1);
     expect(four.most).toBeLessThanOrEqual(4);
 
-    expect(four.code).toBe(one.code);
-    expect(four.code).toBe(3); // some rows rejected: a partial failure
+    expect(four.exitCode).toBe(one.exitCode);
+    expect(four.exitCode).toBe(3); // some rows rejected: a partial failure
     expect(await creatorCount(s.sb)).toBe(SEEDED + valid);
-    expect(four.json.summary).toEqual(one.json.summary);
-    expect(four.json.summary).toMatchObject({ added: valid, unchanged: 0, updated: 0 });
-    expect(four.json.batches).toEqual(one.json.batches);
-    expect(four.json.rejected).toEqual(one.json.rejected);
-    const lines = four.json.rejected.map((r: { line: number }) => r.line);
+    expect(four.json().summary).toEqual(one.json().summary);
+    expect(four.json().summary).toMatchObject({ added: valid, unchanged: 0, updated: 0 });
+    expect(four.json().batches).toEqual(one.json().batches);
+    expect(four.json().rejected).toEqual(one.json().rejected);
+    const lines = four.json().rejected.map((r: { line: number }) => r.line);
     expect(lines).toEqual([...lines].sort((a, b) => a - b));
     expect(lines.length).toBeGreaterThan(10);
     expect(readFileSync(rejects4, "utf8")).toBe(readFileSync(rejects1, "utf8"));
@@ -101,8 +102,8 @@ describe("roster import --concurrency", () => {
       third = r;
     });
     const aborted = new Promise<void>((r) => ac.signal.addEventListener("abort", () => r()));
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 4 }, ctx), {
-      json: true,
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 4 }, ctx), {
+      globals: { json: true },
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
         const api: ApiClient = await ctx.api();
@@ -123,12 +124,12 @@ describe("roster import --concurrency", () => {
       },
     });
     expect(calls).toBe(3);
-    expect(r.code).toBe(130);
+    expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
       "Interrupted while 2 batches were being sent (batch 2, lines 12-21; batch 3, lines 22-31); those may or may not have been saved. Besides those, 1 batch (10 rows, lines 2-11) had already been sent and saved.",
     );
-    expect(r.json).toMatchObject({ complete: false, interrupted: true, summary: { added: 10 } });
-    expect(r.json.batches).toEqual([
+    expect(r.json()).toMatchObject({ complete: false, interrupted: true, summary: { added: 10 } });
+    expect(r.json().batches).toEqual([
       { firstLine: 2, lastLine: 11, rows: 10, added: 10, updated: 0, unchanged: 0, rejected: 0 },
     ]);
     expect(await creatorCount(s.sb)).toBe(SEEDED + 10);
@@ -137,8 +138,8 @@ describe("roster import --concurrency", () => {
   it("refuses a --concurrency outside 1..16 before reading or sending anything (exit 2)", async () => {
     const file = writeTemp("externalId,name\nz-1,Zed\n");
     for (const concurrency of [0, 17, 2.5]) {
-      const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { concurrency }, ctx));
-      expect(r.code).toBe(2);
+      const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { concurrency }, ctx));
+      expect(r.exitCode).toBe(2);
       expect(errorText(r)).toMatch("--concurrency must be a whole number from 1 to 16.");
     }
     expect(await creatorCount(s.sb)).toBe(SEEDED);

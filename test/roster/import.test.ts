@@ -3,7 +3,8 @@ import { parse } from "csv-parse/sync";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
-import { creator, creatorCount, errorText, runWith, writeTemp } from "./harness.js";
+import { creator, creatorCount, errorText, writeTemp } from "./harness.js";
+import { runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const s = useSandbox();
@@ -19,7 +20,10 @@ const imp = (
   o: { json?: boolean; tty?: boolean } = {},
 ) => {
   const file = writeTemp(content);
-  return runWith(s.sb, (ctx) => rosterImportRun(file, opts, ctx), { json: o.json ?? true, tty: o.tty });
+  return runFn(s.sb, (ctx) => rosterImportRun(file, opts, ctx), {
+    globals: { json: o.json ?? true },
+    tty: o.tty,
+  });
 };
 
 describe("roster import", () => {
@@ -34,9 +38,9 @@ describe("roster import", () => {
       ",,,,\r\n" +
       "u-5,Zoë,zoe@example.nl,,0\r\n";
     const r = await imp(text);
-    expect(r.code).toBe(3);
-    expect(r.json.summary).toEqual({ rows: 5, added: 3, updated: 0, unchanged: 0, rejected: 2 });
-    expect(r.json.rejected).toEqual([
+    expect(r.exitCode).toBe(3);
+    expect(r.json().summary).toEqual({ rows: 5, added: 3, updated: 0, unchanged: 0, rejected: 2 });
+    expect(r.json().rejected).toEqual([
       { line: 5, externalId: "u-3", reasons: ["name: must be one line"] },
       { line: 7, externalId: "u-4", reasons: ["email: must be a valid email address"] },
     ]);
@@ -51,31 +55,31 @@ describe("roster import", () => {
   it("exit 0 when every row is accepted; a second run reports every row unchanged", async () => {
     const text = "externalId,name\nz-1,Ann\nz-2,Bob\n";
     const first = await imp(text);
-    expect(first.code).toBe(0);
-    expect(first.json.summary).toEqual({ rows: 2, added: 2, updated: 0, unchanged: 0, rejected: 0 });
+    expect(first.exitCode).toBe(0);
+    expect(first.json().summary).toEqual({ rows: 2, added: 2, updated: 0, unchanged: 0, rejected: 0 });
     const second = await imp(text);
-    expect(second.code).toBe(0);
-    expect(second.json.summary).toEqual({ rows: 2, added: 0, updated: 0, unchanged: 2, rejected: 0 });
-    expect(second.json.complete).toBe(true);
+    expect(second.exitCode).toBe(0);
+    expect(second.json().summary).toEqual({ rows: 2, added: 0, updated: 0, unchanged: 2, rejected: 0 });
+    expect(second.json().complete).toBe(true);
   });
 
   it("header case and whitespace; --column mapping; ignored columns are named", async () => {
     const text = " EXTERNALID ,  Name ,Work Email,notes\nh-1,Ann,ann@example.com,hello\n";
     const r = await imp(text, { column: ["email=work email"] });
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(await creator(s.sb, "h-1")).toMatchObject({ name: "Ann", email: "ann@example.com" });
     expect(r.stderr).toMatch(/Ignoring 1 column not used by the roster: notes/);
   });
 
   it("a bad --column FIELD is a usage error before anything is read", async () => {
     const r = await imp("externalId\nx\n", { column: ["phone=Phone"] });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(errorText(r)).toMatch(/"phone" is not a roster field/);
   });
 
   it("a missing externalId column is exit 2 naming the headers found; nothing is sent", async () => {
     const r = await imp("code,name\n1,Ann\n");
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(errorText(r)).toMatch(/no externalId column.*"code", "name"/);
     expect(r.stdout).toBe("");
     expect(await creatorCount(s.sb)).toBe(SEEDED);
@@ -84,8 +88,8 @@ describe("roster import", () => {
   it("an over-long name, a bad email and a bad active cell are rejected with reasons", async () => {
     const text = `externalId,name,email,active\nl-1,${"n".repeat(201)},,\nl-2,Ann,ann@@example,\nl-3,Bob,,maybe\nl-4,Cy,,\n`;
     const r = await imp(text);
-    expect(r.code).toBe(3);
-    expect(r.json.rejected).toEqual([
+    expect(r.exitCode).toBe(3);
+    expect(r.json().rejected).toEqual([
       { line: 2, externalId: "l-1", reasons: ["name: must be at most 200 characters"] },
       { line: 3, externalId: "l-2", reasons: ["email: must be a valid email address"] },
       {
@@ -96,14 +100,14 @@ describe("roster import", () => {
         ],
       },
     ]);
-    expect(r.json.summary.added).toBe(1);
+    expect(r.json().summary.added).toBe(1);
   });
 
   it("an id repeated in the file is rejected on its second and later appearances", async () => {
     const text = "externalId,name\nd-1,Ann\nd-2,Bob\n d-1 ,Ann B\nd-1,Ann C\n";
     const r = await imp(text);
-    expect(r.code).toBe(3);
-    expect(r.json.rejected).toEqual([
+    expect(r.exitCode).toBe(3);
+    expect(r.json().rejected).toEqual([
       { line: 4, externalId: "d-1", reasons: ["externalId: also on line 2"] },
       { line: 5, externalId: "d-1", reasons: ["externalId: also on line 2"] },
     ]);
@@ -113,14 +117,14 @@ describe("roster import", () => {
   it("blank cells keep stored values; --clear-empty clears email and handle but never the name", async () => {
     await imp("externalId,name,email,handle\nc-1,Ann,ann@example.com,@ann\n");
     const keep = await imp("externalId,name,email,handle\nc-1,,,\n");
-    expect(keep.json.summary.unchanged).toBe(1);
+    expect(keep.json().summary.unchanged).toBe(1);
     expect(await creator(s.sb, "c-1")).toMatchObject({
       name: "Ann",
       email: "ann@example.com",
       handle: "@ann",
     });
     const clear = await imp("externalId,name,email,handle\nc-1,,,\n", { clearEmpty: true });
-    expect(clear.json.summary.updated).toBe(1);
+    expect(clear.json().summary.updated).toBe(1);
     expect(await creator(s.sb, "c-1")).toMatchObject({ name: "Ann", email: null, handle: null });
   });
 
@@ -128,14 +132,14 @@ describe("roster import", () => {
     const text = "externalId,name\ndr-1,Ann\ndr-2,\ndr-3,Bob,extra\ndr-4,Cy\n";
     const file = writeTemp(text);
     // No sandbox at all: any request would fail.
-    const r = await runWith(null, (ctx) => rosterImportRun(file, { dryRun: true, batchSize: 2 }, ctx), {
-      json: true,
+    const r = await runFn(null, (ctx) => rosterImportRun(file, { dryRun: true, batchSize: 2 }, ctx), {
+      globals: { json: true },
     });
-    expect(r.code).toBe(3);
-    expect(r.json.dryRun).toBe(true);
-    expect(r.json.summary).toEqual({ rows: 4, valid: 3, rejected: 1 });
-    expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([2, 1]);
-    expect(r.json.rejected).toEqual([
+    expect(r.exitCode).toBe(3);
+    expect(r.json().dryRun).toBe(true);
+    expect(r.json().summary).toEqual({ rows: 4, valid: 3, rejected: 1 });
+    expect(r.json().batches.map((b: { rows: number }) => b.rows)).toEqual([2, 1]);
+    expect(r.json().rejected).toEqual([
       { line: 4, externalId: "dr-3", reasons: ['row has 3 fields; the header has 2 (field 3 is "extra")'] },
     ]);
     expect(r.stderr).toMatch(/Dry run.*3 valid and would be sent in 2 batches.*Nothing was sent/);
@@ -155,11 +159,13 @@ describe("roster import", () => {
     }
     const file = writeTemp(`${lines.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { rejects }, ctx), { json: true });
-    expect(r.code).toBe(3);
-    expect(r.json.summary).toEqual({ rows: 2503, added: 2497, updated: 0, unchanged: 0, rejected: 6 });
-    expect(r.json.batches.map((b: { rows: number }) => b.rows)).toEqual([1000, 1000, 500]);
-    expect(r.json.batches.map((b: { rejected: number }) => b.rejected)).toEqual([1, 1, 1]);
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { rejects }, ctx), {
+      globals: { json: true },
+    });
+    expect(r.exitCode).toBe(3);
+    expect(r.json().summary).toEqual({ rows: 2503, added: 2497, updated: 0, unchanged: 0, rejected: 6 });
+    expect(r.json().batches.map((b: { rows: number }) => b.rows)).toEqual([1000, 1000, 500]);
+    expect(r.json().batches.map((b: { rejected: number }) => b.rejected)).toEqual([1, 1, 1]);
     const expected = [
       [6, "big-5", "email: must be a valid email address"],
       [8, "big-7", "name: is required for a new creator"],
@@ -169,11 +175,13 @@ describe("roster import", () => {
       [2504, "big-1", "externalId: also on line 2"],
     ];
     expect(
-      r.json.rejected.map((x: { line: number; externalId: string; reasons: string[] }) => [
-        x.line,
-        x.externalId,
-        x.reasons.join("; "),
-      ]),
+      r
+        .json()
+        .rejected.map((x: { line: number; externalId: string; reasons: string[] }) => [
+          x.line,
+          x.externalId,
+          x.reasons.join("; "),
+        ]),
     ).toEqual(expected);
     // The rejects file: line, reasons, then the row's own columns as read.
     const csv = parse(readFileSync(rejects, "utf8")) as string[][];
@@ -187,7 +195,7 @@ describe("roster import", () => {
   it("over 20 rejected rows: stderr shows 20 and points to the rest", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `m-${i},N,bad-email`);
     const r = await imp(`externalId,name,email\n${rows.join("\n")}\n`, {}, { json: false });
-    expect(r.code).toBe(3);
+    expect(r.exitCode).toBe(3);
     expect(r.stderr.match(/^line \d+/gm)).toHaveLength(20);
     expect(r.stderr).toMatch(/\.\.\. and 5 more, use --rejects FILE to get them all/);
   });
@@ -198,14 +206,14 @@ describe("roster import", () => {
       Buffer.from([0xe9, 0x0a]),
     ]);
     const r = await imp(bytes);
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(errorText(r)).toMatch(/line 3, field 2 \(name\): bytes that are not UTF-8.*Nothing was sent/);
     expect(await creator(s.sb, "u-1")).toBeUndefined();
   });
 
   it("an unclosed quote is exit 2 naming the line; nothing is sent", async () => {
     const r = await imp('externalId,name\nq-1,Ann\nq-2,"Bob\nq-3,Cy\n');
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(errorText(r)).toMatch(
       /line 3, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent/,
     );
@@ -214,22 +222,22 @@ describe("roster import", () => {
 
   it("a record over 64 KiB is exit 2 naming the line", async () => {
     const r = await imp(`externalId,name\nq-1,Ann\nq-2,${"b".repeat(70_000)}\n`);
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(errorText(r)).toMatch(
       /line 3, field 2 \(name\): the record starting on line 3 is longer than 64 KiB/,
     );
   });
 
   it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
-    const missing = await runWith(s.sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
-    expect(missing.code).toBe(2);
+    const missing = await runFn(s.sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
+    expect(missing.exitCode).toBe(2);
     expect(errorText(missing)).toMatch(/Cannot read \/nonexistent\/roster.csv: no such file/);
     const empty = await imp("\n\n");
-    expect(empty.code).toBe(2);
+    expect(empty.exitCode).toBe(2);
     expect(errorText(empty)).toMatch(/is empty/);
     const file = writeTemp("externalId\nx\n");
-    const same = await runWith(s.sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
-    expect(same.code).toBe(2);
+    const same = await runFn(s.sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
+    expect(same.exitCode).toBe(2);
   });
 
   it("429 and 502 during the import are retried and the import succeeds", async () => {
@@ -239,8 +247,8 @@ describe("roster import", () => {
     });
     const rows = Array.from({ length: 30 }, (_, i) => `f-${i},Name ${i}`);
     const r = await imp(`externalId,name\n${rows.join("\n")}\n`, { batchSize: 10 });
-    expect(r.code).toBe(0);
-    expect(r.json.summary).toEqual({ rows: 30, added: 30, updated: 0, unchanged: 0, rejected: 0 });
+    expect(r.exitCode).toBe(0);
+    expect(r.json().summary).toEqual({ rows: 30, added: 30, updated: 0, unchanged: 0, rejected: 0 });
     expect(s.sb.faults.config.next).toEqual([]);
   });
 
@@ -251,10 +259,10 @@ describe("roster import", () => {
     });
     const rows = Array.from({ length: 15 }, (_, i) => `p-${i},Name ${i}`);
     const r = await imp(`externalId,name\n${rows.join("\n")}\n`, { batchSize: 10 }, { json: true });
-    expect(r.code).toBe(0);
-    expect(r.json.batches[0]).toMatchObject({ rows: 10, unchanged: 10, repeated: true });
-    expect(r.json.batches[1]).toMatchObject({ rows: 5, added: 5 });
-    expect(r.json.summary).toEqual({ rows: 15, added: 5, updated: 0, unchanged: 10, rejected: 0 });
+    expect(r.exitCode).toBe(0);
+    expect(r.json().batches[0]).toMatchObject({ rows: 10, unchanged: 10, repeated: true });
+    expect(r.json().batches[1]).toMatchObject({ rows: 5, added: 5 });
+    expect(r.json().summary).toEqual({ rows: 15, added: 5, updated: 0, unchanged: 10, rejected: 0 });
     expect(r.stderr).toMatch(/Batch 1 \(lines 2-11\) was sent again after an uncertain 500/);
     expect(await creatorCount(s.sb)).toBe(SEEDED + 15);
   });
@@ -264,11 +272,11 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name,email\n${rows.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
     const ac = new AbortController();
-    const r = await runWith(
+    const r = await runFn(
       s.sb,
       (ctx) => rosterImportRun(file, { batchSize: 10, rejects, concurrency: 1 }, ctx),
       {
-        json: true,
+        globals: { json: true },
         setup: async (ctx) => {
           Object.defineProperty(ctx, "signal", { value: ac.signal });
           const api: ApiClient = await ctx.api();
@@ -281,13 +289,13 @@ describe("roster import", () => {
         },
       },
     );
-    expect(r.code).toBe(130);
+    expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
       /Interrupted after line \d+: 1 batch \(10 rows, lines 2-12\) had already been sent/,
     );
-    expect(r.json.complete).toBe(false);
-    expect(r.json.interrupted).toBe(true);
-    expect(r.json.batches).toHaveLength(1);
+    expect(r.json().complete).toBe(false);
+    expect(r.json().interrupted).toBe(true);
+    expect(r.json().batches).toHaveLength(1);
     expect(readFileSync(rejects, "utf8")).toBe(
       "line,reasons,externalId,name,email\n5,email: must be a valid email address,i-3,N,bad\n",
     );
@@ -299,12 +307,12 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     ac.abort();
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
       },
     });
-    expect(r.code).toBe(130);
+    expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
       /^Interrupted while checking .*roster\.csv \(0 rows read\): nothing was sent\.$/,
     );
@@ -313,7 +321,7 @@ describe("roster import", () => {
 
   it("without --json prints nothing on stdout and the summary on stderr", async () => {
     const r = await imp("externalId,name\nn-1,Ann\n", {}, { json: false });
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/Imported .*1 row in 1 batch: 1 added/);
   });
@@ -322,26 +330,26 @@ describe("roster import", () => {
     s.sb.faults.set({ latencyMs: 150 });
     const rows = Array.from({ length: 40 }, (_, i) => `t-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
       tty: true,
       // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
         Object.assign(ctx.io.stderr, { isTTY: true, columns: 100 });
       },
     });
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/Importing \[/);
     expect(r.stderr).toMatch(/40 rows in 4 batches: 40 added/);
   });
 
   it("a read-only key is exit 4 and nothing is saved", async () => {
     const file = writeTemp("externalId,name\nro-1,Ann\n");
-    const t = await runWith(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const t = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
       setup: async (ctx) => {
         Object.assign(ctx.env, { PARTNER_API_KEY: s.readOnlyKey });
       },
     });
-    expect(t.code).toBe(4);
+    expect(t.exitCode).toBe(4);
     expect(t.stderr).toMatch(/Stopped at batch 1 \(lines 2-2\): no rows were sent/);
     expect(await creator(s.sb, "ro-1")).toBeUndefined();
   });
@@ -349,8 +357,8 @@ describe("roster import", () => {
   it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      json: true,
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
+      globals: { json: true },
       setup: async (ctx) => {
         const api: ApiClient = await ctx.api();
         const call = api.call.bind(api);
@@ -361,11 +369,11 @@ describe("roster import", () => {
         }) as ApiClient["call"];
       },
     });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(
       /Stopped at batch 2 \(lines 12-21\): 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
     );
-    expect(r.json).toMatchObject({ complete: false, summary: { rows: 20, added: 10 } });
+    expect(r.json()).toMatchObject({ complete: false, summary: { rows: 20, added: 10 } });
     s.sb.faults.set({ next: [] });
     expect(await creatorCount(s.sb)).toBe(SEEDED + 10);
   });
@@ -375,8 +383,8 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     let calls = 0;
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      json: true,
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
+      globals: { json: true },
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
         const api: ApiClient = await ctx.api();
@@ -390,10 +398,10 @@ describe("roster import", () => {
         }) as ApiClient["call"];
       },
     });
-    expect(r.code).toBe(130);
+    expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
       /Interrupted while batch 2 \(lines 12-21\) was being sent; that batch may or may not have been saved\. Before it, 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
     );
-    expect(r.json).toMatchObject({ complete: false, interrupted: true });
+    expect(r.json()).toMatchObject({ complete: false, interrupted: true });
   });
 });

@@ -4,7 +4,8 @@ import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { beforeEach, describe, expect, it } from "vitest";
 import { rosterImportRun } from "../../src/commands/roster/import.js";
-import { creator, creatorCount, runWith, writeTemp } from "./harness.js";
+import { creator, creatorCount, writeTemp } from "./harness.js";
+import { runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const s = useSandbox({ seed: "empty" });
@@ -26,9 +27,9 @@ describe("control characters", () => {
         "",
       ].join("\n"),
     );
-    const r = await runWith(s.sb, (ctx) => rosterImportRun(file, {}, ctx), { json: true });
-    expect(r.code).toBe(3);
-    expect(r.json.rejected).toEqual([
+    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), { globals: { json: true } });
+    expect(r.exitCode).toBe(3);
+    expect(r.json().rejected).toEqual([
       {
         line: 2,
         externalId: "n\u0000-1",
@@ -70,9 +71,11 @@ describe("the rejects file", () => {
       "crm.csv",
     );
     const rejects = writeTemp("", "rejects.csv");
-    const first = await runWith(s.sb, (ctx) => rosterImportRun(input, { rejects }, ctx), { json: true });
-    expect(first.code).toBe(3);
-    expect(first.json.summary).toEqual({ rows: 7, added: 1, updated: 0, unchanged: 0, rejected: 6 });
+    const first = await runFn(s.sb, (ctx) => rosterImportRun(input, { rejects }, ctx), {
+      globals: { json: true },
+    });
+    expect(first.exitCode).toBe(3);
+    expect(first.json().summary).toEqual({ rows: 7, added: 1, updated: 0, unchanged: 0, rejected: 6 });
 
     const rows = parse(readFileSync(rejects), { relax_column_count: true }) as string[][];
     expect(rows[0]).toEqual([
@@ -137,10 +140,10 @@ describe("the rejects file", () => {
     });
     writeFileSync(rejects, stringify(fixed));
 
-    const again = await runWith(s.sb, (ctx) => rosterImportRun(rejects, {}, ctx), { json: true });
-    expect(again.json.rejected).toEqual([]);
-    expect(again.code).toBe(0);
-    expect(again.json.summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });
+    const again = await runFn(s.sb, (ctx) => rosterImportRun(rejects, {}, ctx), { globals: { json: true } });
+    expect(again.json().rejected).toEqual([]);
+    expect(again.exitCode).toBe(0);
+    expect(again.json().summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });
     // The line and reasons columns are recognized, not named as ignored; the extra notes column is.
     expect(again.stderr).toMatch(/Ignoring 1 column not used by the roster: notes\./);
     expect(await creator(s.sb, "k-1")).toMatchObject({

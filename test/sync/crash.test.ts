@@ -4,7 +4,7 @@
 // together: one syncs, the other exits 9.
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
@@ -18,7 +18,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   let campaignId: string;
   const dests: TestDest[] = [];
   beforeAll(async () => {
-    campaignId = await activeCampaign(s.sb);
+    campaignId = (await makeCampaign(s.sb, FEED)).id;
     await simulate(s.sb, { campaign: campaignId, claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
   });
   afterAll(async () => {

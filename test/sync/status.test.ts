@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, PG_URL, pgAvailable, type TestDest } from "./destinations.js";
@@ -16,7 +16,7 @@ describe.each(destinationKinds())("sync status and roster on %s", (kind) => {
   let campaignId: string;
   const dests: TestDest[] = [];
   beforeAll(async () => {
-    campaignId = await activeCampaign(box.sb);
+    campaignId = (await makeCampaign(box.sb, FEED)).id;
     await simulate(box.sb, {
       campaign: campaignId,
       claims: 400,

@@ -3,7 +3,7 @@
 // commission equal to the service's campaign report.
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, sqliteDest, type TestDest } from "./destinations.js";
@@ -17,7 +17,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
   let campaignId: string;
   const dests: TestDest[] = [];
   beforeAll(async () => {
-    campaignId = await activeCampaign(box.sb);
+    campaignId = (await makeCampaign(box.sb, FEED)).id;
     await simulate(box.sb, {
       campaign: campaignId,
       claims: 1300,
@@ -178,7 +178,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
   it("the commission views equal the service's campaign report for the same range", async () => {
     const d = await fresh();
     // A campaign whose commission needs the half-even rule: 0.1235 x 3.50 = 0.432250 per redemption.
-    const other = await activeCampaign(box.sb, `half-even-${kind}`);
+    const other = (await makeCampaign(box.sb, { ...FEED, externalReference: `half-even-${kind}` })).id;
     await box.http("PATCH", `/campaigns/${other}`, {
       body: { commission: { rate: 0.1235, estimatedUnitSalePrice: 3.5 } },
     });
@@ -242,7 +242,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
 
   it("the documented range query equals the service's campaign report for a range of days", async () => {
     const d = await fresh();
-    const spread = await activeCampaign(box.sb, `range-${kind}`);
+    const spread = (await makeCampaign(box.sb, { ...FEED, externalReference: `range-${kind}` })).id;
     await box.http("PATCH", `/campaigns/${spread}`, {
       body: { commission: { rate: 0.0875, estimatedUnitSalePrice: 12.5 } },
     });
