@@ -13,11 +13,7 @@ import { SEED } from "../../src/sandbox/seed.js";
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  env = {
-    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-api-"),
-    PARTNER_BASE_URL: s.url,
-    PARTNER_API_KEY: s.writeKey,
-  };
+  env = s.env({}, { configDir: tempDir("pcli-api-") });
 });
 beforeEach(async () => {
   await s.http("DELETE", "/faults", { control: true });

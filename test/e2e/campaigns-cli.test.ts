@@ -13,7 +13,7 @@ const box = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeEach(async () => {
   await box.http("POST", "/reset", { control: true, body: {} });
-  env = { PARTNER_BASE_URL: box.url, PARTNER_API_KEY: box.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = box.env({}, { configDir: tempDir() });
 });
 
 const createFlags = (ref: string) => [

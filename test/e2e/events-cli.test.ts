@@ -15,7 +15,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   const me = await s.http("GET", "/me");
   org = s.sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey };
+  env = s.env({}, { configDir: tempDir() });
 }, 120_000);
 
 const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "S" };

@@ -17,7 +17,7 @@ let soda: string; // campaign "soda-zero" (Sparkle Soda)
 let crunchyId: string;
 
 beforeAll(async () => {
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = s.env({}, { configDir: tempDir() });
   oats = (await makeCampaign(s.sb, { ...FEED, externalReference: "spring-oats" })).id;
   // An active campaign on Sparkle Soda Zero with links for two creators.
   soda = (

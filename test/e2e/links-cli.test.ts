@@ -16,7 +16,7 @@ let env: NodeJS.ProcessEnv;
 const pace = { ...JOB_PACE };
 beforeEach(async () => {
   await s.http("POST", "/reset", { control: true, body: {} });
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = s.env({}, { configDir: tempDir() });
 });
 afterEach(() => {
   Object.assign(JOB_PACE, pace);

@@ -8,7 +8,7 @@ import { SEED } from "../../src/sandbox/seed.js";
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey };
+  env = s.env({}, { configDir: tempDir() });
 });
 
 describe.concurrent("partner-cli offers (built bin)", () => {

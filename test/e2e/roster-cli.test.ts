@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { type RunningSandbox, tempDir } from "../helpers/sandbox.js";
-import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { type SandboxFixture, useSandbox, withSandbox } from "../helpers/harness.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../docs/examples/roster.csv", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -15,13 +15,9 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const box = useSandbox();
 
 /** A private config dir and temp dir per test, so the tests can run concurrently. */
-function setup(target: RunningSandbox = box.sb) {
+function setup(target: SandboxFixture = box) {
   const dir = tempDir();
-  const env = {
-    PARTNER_BASE_URL: target.url,
-    PARTNER_API_KEY: target.writeKey,
-    PARTNER_CLI_CONFIG_DIR: tempDir(),
-  };
+  const env = target.env({}, { configDir: tempDir() });
   const file = (name: string, content: string | Buffer) => {
     const p = join(dir, name);
     writeFileSync(p, content);
@@ -130,7 +126,7 @@ describe("partner-cli roster (built bin)", () => {
   });
 
   it("set, get and export → import round trip", async () => {
-    await withSandbox({}, async ({ sb: own }) => {
+    await withSandbox({}, async (own) => {
       const { dir, env } = setup(own);
       const id = "Zoë/100% sure";
       const s = await cli(["roster", "set", id, "--name", "Zoë", "--handle", "@zoe"], { env });

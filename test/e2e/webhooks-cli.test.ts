@@ -16,7 +16,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   const me = await box.http("GET", "/me");
   org = box.sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: box.url, PARTNER_API_KEY: box.writeKey };
+  env = box.env({}, { configDir: tempDir() });
 }, 120_000);
 
 async function freePort(): Promise<number> {

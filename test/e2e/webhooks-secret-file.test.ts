@@ -26,7 +26,7 @@ import { useSandbox } from "../helpers/harness.js";
 const s = useSandbox({ seed: "empty" });
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = s.env({}, { configDir: tempDir() });
 });
 
 let port = 1;

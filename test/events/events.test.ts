@@ -13,7 +13,7 @@ const ids: string[] = [];
 beforeAll(async () => {
   const me = await s.http("GET", "/me");
   org = s.sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey };
+  env = s.env({}, { configDir: tempDir() });
   for (let i = 0; i < 5; i++) ids.push(emit("code.issued").id);
   ids.push(emit("campaign.status_changed").id);
 });

@@ -43,7 +43,7 @@ const idsIn = (path: string): string[] =>
 function setup() {
   const config = tempDir("pcli-sync-");
   const out = join(tempDir("pcli-store-"), "events.ndjson");
-  const env = { PARTNER_CLI_CONFIG_DIR: config, PARTNER_BASE_URL: box.url, PARTNER_API_KEY: box.writeKey };
+  const env = box.env({}, { configDir: config });
   const run = (args: string[]) => runIn(["events", "sync", "--out", out, ...args], { env });
   return { config, out, env, run };
 }

@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exportRun } from "../../src/commands/redemptions/export.js";
 import { ConfigStore } from "../../src/config/store.js";
 import type { Checkpoint } from "../../src/export/checkpoint.js";
@@ -9,7 +9,7 @@ import { intentFor } from "../../src/export/durable-output.js";
 import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { feedIds } from "./arrange.js";
-import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { simulate, useFeedCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -20,11 +20,7 @@ function csvIds(path: string): string[] {
 
 describe("redemptions export", () => {
   const box = useSandbox();
-  let campaignId: string;
-  beforeAll(async () => {
-    campaignId = (await makeCampaign(box.sb, FEED)).id;
-    await simulate(box.sb, { campaign: campaignId, claims: 2600, redemptions: 2500, seed: 7 });
-  });
+  const campaign = useFeedCampaign(box, { claims: 2600, redemptions: 2500, seed: 7 });
 
   it("a cold export equals the sandbox's full set; a second run writes nothing and succeeds", async () => {
     const dir = tempDir();
@@ -48,7 +44,7 @@ describe("redemptions export", () => {
     expect(b.stderr()).toContain("Exported 0 new redemptions");
 
     // New redemptions between runs appear exactly once.
-    await simulate(box.sb, { campaign: campaignId, claims: 30, redemptions: 25, seed: 8 });
+    await simulate(box.sb, { campaign: campaign.id, claims: 30, redemptions: 25, seed: 8 });
     const c = box.context({ configDir });
     const s3 = await exportRun({ out }, c.ctx);
     await c.ctx.close();

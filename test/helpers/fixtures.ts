@@ -2,6 +2,7 @@
 // maker, one scripted prompter, and runs of a command's run function with a test Context (the same
 // RunResult as the harness's in-process and spawned runs).
 import { Temporal } from "temporal-polyfill";
+import { beforeAll } from "vitest";
 import { Context } from "../../src/context.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
 import { exitCodeFor, formatError } from "../../src/main.js";
@@ -67,6 +68,24 @@ export const FEED: CampaignInit = {
   status: "active",
   creators: "roster",
 };
+
+/**
+ * A FEED campaign with simulated traffic (`simulate` body without the campaign), made in a beforeAll
+ * of the calling file or describe; `.id` is its id once made.
+ */
+export function useFeedCampaign(t: SandboxLike, traffic: Record<string, unknown>): { readonly id: string } {
+  let id: string | undefined;
+  beforeAll(async () => {
+    id = (await makeCampaign(t, FEED)).id;
+    await simulate(t, { campaign: id, ...traffic });
+  });
+  return {
+    get id() {
+      if (id === undefined) throw new Error("useFeedCampaign(): not made yet (use it inside a test or hook)");
+      return id;
+    },
+  };
+}
 
 const must = (what: string, res: { status: number; body: unknown }, ...ok: number[]) => {
   if (!ok.includes(res.status)) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);

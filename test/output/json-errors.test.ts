@@ -9,11 +9,7 @@ import { SEED } from "../../src/sandbox/seed.js";
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  env = {
-    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-jerr-"),
-    PARTNER_BASE_URL: s.url,
-    PARTNER_API_KEY: s.writeKey,
-  };
+  env = s.env({}, { configDir: tempDir("pcli-jerr-") });
 });
 
 /** stderr must be exactly one line holding one JSON object; returns it. */

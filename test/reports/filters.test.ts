@@ -12,7 +12,7 @@ const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 let brands: Map<string, string>; // name → id
 beforeAll(async () => {
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = s.env({}, { configDir: tempDir() });
   const offers = (await s.http("GET", "/offers?pageSize=200")).body.items as {
     brand: { id: string; name: string };
   }[];

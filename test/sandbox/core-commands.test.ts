@@ -39,11 +39,7 @@ describe("sandbox advance", () => {
     expect(stdout()).toMatch(/^now\t\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\noffsetMs\t\d+\n$/);
   });
   it("through the command line: durations are parsed, bad ones are usage errors", async () => {
-    const env = {
-      PARTNER_BASE_URL: s.url,
-      PARTNER_API_KEY: s.writeKey,
-      PARTNER_CLI_CONFIG_DIR: "/nonexistent-x",
-    };
+    const env = s.env({}, { configDir: "/nonexistent-x" });
     const before = (await s.http("GET", "/clock", { control: true })).body.offsetMs;
     const ok = await runIn(["sandbox", "advance", "1h30m", "--json"], { env });
     expect(ok.exitCode).toBe(0);

@@ -11,7 +11,7 @@ const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 let id: string;
 beforeAll(async () => {
-  env = { PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  env = s.env({}, { configDir: tempDir() });
   id = (await makeCampaign(s.sb, { ...TRAFFIC, externalReference: "spring-oats", codeLimit: 10 })).id;
 });
 

@@ -3,11 +3,11 @@
 // runs) and rerun each time, the database ends equal to the service's truth; two runs started
 // together: one syncs, the other exits 9.
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { describe, expect, it } from "vitest";
+import { simulate, useFeedCampaign } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
+import { destinationKinds, useDests, type TestDest } from "./destinations.js";
 import { expectCountersMatch, expectEqualsTruth } from "./truth.js";
 import { useSandbox } from "../helpers/harness.js";
 
@@ -15,20 +15,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   const s = useSandbox();
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    campaignId = (await makeCampaign(s.sb, FEED)).id;
-    await simulate(s.sb, { campaign: campaignId, claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
-  });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-  });
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
+  const campaign = useFeedCampaign(s, { claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
+  const fresh = useDests(kind);
   const envFor = (configDir: string) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
     PARTNER_BASE_URL: s.url,
@@ -61,7 +49,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
       for (let i = 0; i < 20; i++) {
         // New rows and corrections arrive between runs, so every run has pages to commit when killed.
         await simulate(s.sb, {
-          campaign: campaignId,
+          campaign: campaign.id,
           claims: 300,
           redemptions: 250,
           exclusions: 4,

@@ -3,37 +3,18 @@
 // and PostgreSQL connection failures that never show the password.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { describe, expect, it } from "vitest";
+import { useFeedCampaign } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, PG_URL, pgAvailable, type TestDest } from "./destinations.js";
+import { destinationKinds, useDests, PG_URL, pgAvailable } from "./destinations.js";
 import { allOf } from "./truth.js";
 import { useSandbox } from "../helpers/harness.js";
 
 describe.each(destinationKinds())("sync status and roster on %s", (kind) => {
   const box = useSandbox();
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    campaignId = (await makeCampaign(box.sb, FEED)).id;
-    await simulate(box.sb, {
-      campaign: campaignId,
-      claims: 400,
-      redemptions: 300,
-      exclusions: 5,
-      days: 3,
-      seed: 4,
-    });
-  });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-  });
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
+  useFeedCampaign(box, { claims: 400, redemptions: 300, exclusions: 5, days: 3, seed: 4 });
+  const fresh = useDests(kind);
   const env = (configDir = tempDir()) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
     PARTNER_BASE_URL: box.url,

@@ -2,11 +2,11 @@
 // the service, corrections applied, faults injected, refusals that write nothing, and the views'
 // commission equal to the service's campaign report.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { describe, expect, it } from "vitest";
+import { FEED, makeCampaign, simulate, useFeedCampaign } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
 import { http, tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, sqliteDest, type TestDest } from "./destinations.js";
+import { destinationKinds, useDests, sqliteDest, type TestDest } from "./destinations.js";
 import { rangeQuery } from "./doc-queries.js";
 import { allOf, expectCountersMatch, expectEqualsTruth, redemptionStates } from "./truth.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -14,28 +14,14 @@ import { SEED } from "../../src/sandbox/seed.js";
 
 describe.each(destinationKinds())("sync into %s", (kind) => {
   const box = useSandbox();
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    campaignId = (await makeCampaign(box.sb, FEED)).id;
-    await simulate(box.sb, {
-      campaign: campaignId,
-      claims: 1300,
-      redemptions: 1200,
-      exclusions: 40,
-      days: 6,
-      seed: 3,
-    });
+  const campaign = useFeedCampaign(box, {
+    claims: 1300,
+    redemptions: 1200,
+    exclusions: 40,
+    days: 6,
+    seed: 3,
   });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-  });
-
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
+  const fresh = useDests(kind);
   const envFor = (configDir: string, key = box.writeKey) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
     PARTNER_BASE_URL: box.url,
@@ -87,7 +73,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
         "$1",
         kind === "sqlite" ? "?" : "$1",
       ),
-      [campaignId],
+      [campaign.id],
     );
     expect(camp!.slice(0, 5).map((v) => String(v))).toEqual(["0.1", "4.99", "1000", "499", "active"]);
 
@@ -109,7 +95,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     const excluded = [...states].filter(([, s]) => s === "excluded").map(([id]) => id);
     await simulate(box.sb, { exclude: counted.slice(0, 7), reason: "duplicate receipt" });
     await simulate(box.sb, { restore: excluded.slice(0, 5) });
-    await simulate(box.sb, { campaign: campaignId, claims: 60, redemptions: 50, seed: 9 });
+    await simulate(box.sb, { campaign: campaign.id, claims: 60, redemptions: 50, seed: 9 });
     const r = await sync(d, ["--json"], { configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout).summary;
@@ -197,7 +183,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     expect(today <= through).toBe(true);
     const p = kind === "sqlite" ? "?" : "$1";
     let ties = 0;
-    for (const id of [campaignId, other]) {
+    for (const id of [campaign.id, other]) {
       const report = (
         await box.http("GET", `/campaigns/${id}/report?from=${from}&through=${through}&pageSize=200`)
       ).body;

@@ -21,7 +21,7 @@ beforeEach(async () => {
   // Start every test without endpoints (the organization allows five).
   const list = await s.http("GET", "/webhooks");
   for (const w of list.body.items) await s.http("DELETE", `/webhooks/${w.id}`);
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey };
+  env = s.env({}, { configDir: tempDir() });
   rx.script = [];
   rx.fallback = { status: 200 };
 });
