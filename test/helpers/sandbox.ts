@@ -31,6 +31,23 @@ export interface TestContextOptions {
 
 const captures = new WeakMap<Context, Captured>();
 
+/** stdout/stderr that keep what is written, and a stdin holding `input` (ended; open when undefined). */
+export function captureStreams(input?: string) {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let outText = "";
+  let errText = "";
+  out.on("data", (c) => {
+    outText += c;
+  });
+  err.on("data", (c) => {
+    errText += c;
+  });
+  const stdin = new PassThrough();
+  if (input !== undefined) stdin.end(input);
+  return { out, err, stdin, stdout: () => outText, stderr: () => errText };
+}
+
 /** What a Context made by testContext() has written so far. */
 export function capturedOf(ctx: Context): Captured {
   const c = captures.get(ctx);
@@ -43,18 +60,7 @@ export function testContext(
   sb: RunningSandbox | null,
   o: TestContextOptions = {},
 ): { ctx: Context } & Captured {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let outText = "";
-  let errText = "";
-  out.on("data", (c) => {
-    outText += c;
-  });
-  err.on("data", (c) => {
-    errText += c;
-  });
-  const stdin = new PassThrough();
-  if (o.stdin !== undefined) stdin.end(o.stdin);
+  const { out, err, stdin, stdout, stderr } = captureStreams(o.stdin);
   const tty =
     typeof o.tty === "object"
       ? o.tty
@@ -78,7 +84,7 @@ export function testContext(
     globals: { json: false, color: false, input: true, yes: false, verbose: false, ...o.globals },
     prompter: o.prompter,
   });
-  const captured = { stdout: () => outText, stderr: () => errText };
+  const captured = { stdout, stderr };
   captures.set(ctx, captured);
   return { ctx, ...captured };
 }

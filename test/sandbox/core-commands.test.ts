@@ -12,7 +12,7 @@ import { ApiError, DeclinedError, UsageError } from "../../src/errors.js";
 import { run } from "../../src/main.js";
 import { strictMe } from "../../src/spec/me.js";
 import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
-import { scriptedPrompter } from "../helpers/fixtures.js";
+import { makeCampaign, scriptedPrompter } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -116,19 +116,14 @@ describe("sandbox reset", () => {
 
 /** A real campaign object (from the sandbox) with this external reference. */
 async function campaignJson(ref: string): Promise<Record<string, unknown>> {
-  const day = (n: number) => new Date(s.sb.sandbox.clock.nowMs() + n * 86_400_000).toISOString().slice(0, 10);
-  const r = await s.http("POST", "/campaigns", {
-    body: {
-      name: `Campaign ${ref}`,
-      baseGs1: SEED.offers.oatsUnknownSupply,
-      dates: { from: day(0), through: day(10) },
-      codeLimit: 10,
-      commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
-      externalReference: ref,
-    },
+  return makeCampaign(s, {
+    name: `Campaign ${ref}`,
+    baseGs1: SEED.offers.oatsUnknownSupply,
+    dates: { from: 0, through: 10 },
+    codeLimit: 10,
+    commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
+    externalReference: ref,
   });
-  expect(r.status).toBe(201);
-  return r.body;
 }
 
 /** Answers the campaign lookup of --campaign with `campaign`; true when it did. */
