@@ -5,6 +5,7 @@ import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -76,17 +77,14 @@ describe("--fields", () => {
     );
     r = await run(["offers", "get", SEED.offers.oats, "--json", "--fields", "baseGs1,savings.display"]);
     expect(JSON.parse(r.stdout)).toEqual({ baseGs1: SEED.offers.oats, savings: { display: "$1.50 off" } });
-    const c = await s.http("POST", "/campaigns", {
-      body: {
-        name: "F",
-        baseGs1: SEED.offers.oats,
-        dates: { from: "2026-11-01", through: "2026-11-30" },
-        codeLimit: 10,
-        commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
-        externalReference: "fields-null",
-      },
+    await makeCampaign(s, {
+      name: "F",
+      baseGs1: SEED.offers.oats,
+      dates: { from: "2026-11-01", through: "2026-11-30" },
+      codeLimit: 10,
+      commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
+      externalReference: "fields-null",
     });
-    expect(c.status, JSON.stringify(c.body)).toBe(201);
     r = await run(["campaigns", "get", "fields-null", "--json", "--fields", "retailer.name,codes.limit"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ retailer: null, codes: { limit: 10 } });
