@@ -8,6 +8,12 @@ if (major < 20 || (major === 20 && minor < 19)) {
 // Built-ins are taken with process.getBuiltinModule (no ESM import: see scripts/build.mjs).
 // Node 22.8+ caches compiled code between runs (a no-op before that).
 process.getBuiltinModule("node:module").enableCompileCache?.();
+// A checkout has no dist/ until it is built (the package is built by `npm pack`; a clone by `npm run build`).
+if (!process.getBuiltinModule("node:fs").existsSync(new URL("../dist/main.js", import.meta.url))) {
+  const root = process.getBuiltinModule("node:url").fileURLToPath(new URL("..", import.meta.url));
+  process.stderr.write(`partner-cli is not built yet: run \`npm run build\` in ${root} first.\n`);
+  process.exit(1);
+}
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // Answered before the command tree is even loaded: the same line commander prints.

@@ -10,7 +10,7 @@
 //   is deferred to first use: loading child_process costs a few milliseconds of every start.
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
-// half-written tree.
+// half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -27,7 +27,12 @@ export const EXTERNAL = [
   "exceljs",
   // jq compiled to WebAssembly loads its .wasm file next to its own module.
   "jq-wasm",
+  // The OS keychain: a native binding per platform, loaded only when a key is kept there.
+  "@napi-rs/keyring",
+  "@napi-rs/keyring-*",
 ];
+
+const SOURCEMAP = process.argv.includes("--release") ? false : "linked";
 
 const root = new URL("../", import.meta.url);
 const tmp = new URL(`dist.tmp-${process.pid}/`, root);
@@ -187,7 +192,7 @@ async function mergeStartupChunks(dir) {
     platform: "node",
     target: "node20",
     banner: { js: BANNER },
-    sourcemap: "linked",
+    sourcemap: SOURCEMAP,
     logLevel: "warning",
     plugins: [
       {
@@ -204,8 +209,10 @@ async function mergeStartupChunks(dir) {
     ],
   });
   renameSync(join(dir, "main.merged.js"), main);
-  renameSync(join(dir, "main.merged.js.map"), `${main}.map`);
-  writeFileSync(main, readFileSync(main, "utf8").replace("main.merged.js.map", "main.js.map"));
+  if (SOURCEMAP) {
+    renameSync(join(dir, "main.merged.js.map"), `${main}.map`);
+    writeFileSync(main, readFileSync(main, "utf8").replace("main.merged.js.map", "main.js.map"));
+  }
   for (const file of merged) {
     const list = names.get(file);
     const from = JSON.stringify(`./${relative(dirname(file), main)}`);
@@ -233,7 +240,7 @@ await build({
   // module-loader work) and anything else from a createRequire made on first use.
   banner: { js: BANNER },
   plugins: [lazyChildProcess, builtins, namedExportsOfCjs],
-  sourcemap: "linked",
+  sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
 });

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ApiClient, boundsFromEnv } from "./api/client.js";
 import type { RetrySettings } from "./api/retry-policy.js";
+import { type Clock, systemClock } from "./clock.js";
 import { misspellingNote } from "./config/env-names.js";
 import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
@@ -11,6 +12,8 @@ import type { ConfigData, Profile } from "./config/store.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
 import { inquirerPrompter, type Prompter } from "./io/prompter.js";
+
+export { type Clock, systemClock };
 
 export interface GlobalOptions {
   profile?: string | undefined;
@@ -28,24 +31,13 @@ export interface GlobalOptions {
   fields?: string | undefined;
   /** --jq EXPR: jq's language over the JSON output. */
   jq?: string | undefined;
+  /** --format of a list, get or report (table|tsv|csv|json|ndjson). */
+  format?: string | undefined;
+  /** --wide: tables show every column. */
+  wide?: boolean | undefined;
+  /** --out FILE of a list or report: stdout's data goes to the file. */
+  out?: string | undefined;
 }
-
-export interface Clock {
-  now(): Date;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    }),
-};
 
 /** Which service and key a command talks to, and why. */
 export interface Target {
@@ -96,6 +88,9 @@ export class Context {
       quiet: init.globals.quiet,
       fields: init.globals.fields,
       jq: init.globals.jq,
+      format: init.globals.format,
+      wide: init.globals.wide,
+      out: init.globals.out,
     });
     this.prompterInstance = init.prompter;
   }
@@ -213,16 +208,9 @@ export class Context {
         `Run "partner-cli login --profile ${explicitProfile}" or "partner-cli profiles list".`,
       );
     }
-    const baseUrl = this.globals.baseUrl
-      ? normalizeBaseUrl(this.globals.baseUrl, "--base-url")
-      : this.env.PARTNER_BASE_URL
-        ? normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL")
-        : profile?.baseUrl;
-    const baseUrlSource = this.globals.baseUrl
-      ? "--base-url"
-      : this.env.PARTNER_BASE_URL
-        ? "PARTNER_BASE_URL"
-        : `profile "${name}"`;
+    const chosen = this.baseUrlFor(name, profile);
+    const baseUrl = chosen?.baseUrl;
+    const baseUrlSource = chosen?.source ?? `profile "${name}"`;
     if (envKey) {
       if (!baseUrl) {
         throw new UsageError(
@@ -250,7 +238,7 @@ export class Context {
         kind: "target",
         target: {
           baseUrl: baseUrl!,
-          apiKey: profile.apiKey,
+          apiKey: await storedKey(this.configDir(), name!, profile),
           profileName: name!,
           profile,
           source: "profile",
@@ -265,6 +253,25 @@ export class Context {
       );
     }
     return { kind: "none" };
+  }
+
+  /**
+   * The base URL and where it came from: --base-url > PARTNER_BASE_URL > the profile's (the one
+   * precedence; `login` uses it too). Undefined when none of them gives one.
+   */
+  baseUrlFor(
+    profileName: string | undefined,
+    profile: Pick<Profile, "baseUrl"> | undefined,
+  ): { baseUrl: string; source: string } | undefined {
+    if (this.globals.baseUrl)
+      return { baseUrl: normalizeBaseUrl(this.globals.baseUrl, "--base-url"), source: "--base-url" };
+    if (this.env.PARTNER_BASE_URL)
+      return {
+        baseUrl: normalizeBaseUrl(this.env.PARTNER_BASE_URL, "PARTNER_BASE_URL"),
+        source: "PARTNER_BASE_URL",
+      };
+    if (profile?.baseUrl) return { baseUrl: profile.baseUrl, source: `profile "${profileName}"` };
+    return undefined;
   }
 
   /** Exit 4 for a run without credentials and without a terminal: what is missing and the ways on. */
@@ -292,26 +299,36 @@ export class Context {
     return embeddedTarget(sb.url, sb.writeKey);
   }
 
+  /** The client of this command's target (built once, closed with the Context). */
   async api(): Promise<ApiClient> {
     if (!this.apiClient) {
-      const t = await this.target();
-      this.apiClient = new ApiClient({
-        baseUrl: t.baseUrl,
-        apiKey: t.apiKey,
-        baseUrlSource: t.baseUrlSource,
-        retry: this.init.retry ?? retryFromEnv(this.env),
-        ...boundsFromEnv(this.env),
-        signal: this.signal,
-        trace: this.verbose ? (line) => this.io.err(line) : undefined,
-        onRetry: ({ reason, delayMs }) => {
-          if (!this.verbose && this.io.stderrIsTTY)
-            this.io.err(`(${reason}; retrying in ${Math.ceil(delayMs / 100) / 10}s)`);
-        },
-      });
-      const client = this.apiClient;
+      const client = this.clientFor(await this.target());
+      this.apiClient = client;
       this.onClose(() => client.close());
     }
     return this.apiClient;
+  }
+
+  /**
+   * The one way to build a client: for a target (or a URL and key not stored yet, as `login` checks
+   * them), with this command's retry policy, bounds, Ctrl-C, clock and --verbose trace. The caller
+   * closes it (api() registers its own).
+   */
+  clientFor(t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource">): ApiClient {
+    return new ApiClient({
+      baseUrl: t.baseUrl,
+      apiKey: t.apiKey,
+      baseUrlSource: t.baseUrlSource,
+      retry: this.init.retry ?? retryFromEnv(this.env),
+      ...boundsFromEnv(this.env),
+      signal: this.signal,
+      clock: this.clock,
+      trace: this.verbose ? (line) => this.io.err(line) : undefined,
+      onRetry: ({ reason, delayMs }) => {
+        if (!this.verbose && this.io.stderrIsTTY)
+          this.io.err(`(${reason}; retrying in ${Math.ceil(delayMs / 100) / 10}s)`);
+      },
+    });
   }
 
   /** Prompts are allowed only on a terminal (stdin and stdout) and without --no-input. */
@@ -338,6 +355,21 @@ export class Context {
       }
     }
   }
+}
+
+/** A stored profile's key: from the OS keychain (loaded only then) or the config file. */
+async function storedKey(configDir: string, name: string, profile: Profile): Promise<string> {
+  if (profile.keyStorage === "keychain") {
+    const { keychainAccount, keychainRead } = await import("./config/keychain.js");
+    return keychainRead(keychainAccount(configDir, name), name);
+  }
+  if (!profile.apiKey) {
+    throw new ConfigError(
+      `Profile "${name}" in ${join(configDir, "config.json")} holds no API key. Nothing was sent.`,
+      `Run "partner-cli login --profile ${name}" again.`,
+    );
+  }
+  return profile.apiKey;
 }
 
 function embeddedTarget(baseUrl: string, apiKey: string): Target {

@@ -215,7 +215,7 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
         }),
       }
     : streams;
-  const program = buildProgram({ makeContext, streams: programStreams }, { lazyFor: argv });
+  const program = buildProgram({ makeContext, streams: programStreams }, { lazyFor: argv, env });
   // --fields and --jq are checked before the command does anything (a write is not half-reported).
   program.hook("preAction", async (_program, actionCommand) => {
     const g = actionCommand.optsWithGlobals();

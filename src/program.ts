@@ -3,13 +3,16 @@
 // aliases and description only (enough for the top-level --help, suggestions and dispatch), and its
 // verbs are declared when commander dispatches to it. `buildProgram(rt)` without options builds the
 // whole tree, for the docs and completion generators and the tests that walk it.
-import { Command } from "commander";
+import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import type { Command as CommanderCommand } from "commander";
 import { registerApi } from "./cli/api.js";
 import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
-import { type CliRuntime, setRuntime } from "./cli/define.js";
+import { type CliRuntime, commanderView, examples } from "./cli/define.js";
 import { registerEvents } from "./cli/events.js";
+import { configureHelp, helpWidth, notes } from "./cli/help.js";
+import { registerHelp } from "./cli/help-command.js";
 import { registerIdentity } from "./cli/identity.js";
 import { registerLinks } from "./cli/links.js";
 import { registerOffers } from "./cli/offers.js";
@@ -23,7 +26,8 @@ import { registerWebhooks } from "./cli/webhooks.js";
 import type { IoStreams } from "./io/io.js";
 import { VERSION } from "./version.js";
 
-export type Registrar = (program: Command) => void;
+/** Declares one noun (or top-level command) on `program`; its actions run through `rt`. */
+export type Registrar = (program: Command, rt: CliRuntime) => void;
 
 /** Every noun's declarations, in help order. */
 export const REGISTRARS: Registrar[] = [
@@ -42,6 +46,7 @@ export const REGISTRARS: Registrar[] = [
   registerSandbox,
   registerApi,
   registerCompletion,
+  registerHelp,
 ];
 
 /** What the top level shows of a noun before its verbs are declared. */
@@ -145,7 +150,7 @@ export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
 ]);
 
 /** Commands that read the whole tree at run time (the completion script is generated from it). */
-const NEEDS_WHOLE_TREE = new Set(["completion"]);
+const NEEDS_WHOLE_TREE = new Set(["completion", "__complete"]);
 
 export interface BuildOptions {
   /**
@@ -153,13 +158,14 @@ export interface BuildOptions {
    * declared now; any other noun is declared if commander dispatches to it after all.
    */
   lazyFor?: readonly string[];
+  /** The environment help reads its width from (COLUMNS); without it, help is 80 columns wide. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export function buildProgram(
   rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
   options: BuildOptions = {},
-): Command {
-  setRuntime(rt);
+): CommanderCommand {
   const program = new Command("partner-cli");
   program
     .description("Run coupon campaigns through creators on the Creator Campaign Partner API.")
@@ -200,30 +206,35 @@ export function buildProgram(
       throw sandboxClash("--sandbox", g.baseUrl ? "--base-url" : "--profile");
     }
   });
-  program.addHelpText(
-    "after",
-    "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).\n\nExamples:\n  $ partner-cli roster import docs/examples/roster.csv --sandbox\n  $ partner-cli login --profile prod --base-url https://partner.example.com\n",
+  configureHelp(commanderView(program), helpWidth(options.env ?? {}, rt.streams.stdout));
+  notes(
+    program,
+    "With no profile and no PARTNER_API_KEY, commands run against the embedded sandbox only at a\nterminal; scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1 (exit 4 otherwise).",
   );
+  examples(program, [
+    "partner-cli roster import docs/examples/roster.csv --sandbox",
+    "partner-cli login --profile prod --base-url https://partner.example.com",
+  ]);
   if (!options.lazyFor) {
-    for (const register of REGISTRARS) register(program);
-    return program;
+    for (const register of REGISTRARS) register(program, rt);
+    return commanderView(program);
   }
-  const pending = new Map<Command, Registrar>();
+  const pending = new Map<CommandUnknownOpts, Registrar>();
   for (const register of REGISTRARS) {
     const summary = LAZY_NOUNS.get(register);
     if (!summary) {
-      register(program);
+      register(program, rt);
       continue;
     }
     const stub = program.command(summary.name).description(summary.description);
     for (const alias of summary.aliases) stub.alias(alias);
     pending.set(stub, register);
   }
-  const declare = (stub: Command) => {
+  const declare = (stub: CommandUnknownOpts) => {
     const register = pending.get(stub);
     if (!register) return;
     pending.delete(stub);
-    declareInPlace(program, stub, register);
+    declareInPlace(program, stub, register, rt);
   };
   program.hook("preSubcommand", (_program, sub) => {
     if (NEEDS_WHOLE_TREE.has(sub.name())) for (const stub of [...pending.keys()]) declare(stub);
@@ -232,10 +243,10 @@ export function buildProgram(
   // `help NOUN` prints the noun's help without dispatching to it, so the named noun is declared now.
   const named = namedCommand(program, options.lazyFor);
   for (const stub of pending.keys()) if (named !== undefined && isNamed(stub, named)) declare(stub);
-  return program;
+  return commanderView(program);
 }
 
-function isNamed(cmd: Command, name: string): boolean {
+function isNamed(cmd: CommandUnknownOpts, name: string): boolean {
   return cmd.name() === name || cmd.aliases().includes(name);
 }
 
@@ -263,7 +274,12 @@ function namedCommand(program: Command, argv: readonly string[]): string | undef
  * command object would not be the one it goes on to parse): `program.command(name)` answers the
  * stub, whose aliases are cleared first because the registrar adds them again.
  */
-function declareInPlace(program: Command, stub: Command, register: Registrar): void {
+function declareInPlace(
+  program: Command,
+  stub: CommandUnknownOpts,
+  register: Registrar,
+  rt: CliRuntime,
+): void {
   (stub as unknown as { _aliases: string[] })._aliases = [];
   const target = new Proxy(program, {
     get(obj, key, receiver) {
@@ -277,5 +293,5 @@ function declareInPlace(program: Command, stub: Command, register: Registrar): v
       return typeof v === "function" ? v.bind(obj) : v;
     },
   });
-  register(target);
+  register(target, rt);
 }

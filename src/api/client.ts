@@ -15,6 +15,8 @@ import {
   ResponseTooLargeError,
   UsageError,
 } from "../errors.js";
+import { type Clock, systemClock } from "../clock.js";
+import { maskKey } from "../config/profiles.js";
 import {
   backoffMs,
   DEFAULT_RETRY,
@@ -61,7 +63,8 @@ export interface ClientOptions {
   retry?: Partial<RetrySettings>;
   /** Called with trace lines when --verbose is on. */
   trace?: ((line: string) => void) | undefined;
-  sleep?: (ms: number) => Promise<void>;
+  /** Retry waits go through its sleep (the Context's clock; default: the system's). */
+  clock?: Pick<Clock, "sleep"> | undefined;
   /** Called before each retry wait, for user-facing notices. */
   onRetry?: ((info: { method: string; path: string; reason: string; delayMs: number }) => void) | undefined;
   connectTimeoutMs?: number;
@@ -134,24 +137,20 @@ export function seg(value: string): string {
   return encodeURIComponent(value);
 }
 
-export function redactKey(key: string): string {
-  return key.length <= 4 ? "****" : `****${key.slice(-4)}`;
-}
-
 export class ApiClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
   private agentPromise: Promise<Agent> | undefined;
   private readonly settings: RetrySettings;
   private readonly opts: ClientOptions;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly clock: Pick<Clock, "sleep">;
 
   constructor(opts: ClientOptions) {
     this.opts = opts;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, "");
     this.apiKey = opts.apiKey;
     this.settings = { ...DEFAULT_RETRY, ...opts.retry };
-    this.sleep = opts.sleep ?? ((ms) => abortableSleep(ms, opts.signal));
+    this.clock = opts.clock ?? systemClock;
   }
 
   /** One keep-alive pool per client, created on the first request. */
@@ -352,7 +351,7 @@ export class ApiClient {
   /** A short, one-line, key-free excerpt of a body for messages. */
   private excerpt(text: string, max = 100): string {
     let s = text.replace(/\s+/g, " ").trim();
-    if (this.apiKey) s = s.split(this.apiKey).join(redactKey(this.apiKey));
+    if (this.apiKey) s = s.split(this.apiKey).join(maskKey(this.apiKey));
     s = s.replace(/[\u0000-\u001f\u007f]/g, "?");
     return s.length > max ? `${s.slice(0, max)}...` : s;
   }
@@ -379,19 +378,8 @@ export class ApiClient {
 
   /** Sleeps between attempts; Ctrl-C ends the wait with CancelledError. */
   private async wait(ms: number): Promise<void> {
-    const signal = this.opts.signal;
-    if (!signal) return this.sleep(ms);
     this.checkAborted();
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<void>((resolve) => {
-      onAbort = resolve;
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      await Promise.race([this.sleep(ms), aborted]);
-    } finally {
-      signal.removeEventListener("abort", onAbort!);
-    }
+    await this.clock.sleep(ms, this.opts.signal);
     this.checkAborted();
   }
 
@@ -456,30 +444,9 @@ export class ApiClient {
     const t0 = Date.now();
     const path = this.requestPath(spec.path, spec.query, spec.prefix ?? API_PREFIX);
     const url = this.base().origin + path;
-    this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${redactKey(this.apiKey)})`);
+    this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${maskKey(this.apiKey)})`);
     const agent = await this.agent();
-
-    // One signal for this attempt: Ctrl-C or the attempt's deadline, whichever comes first.
-    const limitMs = this.requestTimeoutMs;
-    const attempt = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      attempt.abort();
-    }, limitMs);
-    const user = this.opts.signal;
-    const onUserAbort = () => attempt.abort();
-    user?.addEventListener("abort", onUserAbort, { once: true });
-    if (user?.aborted) attempt.abort();
-    const interrupted = (): Error | undefined => {
-      if (user?.aborted) return new CancelledError("Interrupted.");
-      if (timedOut) {
-        this.trace(`< no complete answer within ${limitMs} ms`);
-        return new NetworkFailure(TIMED_OUT, true, `no complete answer within ${seconds(limitMs)}`);
-      }
-      return undefined;
-    };
-
+    const attempt = this.attemptSignal();
     let res: Dispatcher.ResponseData;
     let bytes: Buffer;
     try {
@@ -493,7 +460,7 @@ export class ApiClient {
           signal: attempt.signal,
         });
       } catch (err) {
-        const stop = interrupted();
+        const stop = attempt.interrupted();
         if (stop) throw stop;
         const e = err as NodeJS.ErrnoException & { code?: string };
         // A refused or failed connect never reached the server; anything later may have.
@@ -501,56 +468,91 @@ export class ApiClient {
         this.trace(`< network error ${e.code ?? e.message}`);
         throw new NetworkFailure(e.code ?? e.message, !never);
       }
-
-      // A redirect is never success, whatever the method: nothing is followed.
-      if (res.statusCode >= 300 && res.statusCode < 400) {
-        discard(res.body);
-        this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} (redirect; not followed)`);
-        throw this.redirected(spec, res.statusCode, res.headers.location, url);
-      }
-
-      const cap = this.maxResponseBytes;
-      const announced = Number(res.headers["content-length"]);
-      if (Number.isFinite(announced) && announced > cap) {
-        discard(res.body);
-        this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} announces ${announced} bytes; not read`);
-        throw this.tooLarge(spec, cap, `announced ${formatBytes(announced)}`);
-      }
-      try {
-        const chunks: Buffer[] = [];
-        let total = 0;
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          total += chunk.length;
-          if (total > cap) {
-            discard(res.body);
-            this.trace(
-              `< ${res.statusCode} ${spec.method} ${spec.path} passed ${cap} bytes; stopped reading`,
-            );
-            throw this.tooLarge(spec, cap, "stopped reading there");
-          }
-          chunks.push(chunk);
-        }
-        bytes = Buffer.concat(chunks, total);
-      } catch (err) {
-        if (err instanceof CliError) throw err;
-        const stop = interrupted();
-        if (stop) throw stop;
-        const e = err as NodeJS.ErrnoException;
-        this.trace(`< body error ${e.code ?? e.message}`);
-        // The request went out; the answer was lost part-way.
-        throw new NetworkFailure(e.code ?? e.message, true);
-      }
+      bytes = await this.readBody(spec, res, url, attempt.interrupted);
     } finally {
-      clearTimeout(timer);
-      user?.removeEventListener("abort", onUserAbort);
+      attempt.done();
     }
-
     const text = bytes.toString("utf8");
     const contentType = headerValue(res.headers["content-type"]);
     this.trace(
       `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${bytes.length} bytes)`,
     );
     return { status: res.statusCode, headers: res.headers, text, contentType };
+  }
+
+  /**
+   * One signal for one attempt: Ctrl-C or the attempt's deadline, whichever comes first.
+   * `interrupted()` says which one ended it (undefined: neither); `done()` clears the timer.
+   */
+  private attemptSignal(): { signal: AbortSignal; interrupted: () => Error | undefined; done: () => void } {
+    const limitMs = this.requestTimeoutMs;
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, limitMs);
+    const user = this.opts.signal;
+    const onUserAbort = () => attempt.abort();
+    user?.addEventListener("abort", onUserAbort, { once: true });
+    if (user?.aborted) attempt.abort();
+    return {
+      signal: attempt.signal,
+      interrupted: () => {
+        if (user?.aborted) return new CancelledError("Interrupted.");
+        if (!timedOut) return undefined;
+        this.trace(`< no complete answer within ${limitMs} ms`);
+        return new NetworkFailure(TIMED_OUT, true, `no complete answer within ${seconds(limitMs)}`);
+      },
+      done: () => {
+        clearTimeout(timer);
+        user?.removeEventListener("abort", onUserAbort);
+      },
+    };
+  }
+
+  /** The answer's body, bounded by maxResponseBytes; a redirect is refused unread. */
+  private async readBody(
+    spec: RequestSpec<unknown>,
+    res: Dispatcher.ResponseData,
+    url: string,
+    interrupted: () => Error | undefined,
+  ): Promise<Buffer> {
+    // A redirect is never success, whatever the method: nothing is followed.
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      discard(res.body);
+      this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} (redirect; not followed)`);
+      throw this.redirected(spec, res.statusCode, res.headers.location, url);
+    }
+    const cap = this.maxResponseBytes;
+    const announced = Number(res.headers["content-length"]);
+    if (Number.isFinite(announced) && announced > cap) {
+      discard(res.body);
+      this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} announces ${announced} bytes; not read`);
+      throw this.tooLarge(spec, cap, `announced ${formatBytes(announced)}`);
+    }
+    try {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        total += chunk.length;
+        if (total > cap) {
+          discard(res.body);
+          this.trace(`< ${res.statusCode} ${spec.method} ${spec.path} passed ${cap} bytes; stopped reading`);
+          throw this.tooLarge(spec, cap, "stopped reading there");
+        }
+        chunks.push(chunk);
+      }
+      return Buffer.concat(chunks, total);
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      const stop = interrupted();
+      if (stop) throw stop;
+      const e = err as NodeJS.ErrnoException;
+      this.trace(`< body error ${e.code ?? e.message}`);
+      // The request went out; the answer was lost part-way.
+      throw new NetworkFailure(e.code ?? e.message, true);
+    }
   }
 
   private redirected(
@@ -757,17 +759,4 @@ function formatBytes(n: number): string {
 
 function describe(o: Outcome): string {
   return o.kind === "status" ? `HTTP ${o.status}${o.code ? ` ${o.code}` : ""}` : "a network failure";
-}
-
-/** setTimeout as a promise whose timer is cleared on abort, so an interrupted wait keeps nothing alive. */
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -1,8 +1,9 @@
 // api METHOD PATH: a raw request to any endpoint, with the current key and base URL (like gh api).
-import { type Command, Option } from "commander";
-import { action, examples } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples } from "./define.js";
+import { notes } from "./help.js";
 
-export function registerApi(program: Command): void {
+export function registerApi(program: Command, rt: CliRuntime): void {
   // -F and -f share one list, so their order on the command line is kept (key[]=v appends in order).
   const params: { text: string; typed: boolean }[] = [];
   const param = (typed: boolean) => (text: string) => {
@@ -54,8 +55,8 @@ export function registerApi(program: Command): void {
     `echo '{"creators":[{"externalId":"cr-100","name":"Grace Hopper"}]}' | partner-cli api POST /creators/batch --input -`,
     "partner-cli api GET /offers --include --fields totalCount",
   ]);
-  api.addHelpText(
-    "after",
+  notes(
+    api,
     `
 Parameters (-f, -F) go to the query string for GET and DELETE and make a JSON body for POST, PUT
 and PATCH (with --input they go to the query string). The answer's body is printed on stdout as the
@@ -66,18 +67,7 @@ failure shows that nothing was applied (429, 502, 503, a connection that was nev
 whose outcome is uncertain is never repeated. The API key is sent, never printed.
 `,
   );
-  action(api, async (ctx, args, opts) =>
-    (await import("../commands/api/api.js")).apiRun(
-      {
-        method: args[0]!,
-        path: args[1]!,
-        params,
-        input: opts.input,
-        paginate: Boolean(opts.paginate),
-        format: opts.format,
-        include: Boolean(opts.include),
-      },
-      ctx,
-    ),
-  );
+  action(rt, api, () => import("../commands/api/api.js"), "apiRun", {
+    adapt: (o) => ({ ...o, params }),
+  });
 }

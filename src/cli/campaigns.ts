@@ -1,10 +1,10 @@
 // campaigns list | get | create | update | activate | pause | end (alias: campaign).
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
-import { type Command, Option } from "commander";
-import { action, examples } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions } from "./define.js";
 import { declareCampaignReport } from "./reports.js";
 
-export function registerCampaigns(program: Command): void {
+export function registerCampaigns(program: Command, rt: CliRuntime): void {
   const campaigns = program
     .command("campaigns")
     .alias("campaign")
@@ -29,18 +29,16 @@ export function registerCampaigns(program: Command): void {
     "partner-cli campaigns list --status active --all --json",
     "partner-cli campaigns list --external-reference spring-oats",
   ]);
-  action(list, async (ctx, _args, opts) =>
-    (await import("../commands/campaigns/list.js")).campaignsListRun(opts, ctx),
-  );
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/campaigns/list.js"), "campaignsListRun");
 
   const get = campaigns
     .command("get")
     .description("show one campaign, by id or by external reference")
     .argument("<id-or-ref>", "campaign id (uuid) or external reference");
   examples(get, ["partner-cli campaigns get spring-oats", "partner-cli campaigns get 3f1c…-uuid --json"]);
-  action(get, async (ctx, args) =>
-    (await import("../commands/campaigns/get.js")).campaignsGetRun({ idOrRef: args[0]! }, ctx),
-  );
+  outputOptions(get);
+  action(rt, get, () => import("../commands/campaigns/get.js"), "campaignsGetRun");
 
   const create = campaigns
     .command("create")
@@ -72,12 +70,10 @@ export function registerCampaigns(program: Command): void {
     .option("--activate", "activate the campaign right after creating it");
   examples(create, [
     "partner-cli campaigns create",
-    "partner-cli campaigns create --name 'Spring oats' --offer 0012345000011 --from 2026-03-01 --through 2026-05-31 --code-limit 5000 --rate 0.1 --unit-price 4.99 --external-reference spring-oats --activate",
-    "partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from 2026-03-01 --through 2026-03-31 --code-limit 500 --rate 0.05 --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart",
+    `partner-cli campaigns create --no-input --name 'Spring oats' --offer 0012345000011 --from "$(partner-cli offers get 0012345000011 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0012345000011 --jq .redemptionDates.through)" --code-limit 5000 --rate 10% --unit-price 4.99 --external-reference spring-oats --activate`,
+    `partner-cli campaigns create --no-input --name 'Soda' --offer 0098765000014 --from "$(partner-cli offers get 0098765000014 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0098765000014 --jq .redemptionDates.through)" --code-limit 500 --rate 5% --unit-price 6.49 --retailer-domain freshmart.example --retailer-name FreshMart`,
   ]);
-  action(create, async (ctx, _args, opts) =>
-    (await import("../commands/campaigns/create.js")).campaignsCreateRun(opts, ctx),
-  );
+  action(rt, create, () => import("../commands/campaigns/create.js"), "campaignsCreateRun");
 
   const update = campaigns
     .command("update")
@@ -99,38 +95,28 @@ export function registerCampaigns(program: Command): void {
     .option("--no-retailer", "remove the retailer restriction");
   examples(update, [
     "partner-cli campaigns update spring-oats --code-limit 8000",
-    "partner-cli campaigns update spring-oats --through 2026-06-30 --rate 12%",
+    "partner-cli campaigns update spring-oats --rate 12% --unit-price 5.49",
     "partner-cli campaigns update spring-oats --no-retailer",
   ]);
-  action(update, async (ctx, args, opts) =>
-    (await import("../commands/campaigns/update.js")).campaignsUpdateRun({ ...opts, idOrRef: args[0]! }, ctx),
-  );
+  action(rt, update, () => import("../commands/campaigns/update.js"), "campaignsUpdateRun");
 
-  const transitions = [
-    ["activate", "active", "activate a draft or paused campaign"],
-    ["pause", "paused", "pause an active campaign (handed-out codes keep working)"],
-    ["end", "ended", "end a campaign for good (asks first; --yes without a terminal)"],
-  ] as const;
-  for (const [verb, status, description] of transitions) {
-    const cmd = campaigns
+  const transition = (verb: string, description: string) =>
+    campaigns
       .command(verb)
       .description(description)
       .argument("<id-or-ref>", "campaign id (uuid) or external reference");
-    examples(
-      cmd,
-      verb === "end"
-        ? ["partner-cli campaigns end spring-oats", "partner-cli campaigns end spring-oats --yes"]
-        : [`partner-cli campaigns ${verb} spring-oats`],
-    );
-    action(cmd, async (ctx, args) =>
-      (await import("../commands/campaigns/status.js")).campaignsStatusRun(
-        { idOrRef: args[0]!, status },
-        ctx,
-      ),
-    );
-  }
+  const activate = transition("activate", "activate a draft or paused campaign");
+  examples(activate, ["partner-cli campaigns activate spring-oats"]);
+  action(rt, activate, () => import("../commands/campaigns/activate.js"), "campaignsActivateRun");
+  const pause = transition("pause", "pause an active campaign (handed-out codes keep working)");
+  examples(pause, ["partner-cli campaigns pause spring-oats"]);
+  action(rt, pause, () => import("../commands/campaigns/pause.js"), "campaignsPauseRun");
+  const end = transition("end", "end a campaign for good (asks first; --yes without a terminal)");
+  examples(end, ["partner-cli campaigns end spring-oats", "partner-cli campaigns end spring-oats --yes"]);
+  action(rt, end, () => import("../commands/campaigns/end.js"), "campaignsEndRun");
 
   const report = declareCampaignReport(campaigns, "report");
+  action(rt, report, () => import("../commands/campaigns/report.js"), "campaignsReportRun");
   examples(report, [
     "partner-cli campaigns report spring-oats --preset 30d",
     "partner-cli campaigns report spring-oats --all-creators --json",

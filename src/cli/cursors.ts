@@ -1,8 +1,8 @@
 // cursors list | show | reset.
-import type { Command } from "commander";
-import { action, examples } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples } from "./define.js";
 
-export function registerCursors(program: Command): void {
+export function registerCursors(program: Command, rt: CliRuntime): void {
   const noun = program
     .command("cursors")
     .alias("cursor")
@@ -12,17 +12,17 @@ export function registerCursors(program: Command): void {
     .command("list")
     .description("the saved cursors of the service this run talks to, with their organization");
   examples(list, ["partner-cli cursors list"]);
-  action(list, async (ctx) => (await import("../commands/cursors/cursors.js")).listRun(ctx));
+  action(rt, list, () => import("../commands/cursors/list.js"), "cursorsListRun");
   const show = noun
     .command("show")
     .argument("<name>", "cursor name (default: default)")
     .description("details of a saved cursor");
   examples(show, ["partner-cli cursors show default"]);
-  action(show, async (ctx, [name]) => (await import("../commands/cursors/cursors.js")).showRun(name!, ctx));
+  action(rt, show, () => import("../commands/cursors/show.js"), "cursorsShowRun");
   const reset = noun
     .command("reset")
     .argument("<name>", "cursor name")
     .description("forget a saved cursor: the next run starts from the beginning");
   examples(reset, ["partner-cli cursors reset default --yes"]);
-  action(reset, async (ctx, [name]) => (await import("../commands/cursors/cursors.js")).resetRun(name!, ctx));
+  action(rt, reset, () => import("../commands/cursors/reset.js"), "cursorsResetRun");
 }

@@ -1,26 +1,14 @@
-// The command reference in docs/commands/, rendered from the commander tree: one page per
-// top-level command (a noun with its verbs, or a single command such as `login`) and a README
-// index. scripts/gen-docs.mjs writes it; test/cli/docs-drift.test.ts checks it is up to date.
-import type { EventEmitter } from "node:events";
-import type { Argument, Command, Help, Option } from "commander";
-import { examplesOf } from "./define.js";
+// The command reference in docs/commands/, rendered from the command-tree model (tree.ts): one page
+// per top-level command (a noun with its verbs, or a single command such as `login`), the help
+// topics on help.md, and a README index. scripts/gen-docs.mjs writes it (and the man pages, man.ts);
+// test/cli/docs-drift.test.ts checks both are up to date.
+import type { Command } from "commander";
+import type { ArgumentInfo, CommandNode, OptionInfo } from "../commands/completion/tree.js";
+import { HELP_TOPICS, type HelpTopic } from "./help-topics.js";
+import { programTree } from "./tree.js";
 
 const GENERATED_NOTE =
   "<!-- Generated from the command tree by `npm run docs` (scripts/gen-docs.mjs). Do not edit by hand. -->";
-
-function isHidden(c: Command): boolean {
-  return Boolean((c as unknown as { _hidden?: boolean })._hidden);
-}
-
-function visibleCommands(cmd: Command): Command[] {
-  return cmd.commands.filter((c) => !isHidden(c));
-}
-
-function fullName(cmd: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(" ");
-}
 
 /** A GitHub-style heading anchor. */
 export function anchor(heading: string): string {
@@ -40,128 +28,123 @@ function code(s: string): string {
   return `\`${s}\``;
 }
 
-/** The help text added with addHelpText("after"), without the Examples block (rendered apart). */
-function afterText(cmd: Command): string {
-  let text = "";
-  const write = (s: string) => {
-    text += s;
-  };
-  for (const listener of (cmd as unknown as EventEmitter).listeners("afterHelp")) {
-    (listener as (ctx: { error: boolean; command: Command; write: (s: string) => void }) => void)({
-      error: false,
-      command: cmd,
-      write,
-    });
-  }
-  const ex = examplesOf(cmd);
-  if (ex.length) text = text.replace(`\nExamples:\n${ex.map((l) => `  $ ${l}`).join("\n")}\n`, "");
-  return text.trim();
+function optionRows(options: readonly OptionInfo[]): string[] {
+  return options.map((o) => `| ${cell(code(o.term))} | ${cell(o.help)} |`);
 }
 
-function optionRows(help: Help, options: readonly Option[]): string[] {
-  return options.map((o) => `| ${cell(code(help.optionTerm(o)))} | ${cell(help.optionDescription(o))} |`);
+function argumentRows(args: readonly ArgumentInfo[]): string[] {
+  return args.map((a) => `| ${cell(code(a.term))} | ${cell(a.help)} |`);
 }
 
-function argumentRows(help: Help, args: readonly Argument[]): string[] {
-  return args.map((a) => `| ${cell(code(help.argumentTerm(a)))} | ${cell(help.argumentDescription(a))} |`);
-}
-
-function isHelpOption(o: Option): boolean {
-  return o.long === "--help";
+function nameOf(root: CommandNode, node: CommandNode): string {
+  return [root.name, ...node.path].join(" ");
 }
 
 /** One command's section: heading, description, aliases, usage, arguments, options, notes, examples. */
-function commandSection(cmd: Command, level: number): string[] {
-  const help = cmd.createHelp();
-  const out: string[] = [];
-  out.push(`${"#".repeat(level)} ${fullName(cmd)}`, "");
-  if (cmd.description()) out.push(cmd.description(), "");
-  if (cmd.aliases().length) out.push(`Aliases: ${cmd.aliases().map(code).join(", ")}`, "");
-  out.push("```text", `Usage: ${fullName(cmd)} ${cmd.usage()}`.trimEnd(), "```", "");
-  const args = help.visibleArguments(cmd);
-  if (args.length)
-    out.push("Arguments:", "", "| argument | description |", "|---|---|", ...argumentRows(help, args), "");
-  const opts = help.visibleOptions(cmd).filter((o) => !isHelpOption(o));
-  if (opts.length)
-    out.push("Options:", "", "| option | description |", "|---|---|", ...optionRows(help, opts), "");
-  const notes = afterText(cmd);
-  if (notes) out.push(notes, "");
-  const subs = visibleCommands(cmd);
-  if (subs.length) {
+function commandSection(root: CommandNode, node: CommandNode, level: number): string[] {
+  const name = nameOf(root, node);
+  const out: string[] = [`${"#".repeat(level)} ${name}`, ""];
+  if (node.longDescription) out.push(node.longDescription, "");
+  if (node.aliases.length) out.push(`Aliases: ${node.aliases.map(code).join(", ")}`, "");
+  out.push("```text", `Usage: ${name} ${node.usage}`.trimEnd(), "```", "");
+  if (node.arguments.length)
+    out.push(
+      "Arguments:",
+      "",
+      "| argument | description |",
+      "|---|---|",
+      ...argumentRows(node.arguments),
+      "",
+    );
+  const opts = node.options.filter((o) => o.long !== "--help");
+  if (opts.length) out.push("Options:", "", "| option | description |", "|---|---|", ...optionRows(opts), "");
+  if (node.notes) out.push(node.notes, "");
+  if (node.children.length) {
     out.push("Commands:", "", "| command | description |", "|---|---|");
-    for (const s of subs)
-      out.push(`| [${fullName(s)}](#${anchor(fullName(s))}) | ${cell(s.description())} |`);
+    for (const c of node.children)
+      out.push(`| [${nameOf(root, c)}](#${anchor(nameOf(root, c))}) | ${cell(c.longDescription)} |`);
     out.push("");
   }
-  const ex = examplesOf(cmd);
-  if (ex.length) out.push("Examples:", "", "```sh", ...ex, "```", "");
+  if (node.examples.length) out.push("Examples:", "", "```sh", ...node.examples, "```", "");
   return out;
 }
 
-function pageFor(top: Command): string {
-  const out: string[] = [GENERATED_NOTE, ""];
-  out.push(...commandSection(top, 1));
-  const visit = (cmd: Command, level: number) => {
-    for (const c of visibleCommands(cmd)) {
-      out.push(...commandSection(c, level));
-      visit(c, level + 1);
-    }
-  };
-  visit(top, 2);
-  out.push(
-    `Global options (${code("--profile")}, ${code("--json")}, ...) are listed in [the index](README.md).`,
-    "",
-  );
-  return `${out
+/** A help topic as a Markdown section. */
+export function topicSection(topic: HelpTopic, level: number): string[] {
+  const out = [`${"#".repeat(level)} ${topic.name}`, "", `${topic.summary}.`, ""];
+  for (const block of topic.blocks) {
+    if (typeof block === "string") out.push(block, "");
+    else out.push("| | |", "|---|---|", ...block.map(([t, d]) => `| ${cell(code(t))} | ${cell(d)} |`), "");
+  }
+  return out;
+}
+
+function finish(lines: string[]): string {
+  return `${lines
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trimEnd()}\n`;
 }
 
-function indexPage(program: Command, pages: [string, Command][]): string {
-  const help = program.createHelp();
+function pageFor(root: CommandNode, top: CommandNode): string {
   const out: string[] = [GENERATED_NOTE, ""];
-  out.push(`# ${program.name()} command reference`, "");
-  if (program.description()) out.push(program.description(), "");
-  out.push("```text", `Usage: ${program.name()} <noun> <verb> [arguments] [options]`, "```", "");
+  out.push(...commandSection(root, top, 1));
+  const visit = (node: CommandNode, level: number) => {
+    for (const c of node.children) {
+      out.push(...commandSection(root, c, level));
+      visit(c, level + 1);
+    }
+  };
+  visit(top, 2);
+  if (top.id === "help") {
+    out.push("## Help topics", "");
+    for (const t of HELP_TOPICS) out.push(...topicSection(t, 3));
+  }
+  out.push(
+    `Global options (${code("--profile")}, ${code("--json")}, ...) are listed in [the index](README.md).`,
+    "",
+  );
+  return finish(out);
+}
+
+function indexPage(root: CommandNode, pages: [string, CommandNode][]): string {
+  const out: string[] = [GENERATED_NOTE, ""];
+  out.push(`# ${root.name} command reference`, "");
+  if (root.longDescription) out.push(root.longDescription, "");
+  out.push("```text", `Usage: ${root.name} <noun> <verb> [arguments] [options]`, "```", "");
   out.push(
     "Every command has `--help` with examples. See also [configuration](../configuration.md) and [exit codes](../exit-codes.md).",
     "",
   );
   out.push("## Global options", "", "These work with every command.", "");
-  const globals = help.visibleOptions(program).filter((o) => !isHelpOption(o) && o.long !== "--version");
-  out.push("| option | description |", "|---|---|", ...optionRows(help, globals), "");
+  const globals = root.options.filter((o) => o.long !== "--help" && o.long !== "--version");
+  out.push("| option | description |", "|---|---|", ...optionRows(globals), "");
   out.push(
-    `${code(`${program.name()} --version`)} prints the version; ${code("--help")} after any command shows its help.`,
+    `${code(`${root.name} --version`)} prints the version; ${code("--help")} after any command shows its help.`,
     "",
   );
-  const notes = afterText(program)
-    .replace(/\n*Examples:[\s\S]*$/, "")
-    .trim();
-  if (notes) out.push(notes, "");
+  if (root.notes) out.push(root.notes, "");
   out.push("## Commands", "", "| command | description |", "|---|---|");
   for (const [file, top] of pages) {
-    out.push(`| [${fullName(top)}](${file}) | ${cell(top.description())} |`);
-    const visit = (cmd: Command) => {
-      for (const c of visibleCommands(cmd)) {
-        out.push(`| [${fullName(c)}](${file}#${anchor(fullName(c))}) | ${cell(c.description())} |`);
+    out.push(`| [${nameOf(root, top)}](${file}) | ${cell(top.longDescription)} |`);
+    const visit = (node: CommandNode) => {
+      for (const c of node.children) {
+        out.push(`| [${nameOf(root, c)}](${file}#${anchor(nameOf(root, c))}) | ${cell(c.longDescription)} |`);
         visit(c);
       }
     };
     visit(top);
   }
   out.push("");
-  return `${out
-    .join("\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trimEnd()}\n`;
+  return finish(out);
 }
 
 /** The docs/commands/ tree: file name → Markdown. README.md is the index. */
-export function renderCommandDocs(program: Command): Map<string, string> {
-  const pages: [string, Command][] = visibleCommands(program).map((c) => [`${c.name()}.md`, c]);
+export function renderCommandDocs(program: Command | CommandNode): Map<string, string> {
+  const root = "children" in program ? program : programTree(program);
+  const pages: [string, CommandNode][] = root.children.map((c) => [`${c.name}.md`, c]);
   const files = new Map<string, string>();
-  files.set("README.md", indexPage(program, pages));
-  for (const [file, top] of pages) files.set(file, pageFor(top));
+  files.set("README.md", indexPage(root, pages));
+  for (const [file, top] of pages) files.set(file, pageFor(root, top));
   return files;
 }

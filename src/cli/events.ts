@@ -1,8 +1,8 @@
 // events types | get | list | tail | sync.
-import type { Command } from "commander";
-import { action, examples, parseDuration, parseIntArg } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
 
-export function registerEvents(program: Command): void {
+export function registerEvents(program: Command, rt: CliRuntime): void {
   const noun = program
     .command("events")
     .alias("event")
@@ -14,11 +14,13 @@ export function registerEvents(program: Command): void {
 
   const types = noun.command("types").description("the eight event types and when each is emitted");
   examples(types, ["partner-cli events types"]);
-  action(types, async (ctx) => (await import("../commands/events/read.js")).typesRun(ctx));
+  outputOptions(types);
+  action(rt, types, () => import("../commands/events/types.js"), "eventsTypesRun");
 
   const get = noun.command("get").argument("<id>", "event id").description("one event envelope from the log");
   examples(get, ["partner-cli events get 0190a1b2-0000-7000-8000-000000000000 --json"]);
-  action(get, async (ctx, [id]) => (await import("../commands/events/read.js")).getRun(id!, ctx));
+  outputOptions(get);
+  action(rt, get, () => import("../commands/events/get.js"), "eventsGetRun");
 
   const list = noun
     .command("list")
@@ -30,7 +32,8 @@ export function registerEvents(program: Command): void {
     "partner-cli events list --type redemption.recorded --limit 50",
     'partner-cli events list --after "$CURSOR" --json',
   ]);
-  action(list, async (ctx, _a, o) => (await import("../commands/events/read.js")).listRun(o, ctx));
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/events/list.js"), "eventsListRun");
 
   const tail = noun
     .command("tail")
@@ -38,7 +41,7 @@ export function registerEvents(program: Command): void {
     .option("--type <type>", "only this event type")
     .option("--interval <duration>", "base poll interval (grows while quiet)", parseDuration, 2_000);
   examples(tail, ["partner-cli events tail", "partner-cli events tail --type code.issued --json | jq .data"]);
-  action(tail, async (ctx, _a, o) => (await import("../commands/events/tail.js")).tailRun(o, ctx));
+  action(rt, tail, () => import("../commands/events/tail.js"), "eventsTailRun");
 
   const sync = noun
     .command("sync")
@@ -53,7 +56,11 @@ export function registerEvents(program: Command): void {
     "partner-cli events sync --out /data/events.ndjson",
     "PARTNER_PROFILE=prod partner-cli events sync --out /data/events.ndjson --json",
   ]);
-  action(sync, async (ctx, _a, o) => {
-    await (await import("../commands/events/sync.js")).syncRun(o, ctx);
-  });
+  // Bridge until events/sync.ts exports eventsSyncRun itself: then `() => import("../commands/events/sync.js")`.
+  action(
+    rt,
+    sync,
+    async () => ({ eventsSyncRun: (await import("../commands/events/sync.js")).syncRun }),
+    "eventsSyncRun",
+  );
 }

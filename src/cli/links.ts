@@ -1,7 +1,15 @@
 // links list | get | create | pause | resume | export | assign | job (alias: link).
 // Declarations only; the run functions live in src/commands/links/ and load lazily.
-import { type Command, Option } from "commander";
-import { action, collect, examples, parseBoolArg, parseDuration } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import {
+  action,
+  type CliRuntime,
+  collect,
+  examples,
+  outputOptions,
+  parseBoolArg,
+  parseDuration,
+} from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
 const EXTERNAL_ID = ["<external-id>", "the creator's externalId"] as const;
@@ -10,7 +18,7 @@ function timeoutOption(description: string): Option {
   return new Option("--timeout <duration>", description).argParser(parseDuration).default(600_000, "10m");
 }
 
-export function registerLinks(program: Command): void {
+export function registerLinks(program: Command, rt: CliRuntime): void {
   const links = program
     .command("links")
     .alias("link")
@@ -30,30 +38,28 @@ export function registerLinks(program: Command): void {
     "partner-cli links list spring-oats",
     "partner-cli links list spring-oats --active false --all",
   ]);
-  action(list, async (ctx, args, opts) =>
-    (await import("../commands/links/list.js")).linksListRun({ ...opts, campaign: args[0]! }, ctx),
-  );
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/links/list.js"), "linksListRun");
 
-  const single = [
-    ["get", "show one creator's share link"],
-    ["create", "give one creator a share link (repeating is safe: an existing link is returned as is)"],
-    ["pause", "pause one creator's link (handed-out codes keep working)"],
-    ["resume", "resume a paused link"],
-  ] as const;
-  for (const [verb, description] of single) {
+  const single = (verb: string, description: string) => {
     const cmd = links
       .command(verb)
       .description(description)
       .argument(...CAMPAIGN)
       .argument(...EXTERNAL_ID);
-    examples(cmd, [`partner-cli links ${verb} spring-oats cr-0001`]);
-    action(cmd, async (ctx, args) =>
-      (await import("../commands/links/single.js")).linksSingleRun(
-        { verb, campaign: args[0]!, externalId: args[1]! },
-        ctx,
-      ),
-    );
-  }
+    return examples(cmd, [`partner-cli links ${verb} spring-oats cr-0001`]);
+  };
+  const get = outputOptions(single("get", "show one creator's share link"));
+  action(rt, get, () => import("../commands/links/get.js"), "linksGetRun");
+  const create = single(
+    "create",
+    "give one creator a share link (repeating is safe: an existing link is returned as is)",
+  );
+  action(rt, create, () => import("../commands/links/create.js"), "linksCreateRun");
+  const pause = single("pause", "pause one creator's link (handed-out codes keep working)");
+  action(rt, pause, () => import("../commands/links/pause.js"), "linksPauseRun");
+  const resume = single("resume", "resume a paused link");
+  action(rt, resume, () => import("../commands/links/resume.js"), "linksResumeRun");
 
   const exp = links
     .command("export")
@@ -67,9 +73,7 @@ export function registerLinks(program: Command): void {
     "partner-cli links export spring-oats > links.csv",
     "partner-cli links export spring-oats --out links.xlsx",
   ]);
-  action(exp, async (ctx, args, opts) =>
-    (await import("../commands/links/export.js")).linksExportRun({ ...opts, campaign: args[0]! }, ctx),
-  );
+  action(rt, exp, () => import("../commands/links/export.js"), "linksExportRun");
 
   const assign = links
     .command("assign")
@@ -108,12 +112,7 @@ export function registerLinks(program: Command): void {
     "partner-cli links assign spring-oats cr-0001 cr-0002 --json",
     "partner-cli links assign spring-oats --roster --no-wait",
   ]);
-  action(assign, async (ctx, args, opts) =>
-    (await import("../commands/links/assign.js")).linksAssignRun(
-      { ...opts, campaign: args[0]!, externalIds: args.slice(1) },
-      ctx,
-    ),
-  );
+  action(rt, assign, () => import("../commands/links/assign.js"), "linksAssignRun");
 
   const job = links
     .command("job")
@@ -128,10 +127,5 @@ export function registerLinks(program: Command): void {
     "partner-cli links job spring-oats 7d0c…-job-uuid",
     "partner-cli links job spring-oats 7d0c…-job-uuid --wait",
   ]);
-  action(job, async (ctx, args, opts) =>
-    (await import("../commands/links/job.js")).linksJobRun(
-      { ...opts, campaign: args[0]!, jobId: args[1]! },
-      ctx,
-    ),
-  );
+  action(rt, job, () => import("../commands/links/job.js"), "linksJobRun");
 }

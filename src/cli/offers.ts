@@ -1,8 +1,8 @@
 // offers list | get: the offers the organization may build campaigns on.
-import { type Command, Option } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
 
-export function registerOffers(program: Command): void {
+export function registerOffers(program: Command, rt: CliRuntime): void {
   const offers = program
     .command("offers")
     .alias("offer")
@@ -32,16 +32,14 @@ export function registerOffers(program: Command): void {
     "partner-cli offers list --distributable --all --json",
     "partner-cli offers list --brand 6f1c0c1e-0000-4000-8000-000000000001 --page 1 --page-size 20",
   ]);
-  action(list, async (ctx, _args, opts) =>
-    (await import("../commands/offers/list.js")).offersListRun(opts, ctx),
-  );
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/offers/list.js"), "offersListRun");
 
   const get = offers
     .command("get")
     .description("show every field of one offer, with product barcodes and allowed retailers")
     .argument("<baseGs1>", "the offer's baseGs1 (kept as text: leading zeros matter)");
   examples(get, ["partner-cli offers get 0012345000011", "partner-cli offers get 0012345000011 --json"]);
-  action(get, async (ctx, args) =>
-    (await import("../commands/offers/get.js")).offersGetRun({ baseGs1: args[0]! }, ctx),
-  );
+  outputOptions(get);
+  action(rt, get, () => import("../commands/offers/get.js"), "offersGetRun");
 }

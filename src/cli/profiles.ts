@@ -1,9 +1,9 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
-import type { Command } from "commander";
-import { completesProfileNames } from "./completion.js";
-import { action, examples } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { completesProfileNames } from "./tree.js";
+import { action, type CliRuntime, examples, outputOptions } from "./define.js";
 
-export function registerProfiles(program: Command): void {
+export function registerProfiles(program: Command, rt: CliRuntime): void {
   const profiles = program
     .command("profiles")
     .alias("profile")
@@ -15,7 +15,8 @@ export function registerProfiles(program: Command): void {
     .alias("ls")
     .description("list stored profiles: name, base URL, organization, key (last 4 characters), current");
   examples(list, ["partner-cli profiles list", "partner-cli profiles list --json"]);
-  action(list, async (ctx) => (await import("../commands/profiles/list.js")).profilesListRun(ctx));
+  outputOptions(list);
+  action(rt, list, () => import("../commands/profiles/list.js"), "profilesListRun");
 
   const use = profiles
     .command("use")
@@ -23,9 +24,7 @@ export function registerProfiles(program: Command): void {
     .description("make a stored profile the current one");
   completesProfileNames(use);
   examples(use, ["partner-cli profiles use prod"]);
-  action(use, async (ctx, args) =>
-    (await import("../commands/profiles/use.js")).profilesUseRun(args[0]!, ctx),
-  );
+  action(rt, use, () => import("../commands/profiles/use.js"), "profilesUseRun");
 
   const show = profiles
     .command("show")
@@ -33,9 +32,8 @@ export function registerProfiles(program: Command): void {
     .description("show one profile; the key only as its last 4 characters");
   completesProfileNames(show);
   examples(show, ["partner-cli profiles show", "partner-cli profiles show prod --json"]);
-  action(show, async (ctx, args) =>
-    (await import("../commands/profiles/show.js")).profilesShowRun(args[0], ctx),
-  );
+  outputOptions(show);
+  action(rt, show, () => import("../commands/profiles/show.js"), "profilesShowRun");
 
   const remove = profiles
     .command("remove")
@@ -44,7 +42,5 @@ export function registerProfiles(program: Command): void {
     .description("remove a stored profile and its key (asks first; --yes when not on a terminal)");
   completesProfileNames(remove);
   examples(remove, ["partner-cli profiles remove staging", "partner-cli profiles remove staging --yes"]);
-  action(remove, async (ctx, args) =>
-    (await import("../commands/profiles/remove.js")).profilesRemoveRun(args[0]!, ctx),
-  );
+  action(rt, remove, () => import("../commands/profiles/remove.js"), "profilesRemoveRun");
 }

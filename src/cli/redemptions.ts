@@ -1,9 +1,9 @@
 // redemptions export | list | get.
-import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
-export function registerRedemptions(program: Command): void {
+export function registerRedemptions(program: Command, rt: CliRuntime): void {
   const noun = program.command("redemptions").alias("redemption").description("export and read redemptions");
   examples(noun, [
     "partner-cli redemptions export --out redemptions.csv",
@@ -43,9 +43,13 @@ export function registerRedemptions(program: Command): void {
     "PARTNER_PROFILE=prod partner-cli redemptions export --out /data/redemptions.csv --cursor finance",
     "partner-cli redemptions export --out redemptions-$(date +%F).xlsx --cursor excel",
   ]);
-  action(exp, async (ctx, _args, o) => {
-    await (await import("../commands/redemptions/export.js")).exportRun(o, ctx);
-  });
+  // Bridge until redemptions/export.ts exports redemptionsExportRun: then `() => import(...export.js)`.
+  action(
+    rt,
+    exp,
+    async () => ({ redemptionsExportRun: (await import("../commands/redemptions/export.js")).exportRun }),
+    "redemptionsExportRun",
+  );
 
   const list = addRangeOptions(
     noun.command("list").description("redemptions redeemed in a date range, newest first"),
@@ -58,14 +62,16 @@ export function registerRedemptions(program: Command): void {
     .option("--page-size <n>", "items per page (1-200)", parseIntArg(1, 200));
   examples(list, [
     "partner-cli redemptions list --preset 7d",
-    "partner-cli redemptions list --from 2026-11-01 --through 2026-11-21 --state excluded --all --json",
+    "partner-cli redemptions list --preset 7d --state excluded --all --json",
   ]);
-  action(list, async (ctx, _args, o) => (await import("../commands/redemptions/list.js")).listRun(o, ctx));
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/redemptions/list.js"), "redemptionsListRun");
 
   const get = noun
     .command("get")
     .argument("<id>", "redemption id")
     .description("one redemption with its current counting state");
   examples(get, ["partner-cli redemptions get 3f2a9c1e-0000-4000-8000-000000000000"]);
-  action(get, async (ctx, [id]) => (await import("../commands/redemptions/get.js")).getRun(id!, ctx));
+  outputOptions(get);
+  action(rt, get, () => import("../commands/redemptions/get.js"), "redemptionsGetRun");
 }

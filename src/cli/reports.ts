@@ -1,10 +1,13 @@
 // reports summary | campaign | creators.
-import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import type { Command, CommandUnknownOpts } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
-/** Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`). */
-export function declareCampaignReport(parent: Command, name: string): Command {
+/**
+ * Declares `<parent> campaign|report ID_OR_REF` (shared by `reports campaign` and `campaigns report`);
+ * the caller wires its action.
+ */
+export function declareCampaignReport(parent: CommandUnknownOpts, name: string) {
   const cmd = addRangeOptions(
     parent
       .command(name)
@@ -14,13 +17,13 @@ export function declareCampaignReport(parent: Command, name: string): Command {
     .option("--all-creators", "read every page of creators")
     .option("--page <n>", "creators page, from 0", parseIntArg(0))
     .option("--page-size <n>", "creators per page (1-200)", parseIntArg(1, 200));
-  action(cmd, async (ctx, [idOrRef], o) =>
-    (await import("../commands/reports/campaign.js")).campaignReportRun(idOrRef!, o, ctx),
+  return outputOptions(cmd, { out: true }).option(
+    "--section <name>",
+    "only this part: totals, daily or creators (one table, for tools)",
   );
-  return cmd;
 }
 
-export function registerReports(program: Command): void {
+export function registerReports(program: Command, rt: CliRuntime): void {
   const noun = program
     .command("reports")
     .alias("report")
@@ -37,33 +40,39 @@ export function registerReports(program: Command): void {
     "partner-cli reports summary",
     "partner-cli reports summary --preset this-month --json",
   ]);
-  action(summary, async (ctx, _a, o) => (await import("../commands/reports/summary.js")).summaryRun(o, ctx));
+  const summaryWithSection = outputOptions(summary, { out: true }).option(
+    "--section <name>",
+    "only this part: totals or brands (one table, for tools)",
+  );
+  action(rt, summaryWithSection, () => import("../commands/reports/summary.js"), "reportsSummaryRun");
 
   const campaign = declareCampaignReport(noun, "campaign");
+  action(rt, campaign, () => import("../commands/reports/campaign.js"), "reportsCampaignRun");
   examples(campaign, [
-    "partner-cli reports campaign spring-launch --preset 7d",
-    "partner-cli reports campaign spring-launch --all-creators --json",
+    "partner-cli reports campaign spring-oats --preset 7d",
+    "partner-cli reports campaign spring-oats --all-creators --json",
   ]);
 
   const creators = addRangeOptions(
     noun
       .command("creators")
       .description(
-        "verified redemptions and commission per creator per campaign, as CSV across all pages (no 366-day cap)",
+        "verified redemptions and commission per creator per campaign across all pages (no 366-day cap): CSV, xlsx, a table on a terminal",
       ),
   )
     .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--campaign <id-or-ref>", "only this campaign (id or external reference; unknown: exit 5)")
     .option("--out <file>", 'write to FILE (complete or not at all, created 0600); "-" or absent: stdout')
-    .option("--format <format>", "csv (default) or xlsx (a workbook; default when --out ends in .xlsx)")
+    .option(
+      "--format <format>",
+      "csv (default: piped or --out) or xlsx (a workbook; default when --out ends in .xlsx); on stdout also table (default on a terminal), tsv, json or ndjson",
+    )
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
-    "partner-cli reports creators --from 2025-01-01 --through 2026-06-30 > all.csv",
+    "partner-cli reports creators --preset 90d > last-90-days.csv",
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
     "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);
-  action(creators, async (ctx, _a, o) =>
-    (await import("../commands/reports/creators.js")).creatorsReportRun(o, ctx),
-  );
+  action(rt, creators, () => import("../commands/reports/creators.js"), "reportsCreatorsRun");
 }

@@ -1,8 +1,18 @@
 // roster: import, list, get, set, export (declarations only; run functions in src/commands/roster/).
-import { type Command, Option } from "commander";
-import { action, collect, examples, parseBoolArg, parseIntArg } from "./define.js";
+import { type Command, Option } from "@commander-js/extra-typings";
+import type { ImportOptions } from "../commands/roster/import.js";
+import type { Context } from "../context.js";
+import {
+  action,
+  type CliRuntime,
+  collect,
+  examples,
+  outputOptions,
+  parseBoolArg,
+  parseIntArg,
+} from "./define.js";
 
-export function registerRoster(program: Command): void {
+export function registerRoster(program: Command, rt: CliRuntime): void {
   const roster = program
     .command("roster")
     .description("the organization's creators, keyed by your own creator ID (externalId)");
@@ -45,8 +55,19 @@ export function registerRoster(program: Command): void {
     'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
     "crm-export | partner-cli roster import - --json > result.json",
   ]);
-  action(imp, async (ctx, args, opts) =>
-    (await import("../commands/roster/import.js")).rosterImportRun(args[0]!, opts, ctx),
+  // Bridge until roster/import.ts takes rosterImportRun({ file, ...opts }, ctx): then
+  // `() => import("../commands/roster/import.js")`.
+  action(
+    rt,
+    imp,
+    async () => {
+      const { rosterImportRun } = await import("../commands/roster/import.js");
+      return {
+        rosterImportRun: (o: ImportOptions & { file: string }, ctx: Context) =>
+          rosterImportRun(o.file, o, ctx),
+      };
+    },
+    "rosterImportRun",
   );
 
   const list = roster
@@ -62,16 +83,16 @@ export function registerRoster(program: Command): void {
     "partner-cli roster list --active false --all",
     "partner-cli roster list --updated-since 2025-03-01T00:00:00Z --all --json",
   ]);
-  action(list, async (ctx, _args, opts) =>
-    (await import("../commands/roster/list.js")).rosterListRun(opts, ctx),
-  );
+  outputOptions(list, { out: true });
+  action(rt, list, () => import("../commands/roster/list.js"), "rosterListRun");
 
   const get = roster
     .command("get")
     .description("show one creator")
     .argument("<externalId>", "your creator ID (case-sensitive)");
   examples(get, ["partner-cli roster get cr-0001", "partner-cli roster get 'Maria López/1' --json"]);
-  action(get, async (ctx, args) => (await import("../commands/roster/get.js")).rosterGetRun(args[0]!, ctx));
+  outputOptions(get);
+  action(rt, get, () => import("../commands/roster/get.js"), "rosterGetRun");
 
   const set = roster
     .command("set")
@@ -87,9 +108,7 @@ export function registerRoster(program: Command): void {
     "partner-cli roster set cr-0042 --inactive",
     'partner-cli roster set cr-0042 --email ""',
   ]);
-  action(set, async (ctx, args, opts) =>
-    (await import("../commands/roster/set.js")).rosterSetRun(args[0]!, opts, ctx),
-  );
+  action(rt, set, () => import("../commands/roster/set.js"), "rosterSetRun");
 
   const exp = roster
     .command("export")
@@ -110,7 +129,5 @@ export function registerRoster(program: Command): void {
     "partner-cli roster export --out roster.xlsx",
     "partner-cli roster export --out roster-excel.csv --bom",
   ]);
-  action(exp, async (ctx, _args, opts) =>
-    (await import("../commands/roster/export.js")).rosterExportRun(opts, ctx),
-  );
+  action(rt, exp, () => import("../commands/roster/export.js"), "rosterExportRun");
 }

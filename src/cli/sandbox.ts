@@ -1,7 +1,8 @@
 // sandbox start | reset | advance | simulate: the local, stateful implementation of the Partner API.
 // Declarations only; the run functions live in src/commands/sandbox/ and load lazily.
-import { type Command, InvalidArgumentError, Option } from "commander";
-import { action, examples, parseDuration, parseIntArg } from "./define.js";
+import { type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
+import { notes } from "./help.js";
 
 export const DEFAULT_SANDBOX_PORT = 4010;
 
@@ -12,14 +13,14 @@ function parseRate(value: string): number {
   return n;
 }
 
-export function registerSandbox(program: Command): void {
+export function registerSandbox(program: Command, rt: CliRuntime): void {
   const sandbox = program
     .command("sandbox")
     .description(
       "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate)",
     );
-  sandbox.addHelpText(
-    "after",
+  notes(
+    sandbox,
     "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox at a terminal;\n" +
       "scripts choose it with --sandbox or PARTNER_SANDBOX=1. reset, advance and simulate act on the\n" +
       "sandbox the command targets: the embedded one, or a served one reached by its base URL.\n",
@@ -65,9 +66,7 @@ export function registerSandbox(program: Command): void {
     "partner-cli sandbox start --data-dir ./sandbox-data --seed empty",
     "partner-cli sandbox start --latency 200 --faults 429=0.1,502=0.05,500=0.02 --rate-limit 20",
   ]);
-  action(start, async (ctx, _args, opts) =>
-    (await import("../commands/sandbox/start.js")).sandboxStartRun(opts, ctx),
-  );
+  action(rt, start, () => import("../commands/sandbox/start.js"), "sandboxStartRun");
 
   const reset = sandbox
     .command("reset")
@@ -78,24 +77,19 @@ export function registerSandbox(program: Command): void {
       new Option("--seed <kind>", "demo roster or empty roster").choices(["demo", "empty"]).default("demo"),
     );
   examples(reset, ["partner-cli sandbox reset", "partner-cli sandbox reset --seed empty --yes"]);
-  action(reset, async (ctx, _args, opts) =>
-    (await import("../commands/sandbox/reset.js")).sandboxResetRun(opts, ctx),
-  );
+  action(rt, reset, () => import("../commands/sandbox/reset.js"), "sandboxResetRun");
 
   const advance = sandbox
     .command("advance")
     .description("move the sandbox clock forward (event times, retries, presets and retention follow it)")
     .argument("<duration>", 'how far: "90s", "15m", "2h", "1d", "1h30m" or milliseconds', parseDuration);
   examples(advance, ["partner-cli sandbox advance 2h", "partner-cli sandbox advance 1d --json"]);
-  action(advance, async (ctx, args) =>
-    (await import("../commands/sandbox/advance.js")).sandboxAdvanceRun(
-      { durationMs: args[0] as unknown as number },
-      ctx,
-    ),
-  );
+  action(rt, advance, () => import("../commands/sandbox/advance.js"), "sandboxAdvanceRun", {
+    args: ["durationMs"],
+  });
 
-  const count = (flag: string, what: string) =>
-    new Option(`--${flag} <n>`, what).argParser(parseIntArg(0, 1_000_000));
+  const count = <F extends string>(flag: F, what: string) =>
+    new Option(`--${flag} <n>` as `--${F} <n>`, what).argParser(parseIntArg(0, 1_000_000));
   const simulate = sandbox
     .command("simulate")
     .description(
@@ -126,7 +120,5 @@ export function registerSandbox(program: Command): void {
     "partner-cli sandbox simulate --views 200 --claims 40 --redemptions 12",
     "partner-cli sandbox simulate --campaign spring-oats --redemptions 5 --exclusions 1 --seed 7 --json",
   ]);
-  action(simulate, async (ctx, _args, opts) =>
-    (await import("../commands/sandbox/simulate.js")).sandboxSimulateRun(opts, ctx),
-  );
+  action(rt, simulate, () => import("../commands/sandbox/simulate.js"), "sandboxSimulateRun");
 }

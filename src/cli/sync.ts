@@ -1,11 +1,12 @@
 // sync [--to URL] [--only KINDS] [--from-start] [--full] | sync status [--to URL].
-import type { Command } from "commander";
-import { action, examples, parseIntArg } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
+import { notes } from "./help.js";
 
 const TO_HELP =
   "destination: sqlite:PATH or postgres://USER@HOST/DB[?schema=NAME] (env PARTNER_SYNC_TO; default sqlite:./partner.sqlite)";
 
-export function registerSync(program: Command): void {
+export function registerSync(program: Command, rt: CliRuntime): void {
   const sync = program
     .command("sync")
     .description(
@@ -25,8 +26,8 @@ export function registerSync(program: Command): void {
       "read the whole roster instead of the creators updated since the last sync, and compare it",
     )
     .option("--limit <n>", "items per feed request (1-1000)", parseIntArg(1, 1000), 1000);
-  sync.addHelpText(
-    "after",
+  notes(
+    sync,
     "\nThe schema, views and example queries: docs/database.md. A second run against the same database exits 9.",
   );
   examples(sync, [
@@ -35,9 +36,7 @@ export function registerSync(program: Command): void {
     "PARTNER_SYNC_TO=postgres://partner@db.example.com/bi partner-cli sync --json",
     "partner-cli sync --full",
   ]);
-  action(sync, async (ctx, _a, o) => {
-    await (await import("../commands/sync/run.js")).syncRun(o, ctx);
-  });
+  action(rt, sync, () => import("../commands/sync/run.js"), "syncRun");
 
   const status = sync
     .command("status")
@@ -49,10 +48,12 @@ export function registerSync(program: Command): void {
     "partner-cli sync status",
     "partner-cli sync status --to sqlite:/data/partner.sqlite --json",
   ]);
-  action(status, async (ctx, _a, o, cmd) => {
-    // `sync` declares --to as well, and commander gives a parent's option to the parent wherever it
-    // appears: read it from there too.
-    const to = o.to ?? cmd.parent?.opts().to;
-    await (await import("../commands/sync/status.js")).statusRun({ to }, ctx);
+  // `sync` declares --to as well, and commander gives a parent's option to the parent wherever it
+  // appears: read it from there too.
+  action(rt, status, () => import("../commands/sync/status.js"), "syncStatusRun", {
+    adapt: (o, cmd) => {
+      const parentTo = cmd.parent?.opts().to;
+      return { to: o.to ?? (typeof parentTo === "string" ? parentTo : undefined) };
+    },
   });
 }

@@ -1,8 +1,8 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
-import type { Command } from "commander";
-import { action, examples, parseDuration, parseIntArg } from "./define.js";
+import type { Command } from "@commander-js/extra-typings";
+import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
 
-export function registerWebhooks(program: Command): void {
+export function registerWebhooks(program: Command, rt: CliRuntime): void {
   const noun = program
     .command("webhooks")
     .alias("webhook")
@@ -14,14 +14,16 @@ export function registerWebhooks(program: Command): void {
 
   const list = noun.command("list").description("the organization's webhook endpoints (at most 5)");
   examples(list, ["partner-cli webhooks list", "partner-cli webhooks list --json"]);
-  action(list, async (ctx) => (await import("../commands/webhooks/manage.js")).listRun(ctx));
+  outputOptions(list);
+  action(rt, list, () => import("../commands/webhooks/list.js"), "webhooksListRun");
 
   const get = noun
     .command("get")
     .argument("<id>", "webhook id")
     .description("one endpoint and its recent deliveries (newest first)");
   examples(get, ["partner-cli webhooks get 6f1c2d8e-0000-4000-8000-000000000000"]);
-  action(get, async (ctx, [id]) => (await import("../commands/webhooks/manage.js")).getRun(id!, ctx));
+  outputOptions(get);
+  action(rt, get, () => import("../commands/webhooks/get.js"), "webhooksGetRun");
 
   const create = noun
     .command("create")
@@ -42,7 +44,7 @@ export function registerWebhooks(program: Command): void {
     "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded,code.issued --secret-file ~/.partner-webhook.secret",
     "partner-cli webhooks create --url https://hooks.example.com/partner --events campaign.status_changed --json",
   ]);
-  action(create, async (ctx, _a, o) => (await import("../commands/webhooks/manage.js")).createRun(o, ctx));
+  action(rt, create, () => import("../commands/webhooks/create.js"), "webhooksCreateRun");
 
   const update = noun
     .command("update")
@@ -56,16 +58,14 @@ export function registerWebhooks(program: Command): void {
     "partner-cli webhooks update 6f1c2d8e-0000-4000-8000-000000000000 --disable",
     "partner-cli webhooks update 6f1c2d8e-0000-4000-8000-000000000000 --events redemption.recorded,redemption.excluded",
   ]);
-  action(update, async (ctx, [id], o) =>
-    (await import("../commands/webhooks/manage.js")).updateRun(id!, o, ctx),
-  );
+  action(rt, update, () => import("../commands/webhooks/update.js"), "webhooksUpdateRun");
 
   const del = noun
     .command("delete")
     .argument("<id>", "webhook id")
     .description("delete an endpoint and its queued deliveries (asks on a terminal; --yes otherwise)");
   examples(del, ["partner-cli webhooks delete 6f1c2d8e-0000-4000-8000-000000000000 --yes"]);
-  action(del, async (ctx, [id]) => (await import("../commands/webhooks/manage.js")).deleteRun(id!, ctx));
+  action(rt, del, () => import("../commands/webhooks/delete.js"), "webhooksDeleteRun");
 
   const rotate = noun
     .command("rotate-secret")
@@ -83,9 +83,7 @@ export function registerWebhooks(program: Command): void {
     "partner-cli webhooks rotate-secret 6f1c2d8e-0000-4000-8000-000000000000 --secret-file new.secret",
     "partner-cli webhooks rotate-secret 6f1c2d8e-0000-4000-8000-000000000000 --secret-file webhook.secret --force",
   ]);
-  action(rotate, async (ctx, [id], o) =>
-    (await import("../commands/webhooks/manage.js")).rotateRun(id!, o, ctx),
-  );
+  action(rt, rotate, () => import("../commands/webhooks/rotate-secret.js"), "webhooksRotateSecretRun");
 
   const test = noun
     .command("test")
@@ -97,9 +95,7 @@ export function registerWebhooks(program: Command): void {
   examples(test, [
     "partner-cli webhooks test 6f1c2d8e-0000-4000-8000-000000000000 --type code.issued --wait",
   ]);
-  action(test, async (ctx, [id], o) => {
-    await (await import("../commands/webhooks/test.js")).testRun(id!, o, ctx);
-  });
+  action(rt, test, () => import("../commands/webhooks/test.js"), "webhooksTestRun");
 
   const verify = noun
     .command("verify")
@@ -114,7 +110,7 @@ export function registerWebhooks(program: Command): void {
     'partner-cli webhooks verify --secret-file webhook.secret --header "$SIG" --body body.json',
     "cat body.json | partner-cli webhooks verify --secret-file webhook.secret --header 't=1763776800,v1=...'",
   ]);
-  action(verify, async (ctx, _a, o) => (await import("../commands/webhooks/verify.js")).verifyRun(o, ctx));
+  action(rt, verify, () => import("../commands/webhooks/verify.js"), "webhooksVerifyRun");
 
   const listen = noun
     .command("listen")
@@ -132,5 +128,5 @@ export function registerWebhooks(program: Command): void {
     "partner-cli webhooks listen --secret-file webhook.secret --port 8787",
     "partner-cli webhooks listen --secret-file webhook.secret --out /data/events.ndjson --forward-to http://127.0.0.1:3000/hooks",
   ]);
-  action(listen, async (ctx, _a, o) => (await import("../commands/webhooks/listen.js")).listenRun(o, ctx));
+  action(rt, listen, () => import("../commands/webhooks/listen.js"), "webhooksListenRun");
 }

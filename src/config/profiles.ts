@@ -48,6 +48,16 @@ export function normalizeBaseUrl(raw: string, from: string): string {
   return `${u.origin}${path}`;
 }
 
+/** The masked form of a stored profile's key, wherever the key is kept. */
+export function storedKeyMask(p: { apiKey?: string | undefined; keyMask?: string | undefined }): string {
+  return p.keyMask ?? maskKey(p.apiKey ?? "");
+}
+
+/** Where a profile's key lives, for `profiles show` and `login`. */
+export function keyStorageOf(p: { keyStorage?: "keychain" | undefined }): "keychain" | "file" {
+  return p.keyStorage === "keychain" ? "keychain" : "file";
+}
+
 /** What `profiles list/show --json` and `login --json` print for a profile: never the key itself. */
 export interface ProfileView {
   name: string;
@@ -57,6 +67,8 @@ export interface ProfileView {
   keyName: string | null;
   canWrite: boolean | null;
   apiKey: string;
+  /** Where the key is kept: the OS keychain, or the config file (0600). */
+  keyStorage: "keychain" | "file";
   savedAt: string | null;
 }
 
@@ -64,7 +76,9 @@ export function profileView(
   name: string,
   p: {
     baseUrl: string;
-    apiKey: string;
+    apiKey?: string | undefined;
+    keyStorage?: "keychain" | undefined;
+    keyMask?: string | undefined;
     keyName?: string | undefined;
     canWrite?: boolean | undefined;
     organization?: { id: string; name: string; reportingTimeZone: string } | undefined;
@@ -85,7 +99,8 @@ export function profileView(
       : null,
     keyName: p.keyName ?? null,
     canWrite: p.canWrite ?? null,
-    apiKey: maskKey(p.apiKey),
+    apiKey: storedKeyMask(p),
+    keyStorage: keyStorageOf(p),
     savedAt: p.savedAt ?? null,
   };
 }

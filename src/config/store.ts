@@ -26,7 +26,12 @@ export interface StoredOrganization {
 
 export interface Profile {
   baseUrl: string;
-  apiKey: string;
+  /** The key, when it is kept in this file (absent when `keyStorage` is "keychain"). */
+  apiKey?: string | undefined;
+  /** "keychain": the key is in the OS keychain (src/config/keychain.ts); absent: in this file. */
+  keyStorage?: "keychain" | undefined;
+  /** The masked key ("****" + last 4), kept for display when the key itself is in the keychain. */
+  keyMask?: string | undefined;
   keyName?: string | undefined;
   canWrite?: boolean | undefined;
   organization?: StoredOrganization | undefined;

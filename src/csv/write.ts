@@ -8,7 +8,7 @@ import { open, stat } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { stringify } from "csv-stringify/sync";
 import { UsageError } from "../errors.js";
-import { openTempOutput, type TempOutput } from "../io/private-file.js";
+import { fileWriteError, openTempOutput, type TempOutput } from "../io/private-file.js";
 
 /** The UTF-8 byte order mark: Excel on Windows reads a CSV as UTF-8 only when it starts with it. */
 export const UTF8_BOM = "\uFEFF";
@@ -87,21 +87,6 @@ function writeChunk(stream: Writable, text: string): Promise<void> {
   });
 }
 
-function fileError(path: string, err: unknown): UsageError {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "ENOENT"
-      ? "the folder does not exist"
-      : e.code === "EACCES" || e.code === "EPERM"
-        ? "permission denied"
-        : e.code === "EISDIR"
-          ? "it is a folder"
-          : e.code === "ENOSPC"
-            ? "the disk is full"
-            : (e.message ?? String(err));
-  return new UsageError(`Cannot write ${path}: ${why}.`);
-}
-
 export interface CsvSinkOptions {
   /** Write a UTF-8 BOM before the header row (for Excel). */
   bom?: boolean | undefined;
@@ -134,7 +119,7 @@ export async function openCsvSink(
   try {
     temp = await openTempOutput(finalPath);
   } catch (err) {
-    throw fileError(finalPath, err);
+    throw fileWriteError(finalPath, err);
   }
   const { stream } = temp;
   let done = false;
@@ -144,7 +129,7 @@ export async function openCsvSink(
       try {
         await writeChunk(stream, formatCsv(rows));
       } catch (err) {
-        throw fileError(finalPath, err);
+        throw fileWriteError(finalPath, err);
       }
     },
     async commit() {
@@ -153,7 +138,7 @@ export async function openCsvSink(
       try {
         await temp.finish();
       } catch (err) {
-        throw fileError(finalPath, err);
+        throw fileWriteError(finalPath, err);
       }
     },
     async abort() {
@@ -164,7 +149,7 @@ export async function openCsvSink(
   };
   await writeChunk(stream, head).catch(async (err) => {
     await sink.abort();
-    throw fileError(finalPath, err);
+    throw fileWriteError(finalPath, err);
   });
   return sink;
 }
@@ -188,7 +173,7 @@ export async function checkBomForAppend(path: string): Promise<boolean> {
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw fileError(path, err);
+    throw fileWriteError(path, err);
   }
   if (head.length === 0) return false;
   if (head.toString("utf8") !== UTF8_BOM)

@@ -1,6 +1,5 @@
 // Minimal ANSI styling, applied only when the Io allows colors, and the one rule that decides
 // whether it does (the conventions of NO_COLOR, FORCE_COLOR, CLICOLOR and CLICOLOR_FORCE).
-import type { Io } from "./io.js";
 
 const codes = {
   red: [31, 39],
@@ -12,7 +11,7 @@ const codes = {
 };
 export type Style = keyof typeof codes;
 
-export function style(io: Pick<Io, "color">, s: Style, text: string): string {
+export function style(io: { readonly color: boolean }, s: Style, text: string): string {
   if (!io.color) return text;
   const [open, close] = codes[s];
   return `\u001b[${open}m${text}\u001b[${close}m`;

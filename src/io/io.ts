@@ -1,56 +1,16 @@
 // Streams and the facts about them that decide how output looks, and the ONE place where the
-// global output options act: --quiet (notices off), --fields and --jq (the JSON a command prints is
-// shaped before it reaches stdout; see shape.ts, loaded only when one of them is given).
-import type { Readable, Writable } from "node:stream";
+// global output options act: --quiet (notices off), --format/--json (the format lists, gets and
+// reports take; see render.ts), --out (stdout's data goes to a file, written whole or not at all),
+// --fields and --jq (the JSON a command prints is shaped before it reaches stdout; see shaping.ts
+// and shape.ts, loaded only when one of them is given).
+import type { Writable } from "node:stream";
 import type { WriteStream } from "node:tty";
 import { UsageError } from "../errors.js";
 import { colorEnabled } from "./colors.js";
-import type { Shaper, ShapeValue } from "./shape.js";
+import { createShaping, type Shaping } from "./shaping.js";
+import { type Io, type IoStreams, OUTPUT_FORMATS, type OutputFormat } from "./types.js";
 
-export interface IoStreams {
-  stdout: Writable;
-  stderr: Writable;
-  stdin: Readable;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  stdinIsTTY: boolean;
-}
-
-export interface Io extends IoStreams {
-  /**
-   * Machine output on stdout: --json, or implied by --fields/--jq (commands print their JSON; the
-   * Io picks fields, runs jq, or renders the picked fields as a table or TSV).
-   */
-  readonly json: boolean;
-  /** ANSI colors allowed (see colorEnabled). */
-  readonly color: boolean;
-  /** --quiet: notices and progress are off; errors still print (main.ts writes them). */
-  readonly quiet: boolean;
-  /** Write data to stdout (as is, unless --fields/--jq shape it). */
-  out(text: string): void;
-  /** Write one message line to stderr (nothing with --quiet; a status line on show is cleared first and drawn again after). */
-  err(line: string): void;
-  /**
-   * Shows a live status line (a progress bar) at the bottom of stderr, replacing the one shown; null
-   * clears it. Only on a terminal and without --quiet: elsewhere a no-op.
-   */
-  status(line: string | null): void;
-  /** Print a value as JSON on stdout (one document, pretty on a TTY). */
-  outJson(value: unknown): void;
-  /**
-   * Print one JSON document given as text (the service's own bytes): as is when piped, pretty on a
-   * terminal; --jq reads the text unchanged, so numbers keep their digits.
-   */
-  outJsonText(text: string): void;
-  /** The command's output is JSON by nature (`api`): --fields keeps it JSON instead of a table. */
-  jsonOutput(): void;
-  /**
-   * Prints what --fields/--jq still hold and reports their failure (a jq error, an unknown field,
-   * output that is not JSON). After a failed command (`failed`), incomplete output is dropped and
-   * shaping failures are not reported over the command's own error.
-   */
-  finish(o?: { failed?: boolean }): Promise<void>;
-}
+export { type Io, type IoStreams, OUTPUT_FORMATS, type OutputFormat } from "./types.js";
 
 export interface OutputOptions {
   json: boolean;
@@ -61,6 +21,12 @@ export interface OutputOptions {
   fields?: string | undefined;
   /** --jq, as given. */
   jq?: string | undefined;
+  /** --format, as given. */
+  format?: string | undefined;
+  /** --wide. */
+  wide?: boolean | undefined;
+  /** --out FILE ("-": stdout). */
+  out?: string | undefined;
 }
 
 /**
@@ -84,106 +50,101 @@ export function parseFields(text: string): string[][] {
   return out;
 }
 
-export function createIo(streams: IoStreams, opts: OutputOptions): Io {
-  const fields = opts.fields !== undefined ? parseFields(opts.fields) : undefined;
-  const jq = opts.jq;
-  const shaping = fields !== undefined || jq !== undefined;
-  const quiet = Boolean(opts.quiet);
+const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
+  ".json": "json",
+  ".ndjson": "ndjson",
+  ".jsonl": "ndjson",
+  ".csv": "csv",
+  ".tsv": "tsv",
+};
+
+/**
+ * The format of this run: --format (checked), else --json, else the name of --out's file, else a
+ * table on a terminal and TSV elsewhere. --json with another --format is a usage error.
+ */
+export function resolveFormat(
+  opts: Pick<OutputOptions, "format" | "json" | "out">,
+  stdoutIsTTY: boolean,
+): { format: OutputFormat; given: boolean } {
+  const asked = opts.format?.trim().toLowerCase();
+  if (asked !== undefined && !(OUTPUT_FORMATS as readonly string[]).includes(asked))
+    throw new UsageError(
+      `--format must be one of ${OUTPUT_FORMATS.join(", ")}, not "${opts.format}".`,
+      "--json is the short form of --format json.",
+    );
+  const given = asked as OutputFormat | undefined;
+  if (opts.json && given !== undefined && given !== "json" && given !== "ndjson")
+    throw new UsageError(
+      `--json asks for JSON and --format for ${given}: give one of them.`,
+      "--json is the short form of --format json.",
+    );
+  if (given) return { format: given, given: true };
+  if (opts.json) return { format: "json", given: true };
+  const ext = opts.out?.match(/\.[^./\\]+$/)?.[0]?.toLowerCase();
+  const byName = ext ? FORMAT_BY_EXTENSION[ext] : undefined;
+  if (byName) return { format: byName, given: true };
+  return { format: stdoutIsTTY ? "table" : "tsv", given: false };
+}
+
+/** Terminal columns for tables: COLUMNS when set, else the terminal's width, else 80. */
+export function terminalWidth(env: NodeJS.ProcessEnv, columns: number | undefined): number {
+  const fromEnv = Number(env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return columns && columns > 0 ? columns : 80;
+}
+
+/**
+ * stdout's writer: in order, even when a piece is made asynchronously (outLater); into a buffer
+ * written to --out's file by `commit`.
+ */
+class OrderedOut {
+  private chain: Promise<void> | undefined;
+  private buffered: string[] | undefined;
+  private failure: unknown;
+  constructor(
+    private readonly stdout: Writable,
+    private readonly file: string | undefined,
+  ) {
+    if (file !== undefined) this.buffered = [];
+  }
+
+  write(text: string): void {
+    if (this.chain) this.chain = this.chain.then(() => this.put(text));
+    else this.put(text);
+  }
+
+  later(make: () => Promise<string>): void {
+    this.chain = (this.chain ?? Promise.resolve()).then(async () => {
+      if (this.failure !== undefined) return;
+      try {
+        this.put(await make());
+      } catch (err) {
+        this.failure = err;
+      }
+    });
+  }
+
+  private put(text: string): void {
+    if (this.buffered) this.buffered.push(text);
+    else this.stdout.write(text);
+  }
+
+  /** Waits for the pieces made later; writes --out's file (atomically, created 0600) unless failed. */
+  async commit(failed: boolean): Promise<void> {
+    await this.chain;
+    if (this.failure !== undefined && !failed) throw this.failure;
+    if (this.file === undefined || failed) return;
+    const { writeWholeFile } = await import("./private-file.js");
+    await writeWholeFile(this.file, this.buffered!.join(""));
+  }
+}
+
+/** stderr's message lines, below which a live status line (a progress bar) may be drawn. */
+function stderrLines(streams: IoStreams, quiet: boolean): Pick<Io, "err" | "status"> {
   // The status line drawn last, if any: every other stderr line goes above it.
   let status: string | null = null;
   const CLEAR_LINE = "\r\u001b[2K";
-  const color = colorEnabled({
-    env: opts.env,
-    noColorFlag: opts.noColor,
-    stdoutIsTTY: streams.stdoutIsTTY,
-    stderrIsTTY: streams.stderrIsTTY,
-    hasColors: hasColorsOf(streams.stdout, opts.env),
-  });
-  // The JSON format was asked for (--json), or the command's output is JSON by nature (api).
-  let jsonFormat = opts.json;
-
-  // Shaping: complete JSON values go through a queue to the shaper (jq is asynchronous to load).
-  let pendingText = "";
-  let queue: Promise<void> = Promise.resolve();
-  let failure: unknown;
-  let shaper: Promise<Shaper> | undefined;
-  const loadShaper = () =>
-    (shaper ??= import("./shape.js").then((m) =>
-      m.createShaper({
-        fields,
-        jq,
-        format: jsonFormat || jq !== undefined ? "json" : "text",
-        write: (s) => streams.stdout.write(s),
-        stdoutIsTTY: streams.stdoutIsTTY,
-        color,
-      }),
-    ));
-  const enqueue = (v: ShapeValue) => {
-    queue = queue.then(async () => {
-      if (failure !== undefined) return;
-      try {
-        await (await loadShaper()).push(v);
-      } catch (err) {
-        failure = err;
-      }
-    });
-  };
-  /** Hands complete JSON texts written with out() to the shaper; `final` refuses what is left. */
-  const drain = (final: boolean) => {
-    const text = pendingText;
-    if (text.trim() === "") {
-      pendingText = "";
-      return;
-    }
-    try {
-      enqueue({ kind: "line", text, value: JSON.parse(text) });
-      pendingText = "";
-      return;
-    } catch {
-      // Several JSON lines (NDJSON) at once, or an incomplete value.
-    }
-    const lines = text.split("\n").filter((l) => l.trim() !== "");
-    if (lines.length > 1) {
-      const values: ShapeValue[] = [];
-      for (const line of lines) {
-        try {
-          values.push({ kind: "line", text: line, value: JSON.parse(line) });
-        } catch {
-          values.length = 0;
-          break;
-        }
-      }
-      if (values.length) {
-        for (const v of values) enqueue(v);
-        pendingText = "";
-        return;
-      }
-    }
-    if (final) {
-      pendingText = "";
-      if (failure === undefined)
-        failure = new UsageError(
-          `${jq !== undefined ? "--jq" : "--fields"} works on JSON output, and this command printed something else.`,
-          "Leave it out for this command, or see its --help for a JSON form.",
-        );
-    }
-  };
-
   return {
-    ...streams,
-    get json() {
-      return jsonFormat || shaping;
-    },
-    color,
-    quiet,
-    out(text) {
-      if (!shaping) {
-        streams.stdout.write(text);
-        return;
-      }
-      pendingText += text;
-      if (text.endsWith("\n")) drain(false);
-    },
     err(line) {
       if (quiet) return;
       const text = line.endsWith("\n") ? line : `${line}\n`;
@@ -199,56 +160,103 @@ export function createIo(streams: IoStreams, opts: OutputOptions): Io {
       status = line;
       streams.stderr.write(`${CLEAR_LINE}${line}`);
     },
+  };
+}
+
+/** JSON on stdout: pretty on a terminal (one document), one line per item with ndjson. */
+function jsonText(value: unknown, format: OutputFormat, pretty: boolean): string {
+  if (format === "ndjson") {
+    const items = Array.isArray(value) ? value : [value];
+    return items.map((v) => `${JSON.stringify(v)}\n`).join("");
+  }
+  return `${JSON.stringify(value, null, pretty ? 2 : undefined)}\n`;
+}
+
+export function createIo(given: IoStreams, opts: OutputOptions): Io {
+  const toFile = opts.out !== undefined && opts.out !== "-" ? opts.out : undefined;
+  // Output going to a file is not for a terminal: no table sizing, no colours, no pretty JSON.
+  const streams: IoStreams = toFile ? { ...given, stdoutIsTTY: false } : given;
+  const fields = opts.fields !== undefined ? parseFields(opts.fields) : undefined;
+  const jq = opts.jq;
+  const chosen = resolveFormat(opts, streams.stdoutIsTTY);
+  const wide = Boolean(opts.wide);
+  const width = streams.stdoutIsTTY && !wide ? terminalWidth(opts.env, streams.stdoutColumns) : undefined;
+  const color = colorEnabled({
+    env: opts.env,
+    noColorFlag: opts.noColor,
+    stdoutIsTTY: streams.stdoutIsTTY,
+    stderrIsTTY: streams.stderrIsTTY,
+    hasColors: hasColorsOf(streams.stdout, opts.env),
+  });
+  // The command's output is JSON by nature (api): --fields keeps it JSON.
+  let jsonNature = false;
+  const format = (): OutputFormat => (jsonNature && !chosen.given ? "json" : chosen.format);
+  const stdout = new OrderedOut(streams.stdout, toFile);
+  const shaping: Shaping | undefined =
+    fields !== undefined || jq !== undefined
+      ? createShaping({
+          fields,
+          jq,
+          format,
+          write: (s) => stdout.write(s),
+          stdoutIsTTY: streams.stdoutIsTTY,
+          width,
+          wide,
+          color,
+        })
+      : undefined;
+  return {
+    ...streams,
+    ...stderrLines(streams, Boolean(opts.quiet)),
+    get json() {
+      const f = format();
+      return f === "json" || f === "ndjson" || shaping !== undefined;
+    },
+    get format() {
+      return format();
+    },
+    formatGiven: chosen.given,
+    width,
+    wide,
+    color,
+    quiet: Boolean(opts.quiet),
+    out(text) {
+      if (shaping) shaping.text(text);
+      else stdout.write(text);
+    },
+    outLater(make) {
+      stdout.later(make);
+    },
     outJson(value) {
-      if (!shaping) {
-        streams.stdout.write(`${JSON.stringify(value, null, streams.stdoutIsTTY ? 2 : undefined)}\n`);
-        return;
-      }
-      drain(false);
-      enqueue({ kind: "document", value });
+      if (shaping) shaping.document(value);
+      else stdout.write(jsonText(value, format(), streams.stdoutIsTTY));
     },
     outJsonText(text) {
-      if (!shaping) {
-        let shown = text;
-        if (streams.stdoutIsTTY) {
-          try {
-            shown = JSON.stringify(JSON.parse(text), null, 2);
-          } catch {
-            // not JSON: shown as it came
-          }
-        }
-        streams.stdout.write(shown.endsWith("\n") ? shown : `${shown}\n`);
-        return;
-      }
-      drain(false);
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        pendingText += text;
-        drain(true);
-        return;
-      }
-      enqueue({ kind: "document", value, text });
+      if (shaping) return shaping.documentText(text);
+      stdout.write(prettyJsonText(text, streams.stdoutIsTTY));
     },
     jsonOutput() {
-      jsonFormat = true;
+      jsonNature = true;
     },
     async finish(o = {}) {
-      if (!shaping) return;
-      if (o.failed) pendingText = "";
-      else drain(true);
-      await queue;
-      if (shaper && failure === undefined) {
-        try {
-          await (await shaper).end();
-        } catch (err) {
-          failure = err;
-        }
-      }
-      if (failure !== undefined && !o.failed) throw failure;
+      const failed = Boolean(o.failed);
+      if (shaping) await shaping.finish(failed);
+      await stdout.commit(failed);
     },
   };
+}
+
+/** A JSON document given as text: as it came when piped; pretty on a terminal when it is JSON. */
+function prettyJsonText(text: string, pretty: boolean): string {
+  let shown = text;
+  if (pretty) {
+    try {
+      shown = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      // not JSON: shown as it came
+    }
+  }
+  return shown.endsWith("\n") ? shown : `${shown}\n`;
 }
 
 /** The terminal's color answer for stdout (TERM=dumb and the like), when stdout is a terminal stream. */
@@ -275,5 +283,6 @@ export function processStreams(): IoStreams {
     get stdinIsTTY() {
       return Boolean(process.stdin.isTTY);
     },
+    stdoutColumns: process.stdout.columns,
   };
 }

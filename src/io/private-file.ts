@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { type FileHandle, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
+import { UsageError } from "../errors.js";
 
 /** Owner read and write, nobody else. */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -114,5 +115,40 @@ export async function syncFolder(dir: string): Promise<void> {
     // some file systems (and Windows) do not sync folders; the data itself was already synced
   } finally {
     await fh?.close().catch(() => {});
+  }
+}
+
+/** A file that could not be written, as a usage error that says why in a few words. */
+export function fileWriteError(path: string, err: unknown): UsageError {
+  const e = err as NodeJS.ErrnoException;
+  const why =
+    e.code === "ENOENT"
+      ? "the folder does not exist"
+      : e.code === "EACCES" || e.code === "EPERM"
+        ? "permission denied"
+        : e.code === "EISDIR"
+          ? "it is a folder"
+          : e.code === "ENOSPC"
+            ? "the disk is full"
+            : (e.message ?? String(err));
+  return new UsageError(`Cannot write ${path}: ${why}.`);
+}
+
+/** Writes `text` to `path` whole or not at all (temporary file, fsync, rename; created 0600). */
+export async function writeWholeFile(path: string, text: string): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`Cannot write ${path}: it is a folder.`);
+  let temp: TempOutput;
+  try {
+    temp = await openTempOutput(path);
+  } catch (err) {
+    throw fileWriteError(path, err);
+  }
+  try {
+    temp.stream.end(text);
+    await temp.finish();
+  } catch (err) {
+    await temp.discard().catch(() => {});
+    throw fileWriteError(path, err);
   }
 }

@@ -1,11 +1,12 @@
-// Lists and records: a table on a terminal, TSV when piped, JSON with --json. With --fields or --jq
-// a command prints JSON (io.json is true) and the Io shapes it (io.ts, shape.ts), so every list,
-// get and report printed here gets them.
-import Table from "cli-table3";
-import type { Io } from "./io.js";
+// Lists and records in every format: a table that fits on a terminal, TSV when piped, and with
+// --format csv, json or ndjson (--json is the short form of --format json) whatever stdout is.
+// With --fields or --jq a command prints JSON (io.json is true) and the Io shapes it (io.ts,
+// shape.ts), so every list, get and report printed here gets them.
+import type { Cell } from "../csv/write.js";
+import { fitTable, type TableColumn, type TableLayout, truncate } from "./table.js";
+import type { Io } from "./types.js";
 
-export interface Column<T> {
-  header: string;
+export interface Column<T> extends TableColumn {
   value: (row: T) => unknown;
 }
 
@@ -22,15 +23,18 @@ export function tsvCell(s: string): string {
   return s.replace(/[\t\r\n]+/g, " ");
 }
 
-export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[], color: boolean): string {
-  const table = new Table({
-    head: columns.map((c) => c.header),
-    style: { head: color ? ["bold"] : [], border: color ? ["grey"] : [] },
-    // No rule between body rows: compact, like gh's tables.
-    chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
-  });
-  for (const row of rows) table.push(columns.map((c) => cellText(c.value(row), true)));
-  return `${table.toString()}\n`;
+/** A table of the rows: sized to `layout.width` when given (a boolean is the colour, no limit). */
+export function renderTable<T>(
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  layout: boolean | TableLayout,
+): string {
+  const o = typeof layout === "boolean" ? { color: layout } : layout;
+  return fitTable(columns, cellTexts(rows, columns), o).text;
+}
+
+function cellTexts<T>(rows: readonly T[], columns: readonly Column<T>[]): string[][] {
+  return rows.map((row) => columns.map((c) => tsvCell(cellText(c.value(row), true))));
 }
 
 export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[], header = true): string {
@@ -40,7 +44,50 @@ export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[], 
   return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
-/** Print a list: JSON array of the API objects with --json, else table/TSV of the columns. */
+/**
+ * CSV of the rows (identifiers as text, formula-like cells escaped, as the exports write it); made
+ * later because the CSV writer is loaded only when CSV is asked for.
+ */
+export function outCsv(
+  io: Io,
+  header: readonly string[] | undefined,
+  rows: readonly (readonly unknown[])[],
+): void {
+  io.outLater(async () => {
+    const { formatCsv } = await import("../csv/write.js");
+    return formatCsv(rows as Cell[][], header);
+  });
+}
+
+/** The table of the rows for this Io's terminal; columns dropped to fit are named on stderr. */
+export function outTable<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[]): void {
+  const t = fitTable(columns, cellTexts(rows, columns), { width: io.width, wide: io.wide, color: io.color });
+  io.out(t.text);
+  if (t.hidden.length) {
+    const note = `--wide shows ${t.hidden.length} more column${t.hidden.length === 1 ? "" : "s"}: ${t.hidden.join(", ")}.`;
+    io.err(io.width === undefined ? note : truncate(note, io.width));
+  }
+}
+
+/** Rows in the Io's format (not JSON). `header`: the header row comes first (the first batch). */
+function outRows<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[], header = true): void {
+  switch (io.format) {
+    case "table":
+      outTable(io, rows, columns);
+      return;
+    case "csv":
+      outCsv(
+        io,
+        header ? columns.map((c) => c.header) : undefined,
+        rows.map((r) => columns.map((c) => c.value(r))),
+      );
+      return;
+    default:
+      io.out(renderTsv(rows, columns, header));
+  }
+}
+
+/** Print a list: the API objects with --json/ndjson, else a table, TSV or CSV of the columns. */
 export function printList<T>(
   io: Io,
   rows: readonly T[],
@@ -53,21 +100,59 @@ export function printList<T>(
   }
   if (rows.length === 0 && emptyNote) {
     io.err(emptyNote);
-    if (!io.stdoutIsTTY) io.out(renderTsv(rows, columns));
+    if (io.format !== "table") outRows(io, rows, columns);
     return;
   }
-  io.out(io.stdoutIsTTY ? renderTable(rows, columns, io.color) : renderTsv(rows, columns));
+  outRows(io, rows, columns);
 }
 
-/** Print one record: JSON object with --json, else "field  value" lines (TSV when piped). */
+export interface ListWriter<T> {
+  /** Prints one batch (a page) of rows; a table waits for every row. */
+  rows(items: readonly T[]): void;
+  /** Ends the list; answers the number of rows. */
+  end(emptyNote?: string): number;
+}
+
+/** A list printed page by page (JSON, NDJSON, TSV and CSV stream; a table needs every row first). */
+export function listWriter<T>(io: Io, columns: readonly Column<T>[]): ListWriter<T> {
+  let count = 0;
+  const held: T[] = [];
+  const streamJson = io.json && io.format !== "ndjson";
+  if (streamJson) io.out("[");
+  return {
+    rows(items) {
+      if (streamJson) for (const c of items) io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(c)}`);
+      else if (io.json) for (const c of items) io.out(`${JSON.stringify(c)}\n`);
+      else if (io.format === "table") held.push(...items);
+      else if (items.length) outRows(io, items, columns, count === 0);
+      if (!streamJson) count += items.length;
+    },
+    end(emptyNote) {
+      if (streamJson) io.out("]\n");
+      else if (io.format === "table") printList(io, held, columns, emptyNote);
+      else if (count === 0 && !io.json) outRows(io, [], columns, true);
+      return count;
+    },
+  };
+}
+
+/** Print one record: a JSON object with --json, else "field  value" lines (TSV when piped, CSV as one row). */
 export function printRecord(io: Io, value: unknown, fields: readonly [string, unknown][]): void {
   if (io.json) {
     io.outJson(value);
     return;
   }
-  if (io.stdoutIsTTY) {
+  if (io.format === "csv") {
+    outCsv(
+      io,
+      fields.map(([k]) => k),
+      [fields.map(([, v]) => v)],
+    );
+  } else if (io.format === "table") {
     const width = Math.max(...fields.map(([k]) => k.length));
-    io.out(`${fields.map(([k, v]) => `${k.padEnd(width)}  ${cellText(v, true)}`).join("\n")}\n`);
+    const line = (k: string, v: unknown) => `${k.padEnd(width)}  ${tsvCell(cellText(v, true))}`;
+    const toWidth = (l: string) => (io.width === undefined ? l : truncate(l, io.width));
+    io.out(`${fields.map(([k, v]) => toWidth(line(k, v))).join("\n")}\n`);
   } else {
     io.out(`${fields.map(([k, v]) => `${k}\t${tsvCell(cellText(v, false))}`).join("\n")}\n`);
   }

@@ -7,8 +7,10 @@
 // (piped) whose columns are the fields, and one object becomes "field value" lines.
 // --jq EXPR runs jq's language on the (picked) JSON, like `jq -r`: strings print raw, everything
 // else as JSON (pretty on a terminal, one line each when piped).
+import type { Cell } from "../csv/write.js";
 import { UsageError } from "../errors.js";
 import { cellText, renderTable, tsvCell } from "./render.js";
+import type { OutputFormat } from "./types.js";
 
 /** A complete JSON value a command printed: with outJson (a document) or as text with out(). */
 export interface ShapeValue {
@@ -27,10 +29,13 @@ export interface Shaper {
 export interface ShaperOptions {
   fields?: string[][] | undefined;
   jq?: string | undefined;
-  /** json: --json, --jq or a command whose output is JSON by nature; text: a table or TSV. */
-  format: "json" | "text";
+  /** The output's format (json whenever jq runs, or for a command whose output is JSON by nature). */
+  format: OutputFormat;
   write(text: string): void;
   stdoutIsTTY: boolean;
+  /** Terminal columns for a table (undefined: no limit). */
+  width?: number | undefined;
+  wide?: boolean | undefined;
   color: boolean;
 }
 
@@ -148,77 +153,10 @@ export function createShaper(o: ShaperOptions): Shaper {
   const tree = o.fields ? fieldTree(o.fields) : undefined;
   const columns = o.fields?.map((f) => ({ name: f.join("."), path: f }));
   let jq: Promise<JqRunner> | undefined;
-  let streamHeader = false;
 
-  const pick = (v: ShapeValue): unknown => {
-    if (!tree) return v.value;
-    if (!hasObjects(v.value)) {
-      if (Array.isArray(v.value) && v.value.length === 0) return v.value;
-      throw new UsageError(
-        `--fields picks keys of JSON objects, and this command printed ${describe(v.value)}.`,
-        "Leave out --fields, or use --jq.",
-      );
-    }
-    const found = new Set<string>();
-    const picked = project(v.value, tree, found);
-    // A line of a stream (NDJSON) may lack an optional key that other lines have: no check there.
-    if (v.kind === "document") {
-      const unknown = columns!.map((c) => c.name).filter((n) => !found.has(n));
-      if (unknown.length) {
-        const sample = firstObject(v.value) ?? {};
-        const keys = Object.keys(sample);
-        const nested = keys.find((k) => isObject(sample[k]) && Object.keys(sample[k]).length > 0);
-        const example = nested
-          ? `, nested keys with dots as in ${nested}.${Object.keys(sample[nested] as object)[0]}`
-          : "";
-        throw new UsageError(
-          `--fields: no field ${unknown.map((u) => `"${u}"`).join(", ")} in this output.`,
-          `Its fields are: ${keys.join(", ")}${example} (--json shows them all).`,
-        );
-      }
-    }
-    return picked;
-  };
-
-  const renderText = (v: ShapeValue, picked: unknown) => {
-    const cols = columns!;
-    if (Array.isArray(picked)) {
-      const rows = picked as unknown[];
-      if (o.stdoutIsTTY) {
-        o.write(
-          renderTable(
-            rows,
-            cols.map((c) => ({ header: c.name, value: (r: unknown) => valueAt(r, c.path) })),
-            o.color,
-          ),
-        );
-      } else {
-        const lines = [cols.map((c) => c.name).join("\t")];
-        for (const r of rows)
-          lines.push(cols.map((c) => tsvCell(cellText(valueAt(r, c.path), false))).join("\t"));
-        o.write(`${lines.join("\n")}\n`);
-      }
-      return;
-    }
-    if (v.kind === "line") {
-      // One line of a stream: a row, under one header.
-      if (!streamHeader) o.write(`${cols.map((c) => c.name).join("\t")}\n`);
-      streamHeader = true;
-      o.write(`${cols.map((c) => tsvCell(cellText(valueAt(picked, c.path), o.stdoutIsTTY))).join("\t")}\n`);
-      return;
-    }
-    // One object: "field value" lines.
-    if (o.stdoutIsTTY) {
-      const width = Math.max(...cols.map((c) => c.name.length));
-      o.write(
-        `${cols.map((c) => `${c.name.padEnd(width)}  ${cellText(valueAt(picked, c.path), true)}`).join("\n")}\n`,
-      );
-    } else {
-      o.write(
-        `${cols.map((c) => `${c.name}\t${tsvCell(cellText(valueAt(picked, c.path), false))}`).join("\n")}\n`,
-      );
-    }
-  };
+  const fieldColumns = columns;
+  const text = fieldColumns ? new FieldText(o, fieldColumns) : undefined;
+  const pick = (v: ShapeValue): unknown => (tree ? pickFields(v, tree, fieldColumns!) : v.value);
 
   return {
     async push(v) {
@@ -235,10 +173,110 @@ export function createShaper(o: ShaperOptions): Shaper {
         o.write(`${JSON.stringify(picked, null, o.stdoutIsTTY && v.kind === "document" ? 2 : undefined)}\n`);
         return;
       }
-      renderText(v, picked);
+      if (o.format === "ndjson") {
+        const items = Array.isArray(picked) ? picked : [picked];
+        o.write(items.map((x) => `${JSON.stringify(x)}\n`).join(""));
+        return;
+      }
+      await text!.render(v, picked);
     },
     async end() {},
   };
+}
+
+interface FieldColumn {
+  name: string;
+  path: string[];
+}
+
+/** Picks --fields out of a value; a document must hold every field asked for. */
+function pickFields(v: ShapeValue, tree: Map<string, FieldNode>, columns: readonly FieldColumn[]): unknown {
+  if (!hasObjects(v.value)) {
+    if (Array.isArray(v.value) && v.value.length === 0) return v.value;
+    throw new UsageError(
+      `--fields picks keys of JSON objects, and this command printed ${describe(v.value)}.`,
+      "Leave out --fields, or use --jq.",
+    );
+  }
+  const found = new Set<string>();
+  const picked = project(v.value, tree, found);
+  // A line of a stream (NDJSON) may lack an optional key that other lines have: no check there.
+  if (v.kind === "document") {
+    const unknown = columns.map((c) => c.name).filter((n) => !found.has(n));
+    if (unknown.length) throw unknownFields(v.value, unknown);
+  }
+  return picked;
+}
+
+function unknownFields(value: unknown, unknown: readonly string[]): UsageError {
+  const sample = firstObject(value) ?? {};
+  const keys = Object.keys(sample);
+  const nested = keys.find((k) => isObject(sample[k]) && Object.keys(sample[k]).length > 0);
+  const example = nested
+    ? `, nested keys with dots as in ${nested}.${Object.keys(sample[nested] as object)[0]}`
+    : "";
+  return new UsageError(
+    `--fields: no field ${unknown.map((u) => `"${u}"`).join(", ")} in this output.`,
+    `Its fields are: ${keys.join(", ")}${example} (--json shows them all).`,
+  );
+}
+
+/** The picked fields as text: a table, TSV or CSV of a list (or of a stream's lines), or "field value" lines. */
+class FieldText {
+  private streamHeader = false;
+  private readonly names: string[];
+  constructor(
+    private readonly o: ShaperOptions,
+    private readonly cols: readonly FieldColumn[],
+  ) {
+    this.names = cols.map((c) => c.name);
+  }
+
+  private cells(r: unknown): unknown[] {
+    return this.cols.map((c) => valueAt(r, c.path));
+  }
+
+  private tsvRow(r: unknown, forTable: boolean): string {
+    return this.cells(r)
+      .map((x) => tsvCell(cellText(x, forTable)))
+      .join("\t");
+  }
+
+  async render(v: ShapeValue, picked: unknown): Promise<void> {
+    const o = this.o;
+    if (o.format === "csv") return this.csv(v, picked);
+    if (Array.isArray(picked)) {
+      if (o.format === "table") {
+        const table = this.cols.map((c) => ({ header: c.name, value: (r: unknown) => valueAt(r, c.path) }));
+        o.write(renderTable(picked, table, { width: o.width, wide: o.wide, color: o.color }));
+      } else {
+        o.write(`${[this.names.join("\t"), ...picked.map((r) => this.tsvRow(r, false))].join("\n")}\n`);
+      }
+      return;
+    }
+    if (v.kind === "line") {
+      // One line of a stream: a row, under one header.
+      if (!this.streamHeader) o.write(`${this.names.join("\t")}\n`);
+      this.streamHeader = true;
+      o.write(`${this.tsvRow(picked, o.stdoutIsTTY)}\n`);
+      return;
+    }
+    // One object: "field value" lines.
+    const width = Math.max(...this.names.map((n) => n.length));
+    const line = (c: FieldColumn) =>
+      o.format === "table"
+        ? `${c.name.padEnd(width)}  ${cellText(valueAt(picked, c.path), true)}`
+        : `${c.name}\t${tsvCell(cellText(valueAt(picked, c.path), false))}`;
+    o.write(`${this.cols.map(line).join("\n")}\n`);
+  }
+
+  private async csv(v: ShapeValue, picked: unknown): Promise<void> {
+    const { formatCsv } = await import("../csv/write.js");
+    const rows = Array.isArray(picked) ? picked.map((r) => this.cells(r)) : [this.cells(picked)];
+    const header = v.kind === "line" && this.streamHeader ? undefined : this.names;
+    this.streamHeader = true;
+    this.o.write(formatCsv(rows as Cell[][], header));
+  }
 }
 
 function describe(v: unknown): string {

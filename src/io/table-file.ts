@@ -5,25 +5,10 @@ import { extname } from "node:path";
 import type { Writable } from "node:stream";
 import { type CsvSink, openCsvSink } from "../csv/write.js";
 import { UsageError } from "../errors.js";
+import type { Column } from "./columns.js";
+import type { Io } from "./types.js";
 
-/**
- * What a column holds, which decides its cell type in a workbook (CSV writes every kind as text):
- * text (identifiers, names; leading zeros kept), timestamp (ISO 8601 UTC → a date cell), count
- * (integer), money (decimal dollars), number (rates and other decimals), boolean.
- */
-export type ColumnKind = "text" | "timestamp" | "count" | "money" | "number" | "boolean";
-
-export interface Column {
-  readonly name: string;
-  readonly kind: ColumnKind;
-  /** Width in characters in a workbook; a default by kind otherwise. */
-  readonly width?: number;
-}
-
-/** Shorthand: columns from [name, kind] pairs. */
-export function columns(spec: readonly (readonly [string, ColumnKind, number?])[]): Column[] {
-  return spec.map(([name, kind, width]) => (width === undefined ? { name, kind } : { name, kind, width }));
-}
+export { type Column, type ColumnKind, columns } from "./columns.js";
 
 /** A destination for rows: CSV (file or stdout) or a workbook file. */
 export type TableSink = CsvSink;
@@ -98,4 +83,45 @@ export async function openTableSink(
   if (format === "csv") return openCsvSink(flags.out, header, stdout, { bom: flags.bom === true });
   const { openXlsxSink } = await import("./xlsx.js");
   return openXlsxSink(flags.out!, cols, { sheetName: o.sheetName });
+}
+
+/**
+ * With --json and no file, the rows print on stdout as a JSON array of objects keyed by column
+ * name (streamed page by page); --format and --bom, which are about files, are refused then.
+ * Otherwise the format is chosen as {@link chooseFormat} does. Call before any request.
+ */
+export function chooseRowsOutput(flags: TableOutputFlags, io: Pick<Io, "json">): TableFormat | "json" {
+  const toStdout = flags.out === undefined || flags.out === "-";
+  if (!(io.json && toStdout)) return chooseFormat(flags);
+  if (flags.format !== undefined || flags.bom)
+    throw new UsageError(
+      "--json prints the rows as JSON on stdout; --format and --bom are for files.",
+      "Give --out FILE, or drop --format/--bom.",
+    );
+  return "json";
+}
+
+/** Opens what {@link chooseRowsOutput} chose: a JSON array on stdout, or {@link openTableSink}. */
+export async function openRowsOutput(
+  flags: TableOutputFlags,
+  cols: readonly Column[],
+  io: Pick<Io, "json" | "out" | "stdout">,
+  o: OpenTableOptions,
+): Promise<TableSink> {
+  if (chooseRowsOutput(flags, io) !== "json") return openTableSink(flags, cols, io.stdout, o);
+  let count = 0;
+  io.out("[");
+  return {
+    path: null,
+    async write(rows) {
+      for (const r of rows) {
+        const obj = Object.fromEntries(cols.map((c, i) => [c.name, r[i] ?? null]));
+        io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(obj)}`);
+      }
+    },
+    async commit() {
+      io.out("]\n");
+    },
+    async abort() {},
+  };
 }

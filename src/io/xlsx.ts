@@ -11,8 +11,8 @@ import { stat } from "node:fs/promises";
 import type ExcelJSModule from "exceljs";
 import type { Cell, CsvSink } from "../csv/write.js";
 import { UsageError } from "../errors.js";
-import { openTempOutput, type TempOutput } from "./private-file.js";
-import type { Column, ColumnKind } from "./table-file.js";
+import { fileWriteError, openTempOutput, type TempOutput } from "./private-file.js";
+import type { Column, ColumnKind } from "./columns.js";
 
 /** Excel's rows per sheet, the header row included. */
 export const EXCEL_MAX_ROWS = 1_048_576;
@@ -90,19 +90,6 @@ export function xlsxValue(kind: ColumnKind, v: Cell): CellValue {
   return String(v);
 }
 
-function fileError(path: string, err: unknown): UsageError {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "ENOENT"
-      ? "the folder does not exist"
-      : e.code === "EACCES" || e.code === "EPERM"
-        ? "permission denied"
-        : e.code === "ENOSPC"
-          ? "the disk is full"
-          : (e.message ?? String(err));
-  return new UsageError(`Cannot write ${path}: ${why}.`);
-}
-
 /** The readable-stream exceljs's worksheet pipes into the zip, where unconsumed XML accumulates. */
 interface Backlog {
   _writableState: { length: number };
@@ -130,6 +117,76 @@ export async function refuseExistingWorkbook(path: string, hint: string): Promis
     throw new UsageError(`${path} already exists; a workbook is never appended to or replaced.`, hint);
 }
 
+/** The first failure of the file stream or the zip, as a promise that rejects with it. */
+interface FailureLatch {
+  readonly failure: unknown;
+  readonly failed: Promise<never>;
+  fail(err: unknown): void;
+}
+
+function failureLatch(): FailureLatch {
+  let failure: unknown;
+  let reject: (err: unknown) => void = () => {};
+  const failed = new Promise<never>((_, r) => {
+    reject = r;
+  });
+  failed.catch(() => {});
+  return {
+    get failure() {
+      return failure;
+    },
+    failed,
+    fail(err) {
+      failure ??= err;
+      reject(err);
+    },
+  };
+}
+
+/** Refuses a folder, and an existing file when the workbook must be new. */
+async function checkTarget(path: string, o: XlsxSinkOptions): Promise<void> {
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`Cannot write ${path}: it is a folder.`);
+  if (existing && o.refuseExisting)
+    throw new UsageError(
+      `${path} already exists; a workbook is never appended to or replaced.`,
+      o.refuseExisting.hint,
+    );
+}
+
+/** The sheets of one workbook: the current one, and the next one (header row repeated) on demand. */
+class SheetSeries {
+  ws!: ExcelJSModule.Worksheet;
+  sheets = 0;
+  inSheet = 0;
+  constructor(
+    private readonly wb: ExcelJSModule.stream.xlsx.WorkbookWriter,
+    private readonly cols: readonly Column[],
+    private readonly sheetName: string,
+  ) {}
+
+  add(): void {
+    this.sheets++;
+    const name = this.sheets === 1 ? this.sheetName : `${this.sheetName} (${this.sheets})`;
+    const ws = this.wb.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1, xSplit: 0 }] });
+    ws.columns = this.cols.map((c, i) => {
+      const numFmt = FORMATS[c.kind];
+      return {
+        key: `c${i}`,
+        width: c.width ?? Math.max(WIDTHS[c.kind], c.name.length + 2),
+        ...(numFmt ? { style: { numFmt } } : {}),
+      };
+    });
+    const header = ws.addRow(this.cols.map((c) => c.name));
+    header.eachCell((cell) => {
+      cell.style = { font: HEADER_FONT, numFmt: "@" };
+    });
+    header.commit();
+    this.ws = ws;
+    this.inSheet = 0;
+  }
+}
+
 /**
  * Opens a workbook at `path` (written to a temporary file beside it) with one sheet and its header
  * row. Write rows with `write`, then `commit` (finish, fsync, rename) or `abort` (remove the temp file).
@@ -141,77 +198,24 @@ export async function openXlsxSink(
 ): Promise<XlsxSink> {
   const perSheet = o.maxRowsPerSheet ?? EXCEL_MAX_ROWS - 1;
   if (!Number.isInteger(perSheet) || perSheet < 1) throw new Error(`maxRowsPerSheet ${perSheet}`);
-  const existing = await stat(path).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`Cannot write ${path}: it is a folder.`);
-  if (existing && o.refuseExisting)
-    throw new UsageError(
-      `${path} already exists; a workbook is never appended to or replaced.`,
-      o.refuseExisting.hint,
-    );
+  await checkTarget(path, o);
   const ExcelJS = (await import("exceljs")).default;
   let temp: TempOutput;
   try {
     temp = await openTempOutput(path);
   } catch (err) {
-    throw fileError(path, err);
+    throw fileWriteError(path, err);
   }
-  const out = temp.stream;
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: out,
+    stream: temp.stream,
     useStyles: true,
     useSharedStrings: false,
   });
   wb.creator = "partner-cli";
   const zip = (wb as unknown as { zip: NodeJS.EventEmitter & { abort(): void } }).zip;
-  let failure: unknown;
-  let fail: (err: unknown) => void = () => {};
-  const failed = new Promise<never>((_, reject) => {
-    fail = (err) => {
-      failure ??= err;
-      reject(err);
-    };
-  });
-  failed.catch(() => {});
-  out.on("error", (err) => fail(err));
-  zip.on("error", (err: unknown) => fail(err));
-
-  const kinds = cols.map((c) => c.kind);
-  let ws!: ExcelJSModule.Worksheet;
-  let sheets = 0;
-  let inSheet = 0;
-  let rows = 0;
-  let backpressure = true;
-  const addSheet = () => {
-    sheets++;
-    ws = wb.addWorksheet(sheets === 1 ? o.sheetName : `${o.sheetName} (${sheets})`, {
-      views: [{ state: "frozen", ySplit: 1, xSplit: 0 }],
-    });
-    ws.columns = cols.map((c, i) => {
-      const numFmt = FORMATS[c.kind];
-      return {
-        key: `c${i}`,
-        width: c.width ?? Math.max(WIDTHS[c.kind], c.name.length + 2),
-        ...(numFmt ? { style: { numFmt } } : {}),
-      };
-    });
-    const header = ws.addRow(cols.map((c) => c.name));
-    header.eachCell((cell) => {
-      cell.style = { font: HEADER_FONT, numFmt: "@" };
-    });
-    header.commit();
-    inSheet = 0;
-  };
-  const waitForZip = async () => {
-    const input = zipInputOf(ws);
-    if (!input) {
-      backpressure = false;
-      await new Promise((r) => setImmediate(r));
-      return;
-    }
-    while (input._writableState.length > BACKLOG_BYTES && failure === undefined)
-      await Promise.race([once(input as unknown as NodeJS.EventEmitter, "drain"), failed]);
-  };
-  let done = false;
+  const latch = failureLatch();
+  temp.stream.on("error", (err) => latch.fail(err));
+  zip.on("error", (err: unknown) => latch.fail(err));
   const stop = async () => {
     zip.on("error", () => {});
     try {
@@ -221,16 +225,47 @@ export async function openXlsxSink(
     }
     await temp.discard();
   };
+  const series = new SheetSeries(wb, cols, o.sheetName);
   try {
-    addSheet();
+    series.add();
   } catch (err) {
     await stop();
     throw err;
   }
+  return xlsxSink({ path, cols, perSheet, wb, temp, latch, series, stop });
+}
+
+interface SinkParts {
+  path: string;
+  cols: readonly Column[];
+  perSheet: number;
+  wb: ExcelJSModule.stream.xlsx.WorkbookWriter;
+  temp: TempOutput;
+  latch: FailureLatch;
+  series: SheetSeries;
+  stop(): Promise<void>;
+}
+
+function xlsxSink(p: SinkParts): XlsxSink {
+  const { path, latch, series } = p;
+  const kinds = p.cols.map((c) => c.kind);
+  let rows = 0;
+  let backpressure = true;
+  let done = false;
+  const waitForZip = async () => {
+    const input = zipInputOf(series.ws);
+    if (!input) {
+      backpressure = false;
+      await new Promise((r) => setImmediate(r));
+      return;
+    }
+    while (input._writableState.length > BACKLOG_BYTES && latch.failure === undefined)
+      await Promise.race([once(input as unknown as NodeJS.EventEmitter, "drain"), latch.failed]);
+  };
   return {
     path,
     get sheets() {
-      return sheets;
+      return series.sheets;
     },
     get rows() {
       return rows;
@@ -239,38 +274,38 @@ export async function openXlsxSink(
       return backpressure;
     },
     async write(batch) {
-      if (failure !== undefined) throw fileError(path, failure);
+      if (latch.failure !== undefined) throw fileWriteError(path, latch.failure);
       try {
         for (const r of batch) {
-          if (inSheet === perSheet) {
-            ws.commit();
-            addSheet();
+          if (series.inSheet === p.perSheet) {
+            series.ws.commit();
+            series.add();
           }
-          ws.addRow(kinds.map((k, i) => xlsxValue(k, r[i]))).commit();
-          inSheet++;
+          series.ws.addRow(kinds.map((k, i) => xlsxValue(k, r[i]))).commit();
+          series.inSheet++;
           rows++;
         }
         await waitForZip();
       } catch (err) {
-        throw fileError(path, failure ?? err);
+        throw fileWriteError(path, latch.failure ?? err);
       }
     },
     async commit() {
       if (done) return;
       done = true;
       try {
-        ws.commit();
-        await Promise.race([wb.commit(), failed]);
-        await temp.finish();
+        series.ws.commit();
+        await Promise.race([p.wb.commit(), latch.failed]);
+        await p.temp.finish();
       } catch (err) {
-        await stop();
-        throw fileError(path, failure ?? err);
+        await p.stop();
+        throw fileWriteError(path, latch.failure ?? err);
       }
     },
     async abort() {
       if (done) return;
       done = true;
-      await stop();
+      await p.stop();
     },
   };
 }

@@ -8,17 +8,15 @@ import { LIMITS } from "../spec/limits.js";
 import { type FailureCategory, RETRY_WAITS_MS } from "../spec/webhooks.js";
 import { buildSignatureHeader, sign } from "../webhooks/signature.js";
 import { toIso } from "./clock.js";
+import { pruneFinished, queueDelivery as queueDeliveryFor, signingSecrets } from "./domain/webhooks.js";
+import type { Sandbox } from "./sandbox.js";
 import {
+  type EventEnvelope,
+  type OrgState,
   type DeliveryRecord,
   type EndpointRecord,
   existingWebhooksArea,
-  pruneFinished,
-  queueDelivery as queueDeliveryFor,
-  signingSecrets,
-} from "./domain/webhooks.js";
-import type { Sandbox } from "./sandbox.js";
-import type { RunningSandbox } from "./server.js";
-import type { EventEnvelope, OrgState } from "./store.js";
+} from "./store.js";
 
 /** Receivers must answer within 10 seconds (spec: Receiver rules). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
@@ -33,16 +31,15 @@ interface Outcome {
   category: FailureCategory | null;
 }
 
-const engines = new WeakMap<Sandbox, DeliveryEngine>();
-
 /** The engine running for a sandbox (undefined if none was started). */
 export function deliveryEngine(sb: Sandbox): DeliveryEngine | undefined {
-  return engines.get(sb);
+  const e = sb.engines.delivery;
+  return e instanceof DeliveryEngine ? e : undefined;
 }
 
 /** Asks the engine to send whatever is due now (after a resume, a URL change, a queued sample). */
 export function kickDelivery(sb: Sandbox): void {
-  engines.get(sb)?.pumpSoon();
+  sb.engines.delivery?.pumpSoon();
 }
 
 export function timeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
@@ -70,7 +67,7 @@ export class DeliveryEngine {
   }
 
   start(): void {
-    engines.set(this.sb, this);
+    this.sb.engines.delivery = this;
     this.unsubscribe.push(this.sb.onEvent((state, event) => this.onEvent(state, event)));
     this.unsubscribe.push(
       this.sb.clock.onAdvance(() => {
@@ -89,7 +86,7 @@ export class DeliveryEngine {
     if (this.soon) clearImmediate(this.soon);
     for (const req of this.inflight) req.destroy();
     this.inflight.clear();
-    if (engines.get(this.sb) === this) engines.delete(this.sb);
+    if (this.sb.engines.delivery === this) this.sb.engines.delivery = undefined;
   }
 
   /** Resolves when no attempt is in flight (tests). */
@@ -277,9 +274,9 @@ export class DeliveryEngine {
   }
 }
 
-/** The start-up hook every sandbox runs (registered in server.ts defaultPlugins). */
-export function deliveryPlugin(running: RunningSandbox): () => Promise<void> {
-  const engine = new DeliveryEngine(running.sandbox);
+/** Starts the delivery engine of a sandbox (server.ts, once per start). */
+export function startDelivery(sb: Sandbox): DeliveryEngine {
+  const engine = new DeliveryEngine(sb);
   engine.start();
-  return () => engine.stop();
+  return engine;
 }

@@ -1,32 +1,32 @@
 // The embedded default: the sandbox started in-process for one command when no profile and no
 // PARTNER_API_KEY exist. State persists in the data dir; a lock keeps two commands from running
-// against the same data at once (the second waits). `sandbox start --data-dir` takes the same lock
-// (without waiting), so a served sandbox and embedded commands never share one data dir.
+// against the same data at once (the second waits; a lock whose process is gone is taken over).
+// `sandbox start --data-dir` takes the same lock (without waiting), so a served sandbox and
+// embedded commands never share one data dir.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
 import { LockedError } from "../errors.js";
+import { lockedError, lockFileOf, takeLock } from "../io/file-lock.js";
 import { startSandbox } from "./server.js";
 
-/** Locks a sandbox data dir; `wait` retries for about two and a half minutes. Returns the release. */
+/**
+ * Locks a sandbox data dir (`<dir>/embedded.lock.json`, the one lock implementation of
+ * src/io/file-lock.ts); `wait` waits for about two and a half minutes. Returns the release.
+ */
 export async function lockDataDir(dataDir: string, opts: { wait: boolean }): Promise<() => Promise<void>> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  try {
-    return await lockfile.lock(join(dataDir, "embedded"), {
-      realpath: false,
-      stale: 15_000,
-      update: 5_000,
-      retries: opts.wait ? { retries: 600, minTimeout: 50, maxTimeout: 250, factor: 1.2 } : 0,
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ELOCKED") {
-      throw new LockedError(
-        `The sandbox data in ${dataDir} is in use by another command or a running "sandbox start".`,
-        opts.wait ? "Try again in a moment." : "Stop the other sandbox, or use another --data-dir.",
-      );
-    }
-    throw err;
-  }
+  const lock = await takeLock(lockFileOf(join(dataDir, "embedded")), {
+    what: `The sandbox data in ${dataDir}`,
+    wait: opts.wait ? 150_000 : 0,
+    refuse: (b) =>
+      b.state === "alive"
+        ? new LockedError(
+            `The sandbox data in ${dataDir} is in use by another command or a running "sandbox start".`,
+            opts.wait ? "Try again in a moment." : "Stop the other sandbox, or use another --data-dir.",
+          )
+        : lockedError(b, `The sandbox data in ${dataDir}`),
+  });
+  return () => lock.release();
 }
 
 export async function startEmbeddedSandbox(

@@ -25,13 +25,18 @@ export interface SandboxResponse {
   headers?: Record<string, string>;
 }
 
+export type Handler = (req: SandboxRequest) => SandboxResponse | Promise<SandboxResponse>;
+/** The handlers of one area, by name (handlers/<area>.ts); routes.ts gives each its method and path. */
+export type Handlers = Record<string, Handler>;
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
 export interface Route {
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  method: Method;
   /** Path under /api/partner/v1 (or under /_sandbox for control routes), find-my-way syntax. */
   path: string;
   /** "api" routes check read/write permission by method; "control" routes are the sandbox's own. */
-  kind?: "api" | "control";
-  handler(req: SandboxRequest): SandboxResponse | Promise<SandboxResponse>;
+  kind: "api" | "control";
+  handler: Handler;
 }
 
 export const ok = (body: unknown, status = 200): SandboxResponse => ({ status, body });

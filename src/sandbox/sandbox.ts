@@ -6,12 +6,24 @@ import type { EventEnvelope, OrgState, Store } from "./store.js";
 
 export type EventListener = (state: OrgState, event: EventEnvelope) => void;
 
+/**
+ * The engines of a running sandbox, as the handlers use them. server.ts starts each once, with the
+ * state loaded (delivery.ts, domain/jobs.ts); a stopped engine removes itself.
+ */
+export interface Engines {
+  /** Webhook delivery: asked to send whatever is due now. */
+  delivery?: { pumpSoon(): void } | undefined;
+  /** Assignment jobs: steps a queued job over real time. */
+  jobs?: { schedule(orgId: string, jobId: string): void } | undefined;
+}
+
 export class Sandbox {
   readonly store: Store;
   readonly clock: SandboxClock;
   /** Options that change behaviour where the spec leaves room (documented in docs/sandbox.md). */
   readonly options: { strictWebhookUrls: boolean };
   readonly faults: Faults;
+  readonly engines: Engines = {};
   private readonly eventListeners = new Set<EventListener>();
   private readonly dirtyListeners = new Set<() => void>();
 

@@ -1,21 +1,22 @@
-// The sandbox server: node:http + find-my-way over THE route table (routes.ts), authentication,
-// JSON bodies, fault injection, and persistence of the state (persist.ts: loaded lazily, written
+// The sandbox server: node:http + find-my-way over THE route table (routes.ts), each request through
+// one pipeline of named steps (see handle), the engines (webhook delivery, assignment jobs) started
+// once with the state, and persistence of the state (persist.ts: loaded lazily, written
 // incrementally a moment after each change, never on a read).
 import { mkdirSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import FindMyWay, { type HTTPVersion } from "find-my-way";
 import { API_PREFIX } from "../api/client.js";
-import { assignmentJobsPlugin } from "./domain/campaigns.js";
-import { deliveryPlugin } from "./delivery.js";
+import { startDelivery } from "./delivery.js";
+import { startJobRunner } from "./domain/jobs.js";
 import { SandboxError } from "./errors.js";
-import type { FaultConfig, Faults } from "./faults.js";
-import type { Route, SandboxRequest, SandboxResponse } from "./http.js";
+import type { FaultConfig, FaultKind, Faults } from "./faults.js";
+import type { Route, SandboxResponse } from "./http.js";
 import { SandboxPersistence } from "./persist.js";
-import { allRoutes } from "./routes.js";
+import { ROUTES } from "./routes.js";
 import { Sandbox } from "./sandbox.js";
 import { seedStore, type SeedKind, type TestKeys, testKeysOf } from "./seed.js";
-import type { Store } from "./store.js";
+import type { KeyRecord, OrgState, Store } from "./store.js";
 
 export const CONTROL_PREFIX = "/_sandbox";
 const MAX_BODY = 16 * 1024 * 1024;
@@ -28,8 +29,8 @@ export interface SandboxOptions {
   seed?: SeedKind | undefined;
   faults?: Partial<FaultConfig> | undefined;
   strictWebhookUrls?: boolean | undefined;
-  /** Extra start-up hooks (delivery engine etc.) run with the live sandbox. */
-  plugins?: ((sb: RunningSandbox) => (() => void | Promise<void>) | undefined)[] | undefined;
+  /** Extra start-up hooks run with the live sandbox (the engines start on their own). */
+  plugins?: SandboxPlugin[] | undefined;
 }
 
 export interface RunningSandbox {
@@ -47,162 +48,20 @@ export interface RunningSandbox {
   close(): Promise<void>;
 }
 
-type Handler = (
+type RouteCallback = (
   req: IncomingMessage,
   res: ServerResponse,
   params: Record<string, string | undefined>,
 ) => void;
+/** An extra start-up hook run with the live sandbox; returns how to stop what it started. */
+export type SandboxPlugin = (sb: RunningSandbox) => (() => void | Promise<void>) | undefined;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  let store: Store | undefined;
-  let persistence: SandboxPersistence | undefined;
-  if (opts.dataDir) {
-    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-    ({ persistence, store } = SandboxPersistence.open(opts.dataDir));
-  }
-  store ??= seedStore(opts.seed ?? "demo");
-  // A new data dir gets its first files now; an existing one is written only when something changes.
-  if (persistence?.isNew) persistence.create(store);
+  const { store, persistence } = openState(opts);
   const sandbox = new Sandbox(store, { strictWebhookUrls: opts.strictWebhookUrls, faults: opts.faults });
-  const faults = sandbox.faults;
-  const holder: { running?: RunningSandbox } = {};
-
-  const router = FindMyWay<HTTPVersion.V1>({
-    ignoreTrailingSlash: true,
-    caseSensitive: true,
-    // An externalId of 100 characters can take 1,200 once percent-encoded (4-byte UTF-8).
-    maxParamLength: 4096,
-    defaultRoute: (req, res) => {
-      send(res, {
-        status: 404,
-        body: { error: { code: "not_found", message: `No route for ${req.method} ${req.url}.` } },
-      });
-    },
-  });
-  for (const route of allRoutes()) {
-    const prefix = route.kind === "control" ? CONTROL_PREFIX : API_PREFIX;
-    router.on(route.method, prefix + route.path, ((req, res, params) => {
-      void handle(route, req, res, params as Record<string, string>);
-    }) as Handler);
-  }
-
-  let dirty = false;
-  let wrote = false;
-  let saveTimer: NodeJS.Timeout | undefined;
-  const save = () => {
-    if (!persistence) return;
-    dirty = false;
-    if (persistence.commit(store)) wrote = true;
-  };
-  if (persistence) {
-    sandbox.onDirty(() => {
-      dirty = true;
-      if (!saveTimer) {
-        saveTimer = setTimeout(() => {
-          saveTimer = undefined;
-          if (!dirty) return;
-          try {
-            save();
-          } catch (err) {
-            // A failed background save must not crash the server; the next change (or close) retries.
-            dirty = true;
-            process.emitWarning(`sandbox state not saved to ${opts.dataDir}: ${(err as Error).message}`);
-          }
-        }, 250);
-        saveTimer.unref();
-      }
-    });
-  }
-
-  async function handle(
-    route: Route,
-    req: IncomingMessage,
-    res: ServerResponse,
-    params: Record<string, string>,
-  ) {
-    const url = new URL(req.url ?? "/", "http://sandbox");
-    const apiPath = url.pathname.slice((route.kind === "control" ? CONTROL_PREFIX : API_PREFIX).length);
-    let fault: ReturnType<Faults["pick"]>;
-    try {
-      const raw = await readBody(req);
-      const auth = authenticate(sandbox, req.headers.authorization);
-      if (route.kind !== "control") {
-        if (faults.config.latencyMs) await sleep(faults.config.latencyMs);
-        if (faults.rateLimited(auth.key.key, Date.now())) {
-          throw new SandboxError("rate_limited", "Too many requests; wait for Retry-After.", undefined, {
-            "retry-after": String(faults.config.retryAfterSeconds),
-          });
-        }
-        if (route.method !== "GET" && !auth.key.canWrite) {
-          throw new SandboxError(
-            "forbidden",
-            "This API key is read-only; writes need a key with write access.",
-          );
-        }
-        fault = faults.pick(req.method ?? "GET", apiPath);
-        if (fault === "reset") return void req.socket.destroy();
-        if (fault === "stall") {
-          await sleep(faults.config.stallMs);
-          return void req.socket.destroy();
-        }
-        if (fault === "429") {
-          throw new SandboxError("rate_limited", "Too many requests; wait for Retry-After.", undefined, {
-            "retry-after": String(faults.config.retryAfterSeconds),
-          });
-        }
-        if (fault === "502")
-          throw new SandboxError(
-            "clearing_network_unavailable",
-            "The coupon network did not answer; retry shortly.",
-          );
-      }
-      let body: unknown;
-      if (raw.length > 0) {
-        try {
-          body = JSON.parse(raw.toString("utf8"));
-        } catch {
-          throw new SandboxError("validation_failed", "The request body is not valid JSON.", {
-            body: ["must be valid JSON"],
-          });
-        }
-      }
-      const sreq: SandboxRequest = {
-        method: req.method ?? "GET",
-        params,
-        query: url.searchParams,
-        body,
-        rawBody: raw,
-        headers: req.headers,
-        state: auth.state,
-        key: auth.key,
-        remoteAddress: req.socket.remoteAddress ?? "unknown",
-        sb: sandbox,
-      };
-      const out = await route.handler(sreq);
-      if (route.method !== "GET" || route.kind === "control") sandbox.markDirty();
-      if (fault === "reset-after") return void req.socket.destroy();
-      if (fault === "500")
-        throw new SandboxError(
-          "unexpected_error",
-          "Unexpected failure; the outcome of the write is uncertain.",
-        );
-      send(res, out);
-    } catch (err) {
-      if (err instanceof SandboxError) {
-        send(res, { status: err.status, body: err.body(), headers: err.headers });
-      } else {
-        send(res, {
-          status: 500,
-          body: { error: { code: "unexpected_error", message: `Sandbox bug: ${(err as Error).message}` } },
-        });
-        if (process.env.PARTNER_SANDBOX_DEBUG) console.error(err);
-      }
-    }
-  }
-
-  const server: Server = createServer((req, res) => {
-    router.lookup(req, res);
-  });
+  const saver = new StateSaver(sandbox, persistence, opts.dataDir);
+  const router = routerFor((route, req, res, params) => void handle(sandbox, route, req, res, params));
+  const server = createServer((req, res) => router.lookup(req, res));
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -220,31 +79,266 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     dataDir: opts.dataDir,
     testKeys: testKeysOf(store),
     sandbox,
-    faults,
-    save,
+    faults: sandbox.faults,
+    save: () => saver.save(),
     async close() {
       for (const stop of stoppers.reverse()) await stop();
-      if (saveTimer) clearTimeout(saveTimer);
+      saver.cancel();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      // Only changes are written: a run of reads leaves the data dir as it was.
-      if (dirty) save();
-      if (wrote) persistence?.close();
+      saver.close();
     },
   };
-  holder.running = running;
-  for (const plugin of [...defaultPlugins, ...(opts.plugins ?? [])]) {
+  // The engines start once, with the state loaded: delivery sends what is due, jobs resume.
+  const delivery = startDelivery(sandbox);
+  const jobs = startJobRunner(sandbox);
+  stoppers.push(
+    () => delivery.stop(),
+    () => jobs.stop(),
+  );
+  for (const plugin of opts.plugins ?? []) {
     const stop = plugin(running);
     if (stop) stoppers.push(stop);
   }
   return running;
 }
 
-/** Start-up hooks every sandbox runs (areas such as webhook delivery register here). */
-export const defaultPlugins: ((sb: RunningSandbox) => (() => void | Promise<void>) | undefined)[] = [
-  deliveryPlugin,
-  assignmentJobsPlugin,
-];
+/** The state from the data dir (created from the seed when new), or the seed in memory only. */
+function openState(opts: SandboxOptions): { store: Store; persistence: SandboxPersistence | undefined } {
+  if (!opts.dataDir) return { store: seedStore(opts.seed ?? "demo"), persistence: undefined };
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const opened = SandboxPersistence.open(opts.dataDir);
+  const store = opened.store ?? seedStore(opts.seed ?? "demo");
+  // A new data dir gets its first files now; an existing one is written only when something changes.
+  if (opened.persistence.isNew) opened.persistence.create(store);
+  return { store, persistence: opened.persistence };
+}
+
+/** Writes what changed a moment after each change (never on a read), and at close. */
+class StateSaver {
+  private dirty = false;
+  private wrote = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly persistence: SandboxPersistence | undefined,
+    private readonly dataDir: string | undefined,
+  ) {
+    if (persistence) sandbox.onDirty(() => this.soon());
+  }
+
+  save(): void {
+    if (!this.persistence) return;
+    this.dirty = false;
+    if (this.persistence.commit(this.sandbox.store)) this.wrote = true;
+  }
+
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Only changes are written: a run of reads leaves the data dir as it was. */
+  close(): void {
+    if (this.dirty) this.save();
+    if (this.wrote) this.persistence?.close();
+  }
+
+  private soon(): void {
+    this.dirty = true;
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.dirty) return;
+      try {
+        this.save();
+      } catch (err) {
+        // A failed background save must not crash the server; the next change (or close) retries.
+        this.dirty = true;
+        process.emitWarning(`sandbox state not saved to ${this.dataDir}: ${(err as Error).message}`);
+      }
+    }, 250);
+    this.timer.unref();
+  }
+}
+
+/** find-my-way over THE route table (routes.ts), API routes under API_PREFIX, control under CONTROL_PREFIX. */
+function routerFor(
+  onRoute: (route: Route, req: IncomingMessage, res: ServerResponse, params: Record<string, string>) => void,
+) {
+  const router = FindMyWay<HTTPVersion.V1>({
+    ignoreTrailingSlash: true,
+    caseSensitive: true,
+    // An externalId of 100 characters can take 1,200 once percent-encoded (4-byte UTF-8).
+    maxParamLength: 4096,
+    defaultRoute: (req, res) => {
+      send(res, {
+        status: 404,
+        body: { error: { code: "not_found", message: `No route for ${req.method} ${req.url}.` } },
+      });
+    },
+  });
+  for (const route of ROUTES) {
+    router.on(route.method, prefixOf(route) + route.path, ((req, res, params) => {
+      onRoute(route, req, res, params as Record<string, string>);
+    }) as RouteCallback);
+  }
+  return router;
+}
+
+const prefixOf = (route: Route) => (route.kind === "control" ? CONTROL_PREFIX : API_PREFIX);
+
+/** One request as it goes through the pipeline. */
+interface Exchange {
+  sb: Sandbox;
+  route: Route;
+  req: IncomingMessage;
+  url: URL;
+  /** The caller's key and organization. */
+  auth: { key: KeyRecord; state: OrgState };
+  /** The fault picked for this API request, if any. */
+  fault: FaultKind | undefined;
+}
+
+/**
+ * The request pipeline: readBody → authenticate → rateLimit → authorize → injectFault → parseBody →
+ * dispatch → persist → faultAfter → send. The sandbox's own control routes skip the API's rate
+ * limit, permissions and faults. A step that answers itself (a dropped connection) ends the request.
+ */
+async function handle(
+  sb: Sandbox,
+  route: Route,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+) {
+  try {
+    const raw = await readBody(req);
+    const x: Exchange = {
+      sb,
+      route,
+      req,
+      url: new URL(req.url ?? "/", "http://sandbox"),
+      auth: authenticate(sb, req.headers.authorization),
+      fault: undefined,
+    };
+    if (route.kind === "api") {
+      await rateLimit(x);
+      authorize(x);
+      if ((await injectFault(x)) === "answered") return;
+    }
+    const out = await dispatch(x, params, parseBody(raw), raw);
+    persist(x);
+    if (faultAfter(x) === "answered") return;
+    send(res, out);
+  } catch (err) {
+    sendError(res, err);
+  }
+}
+
+/** Injected latency, then the per-key rate limit (429 with Retry-After). */
+async function rateLimit({ sb, auth }: Exchange): Promise<void> {
+  const { faults } = sb;
+  if (faults.config.latencyMs) await sleep(faults.config.latencyMs);
+  if (faults.rateLimited(auth.key.key, Date.now())) throw rateLimited(sb);
+}
+
+/** Writes need a key with write access. */
+function authorize({ route, auth }: Exchange): void {
+  if (route.method !== "GET" && !auth.key.canWrite)
+    throw new SandboxError("forbidden", "This API key is read-only; writes need a key with write access.");
+}
+
+/** The faults that strike before the handler runs; the others are kept for faultAfter. */
+async function injectFault(x: Exchange): Promise<"answered" | undefined> {
+  const { sb, req, route, url } = x;
+  x.fault = sb.faults.pick(req.method ?? "GET", url.pathname.slice(prefixOf(route).length));
+  switch (x.fault) {
+    case "reset":
+      req.socket.destroy();
+      return "answered";
+    case "stall":
+      await sleep(sb.faults.config.stallMs);
+      req.socket.destroy();
+      return "answered";
+    case "429":
+      throw rateLimited(sb);
+    case "502":
+      throw new SandboxError(
+        "clearing_network_unavailable",
+        "The coupon network did not answer; retry shortly.",
+      );
+    default:
+      return undefined;
+  }
+}
+
+function rateLimited(sb: Sandbox): SandboxError {
+  return new SandboxError("rate_limited", "Too many requests; wait for Retry-After.", undefined, {
+    "retry-after": String(sb.faults.config.retryAfterSeconds),
+  });
+}
+
+/** The JSON body, if any. */
+function parseBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new SandboxError("validation_failed", "The request body is not valid JSON.", {
+      body: ["must be valid JSON"],
+    });
+  }
+}
+
+/** Runs the route's handler. */
+function dispatch(
+  { sb, route, req, url, auth }: Exchange,
+  params: Record<string, string>,
+  body: unknown,
+  rawBody: Buffer,
+): SandboxResponse | Promise<SandboxResponse> {
+  return route.handler({
+    method: req.method ?? "GET",
+    params,
+    query: url.searchParams,
+    body,
+    rawBody,
+    headers: req.headers,
+    state: auth.state,
+    key: auth.key,
+    remoteAddress: req.socket.remoteAddress ?? "unknown",
+    sb,
+  });
+}
+
+/** A write (or any control call) may have changed the state: the saver writes it a moment later. */
+function persist({ sb, route }: Exchange): void {
+  if (route.method !== "GET" || route.kind === "control") sb.markDirty();
+}
+
+/** The faults that strike after the write was applied: a reset, or a 500 with an uncertain outcome. */
+function faultAfter({ req, fault }: Exchange): "answered" | undefined {
+  if (fault === "reset-after") {
+    req.socket.destroy();
+    return "answered";
+  }
+  if (fault === "500")
+    throw new SandboxError("unexpected_error", "Unexpected failure; the outcome of the write is uncertain.");
+  return undefined;
+}
+
+function sendError(res: ServerResponse, err: unknown): void {
+  if (err instanceof SandboxError) {
+    send(res, { status: err.status, body: err.body(), headers: err.headers });
+    return;
+  }
+  send(res, {
+    status: 500,
+    body: { error: { code: "unexpected_error", message: `Sandbox bug: ${(err as Error).message}` } },
+  });
+  if (process.env.PARTNER_SANDBOX_DEBUG) console.error(err);
+}
 
 function authenticate(sb: Sandbox, header: string | undefined) {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");

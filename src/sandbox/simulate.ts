@@ -3,37 +3,32 @@
 // restorations, with the events the spec names and the supply alerts. docs/sandbox/traffic.md
 // describes every choice made here.
 //
+// A call is planned first (validation, targets, counts, time window: nothing changes before the plan
+// stands), then applied by named steps per target campaign: views, codes (claims and test codes,
+// under the supply rules of domain/supply.ts), redemptions; then the new redemptions are recorded in
+// feed order, then corrections (exclusions and restorations, one `correct(kind)`).
+//
 // Bulk path: rows go straight into the typed-array columns of the traffic store (domain/traffic.ts).
 // Events are emitted per item only up to EVENTS_AUTO_MAX items per call unless `events: true` is sent,
 // so a million redemptions cost seconds, not a million event envelopes.
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { Timestamp } from "../spec/kit.js";
-import type { CampaignRecord } from "./domain/campaigns.js";
 import {
   campaignReference,
   campaignsOf,
-  codesRemaining,
   findCampaign,
-  isViewOnly,
-  linksOf,
-  recordCodesIssued,
+  findCampaignByIdOrReference,
   recordRedeemed,
-  recordTestCodes,
 } from "./domain/campaigns.js";
 import { addDays, dayOfMs, startOfDayMs } from "./domain/dates.js";
-import {
-  FLAG_EXCLUDED,
-  FLAG_TEST,
-  isoOfSec,
-  NO_CREATOR,
-  RedemptionRenderer,
-  type Traffic,
-  trafficOf,
-} from "./domain/traffic.js";
+import { linksOf } from "./domain/links.js";
+import { isoOfSec, RedemptionRenderer } from "./domain/redemption-render.js";
+import { checkSupply, codesAvailable, handOutCodes, whyNoClaims, whyNoTestCodes } from "./domain/supply.js";
+import { FLAG_EXCLUDED, FLAG_TEST, NO_CREATOR, type Traffic } from "./domain/traffic.js";
 import { invalid, notFound } from "./errors.js";
 import type { Sandbox } from "./sandbox.js";
-import type { OrgState } from "./store.js";
+import { type CampaignRecord, type OrgState, trafficOf } from "./store.js";
 
 /** Up to this many generated items (claims, redemptions, corrections) a call emits events by default. */
 export const EVENTS_AUTO_MAX = 10_000;
@@ -108,14 +103,6 @@ export function prng(seed: number | string | undefined): () => number {
 const EXCLUSION_REASONS = ["Duplicate redemption", "Retailer reversal", "Suspected misuse of the code"];
 const RESTORATION_REASON = "Reviewed and confirmed";
 
-/** Finds a campaign by id or externalReference. */
-export function findCampaignByIdOrReference(state: OrgState, v: string): CampaignRecord | undefined {
-  const byId = findCampaign(state, v);
-  if (byId) return byId;
-  for (const c of campaignsOf(state).values()) if (c.externalReference === v) return c;
-  return undefined;
-}
-
 function share(n: number, k: number, parts: number): number {
   return Math.floor(n / parts) + (k < n % parts ? 1 : 0);
 }
@@ -126,52 +113,6 @@ function originName(k: number): string {
   if (k < 508) return `198.51.100.${k - 253}`;
   const j = k - 508;
   return `10.${(j >> 16) & 255}.${(j >> 8) & 255}.${j & 255}`;
-}
-
-/** The supply codes of a campaign (issued includes staff test codes). */
-export function supplyCodes(rec: CampaignRecord) {
-  return {
-    limit: rec.codes.limit,
-    issued: rec.codes.issued + rec.codes.testCodes,
-    remaining: codesRemaining(rec),
-  };
-}
-
-/**
- * Supply alerts (spec: Supply rules): with alert recipients configured, an active campaign whose
- * remaining drops to a positive value at or below ceil(10% of the limit) gets one
- * campaign.supply_low per incident; none left gets one campaign.supply_exhausted. The incident ends
- * when remaining rises above the threshold again (a raised limit). Returns the events emitted.
- * The sandbox checks right after codes are handed out instead of every five minutes.
- */
-export function checkSupply(sb: Sandbox, state: OrgState, rec: CampaignRecord): number {
-  const t = trafficOf(state);
-  const remaining = codesRemaining(rec);
-  const threshold = Math.ceil(rec.codes.limit * 0.1);
-  let alerts = t.supplyAlerts.get(rec.id);
-  if (remaining > threshold) {
-    if (alerts) t.supplyAlerts.delete(rec.id);
-    return 0;
-  }
-  if (!alerts) {
-    alerts = { low: false, exhausted: false };
-    t.supplyAlerts.set(rec.id, alerts);
-  }
-  if (remaining > 0) alerts.exhausted = false;
-  if (rec.status !== "active" || state.org.alertRecipients.length === 0) return 0;
-  const data = () => ({ campaign: campaignReference(rec), codes: supplyCodes(rec) });
-  if (remaining <= 0 && !alerts.exhausted) {
-    alerts.exhausted = true;
-    alerts.low = true;
-    sb.emit(state, "campaign.supply_exhausted", data());
-    return 1;
-  }
-  if (remaining > 0 && !alerts.low) {
-    alerts.low = true;
-    sb.emit(state, "campaign.supply_low", data());
-    return 1;
-  }
-  return 0;
 }
 
 /** Records one link open (a view) from a network origin at an instant (default now). */
@@ -210,16 +151,145 @@ function pendingOf(cap: number): Pending {
   };
 }
 
+/** The counts a call asks for, defaults applied (claims stay undefined: they follow redemptions). */
+interface Want {
+  views: number;
+  claims: number | undefined;
+  testCodes: number;
+  redemptions: number;
+  testRedemptions: number;
+  exclusions: number;
+  restorations: number;
+}
+
+/** One simulate call, planned: what is asked, of which campaigns, when; and what was done so far. */
+interface Plan {
+  sb: Sandbox;
+  state: OrgState;
+  t: Traffic;
+  body: SimulateBody;
+  rand: () => number;
+  nowS: number;
+  /** Everything at this instant (body.at), else spread over [windowStart, windowEnd]. */
+  atS: number | undefined;
+  windowStart: number;
+  windowEnd: number;
+  /** Epoch second of the start of a day in the reporting time zone. */
+  dayStartS: (day: string) => number;
+  targets: CampaignRecord[];
+  want: Want;
+  /** Claims asked of all targets together. */
+  claimsAsked: number;
+  /** No count was sent: the defaults (50 views, 20 claims, 10 redemptions) apply. */
+  nothingAsked: boolean;
+  excludeIdx: number[];
+  restoreIdx: number[];
+  itemEvents: boolean;
+  renderer: RedemptionRenderer;
+  /** Redemptions picked by this call, recorded (in recordedAt order) after every target. */
+  pending: Pending;
+  result: SimulateResult;
+}
+
+/** One target campaign of the plan, with its share of the counts and its time window. */
+interface Target {
+  rec: CampaignRecord;
+  /** Campaign index in the traffic store. */
+  ci: number;
+  /** Creators (traffic store indexes) of its active links. */
+  linkCreators: number[];
+  label: string;
+  /** This target's share of a count asked of all targets. */
+  share: (n: number) => number;
+  /** When its claims happen: its dates within the asked window, a second before the window ends. */
+  lo: number;
+  hi: number;
+  inDates: boolean;
+}
+
 /** Runs one simulate call. Validation errors are thrown before anything changes. */
 export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): SimulateResult {
+  const p = plan(sb, state, body);
+  if (p.targets.length === 0 && !p.excludeIdx.length && !p.restoreIdx.length) {
+    p.result.notes.push(
+      "No active campaign: nothing to simulate (activate a campaign or name one with campaign).",
+    );
+    return p.result;
+  }
+  p.targets.forEach((rec, k) => {
+    const target = targetOf(p, rec, k);
+    views(p, target);
+    codes(p, target);
+    redemptions(p, target);
+  });
+  recordRedemptions(p);
+  corrections(p);
+  p.t.touch();
+  sb.markDirty();
+  return p.result;
+}
+
+/** Validates the call and plans it; throws before anything changes. */
+function plan(sb: Sandbox, state: OrgState, body: SimulateBody): Plan {
   const t = trafficOf(state);
   const tz = state.org.reportingTimeZone;
   const nowMs = sb.clock.nowMs();
   const nowS = Math.floor(nowMs / 1000);
   const rand = prng(body.seed);
-  const notes: string[] = [];
+  const atS = instantOf(body, nowS);
+  const excludeIdx = redemptionIndexes(t, body.exclude);
+  const restoreIdx = redemptionIndexes(t, body.restore);
+  const targets = targetsOf(state, body);
+  const { want, claimsAsked, nothingAsked } = wanted(body);
+  const itemEvents = itemEventsOf(
+    body,
+    Math.max(claimsAsked, want.redemptions) +
+      want.redemptions +
+      want.exclusions +
+      want.restorations +
+      excludeIdx.length +
+      restoreIdx.length,
+  );
+  const dayStartS = (day: string) => Math.floor(startOfDayMs(day, tz) / 1000);
+  const days = body.days ?? 1;
+  return {
+    sb,
+    state,
+    t,
+    body,
+    rand,
+    nowS,
+    atS,
+    windowStart: dayStartS(addDays(dayOfMs(nowMs, tz), -(days - 1))),
+    windowEnd: nowS - 1,
+    dayStartS,
+    targets,
+    want,
+    claimsAsked,
+    nothingAsked,
+    excludeIdx,
+    restoreIdx,
+    itemEvents,
+    renderer: new RedemptionRenderer(state, t),
+    pending: pendingOf(Math.min(MAX_ITEMS, want.redemptions + want.testRedemptions)),
+    result: {
+      campaigns: targets.map(campaignReference),
+      views: 0,
+      claims: 0,
+      testCodes: 0,
+      redemptions: 0,
+      testRedemptions: 0,
+      exclusions: 0,
+      restorations: 0,
+      events: 0,
+      itemEvents,
+      notes: [],
+    },
+  };
+}
 
-  // --- validation -------------------------------------------------------------------------------
+/** body.at as an epoch second (it must be in the sandbox clock's past, and not combined with days). */
+function instantOf(body: SimulateBody, nowS: number): number | undefined {
   let atS: number | undefined;
   if (body.at !== undefined) {
     atS = Math.floor(Date.parse(body.at) / 1000);
@@ -228,30 +298,32 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
   }
   if (body.at !== undefined && body.days !== undefined)
     throw invalid("Send days or at, not both.", { at: ["must not be combined with days"] });
-  const parseIds = (field: "exclude" | "restore") => {
-    const ids = body[field] ?? [];
-    const bad: string[] = [];
-    const out: number[] = [];
-    for (const id of ids) {
-      const i = t.redemptionIds.indexOf(id);
-      if (i === undefined || i >= t.redemptionCount) bad.push(id);
-      else out.push(i);
-    }
-    if (bad.length > 0) throw notFound(`Redemption ${bad[0]}`);
-    return out;
-  };
-  const excludeIdx = parseIds("exclude");
-  const restoreIdx = parseIds("restore");
+  return atS;
+}
 
-  let targets: CampaignRecord[];
-  if (body.campaign !== undefined) {
-    const rec = findCampaignByIdOrReference(state, body.campaign);
-    if (!rec) throw notFound(`Campaign ${body.campaign}`);
-    targets = [rec];
-  } else {
-    targets = [...campaignsOf(state).values()].filter((c) => c.status === "active");
+/** The traffic store indexes of redemption ids (404 on the first unknown one). */
+function redemptionIndexes(t: Traffic, ids: string[] = []): number[] {
+  const bad: string[] = [];
+  const out: number[] = [];
+  for (const id of ids) {
+    const i = t.redemptionIds.indexOf(id);
+    if (i === undefined || i >= t.redemptionCount) bad.push(id);
+    else out.push(i);
   }
+  if (bad.length > 0) throw notFound(`Redemption ${bad[0]}`);
+  return out;
+}
 
+/** The named campaign (id or externalReference), else every active campaign. */
+function targetsOf(state: OrgState, body: SimulateBody): CampaignRecord[] {
+  if (body.campaign === undefined)
+    return [...campaignsOf(state).values()].filter((c) => c.status === "active");
+  const rec = findCampaignByIdOrReference(state, body.campaign);
+  if (!rec) throw notFound(`Campaign ${body.campaign}`);
+  return [rec];
+}
+
+function wanted(body: SimulateBody): { want: Want; claimsAsked: number; nothingAsked: boolean } {
   const nothingAsked =
     body.views === undefined &&
     body.claims === undefined &&
@@ -262,7 +334,7 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
     body.restorations === undefined &&
     body.exclude === undefined &&
     body.restore === undefined;
-  const want = {
+  const want: Want = {
     views: body.views ?? (nothingAsked ? 50 : 0),
     claims: body.claims,
     testCodes: body.testCodes ?? 0,
@@ -271,300 +343,268 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
     exclusions: body.exclusions ?? 0,
     restorations: body.restorations ?? 0,
   };
-  const claimsAsked = want.claims ?? (nothingAsked ? 20 : 0);
-  const itemCount =
-    Math.max(claimsAsked, want.redemptions) +
-    want.redemptions +
-    want.exclusions +
-    want.restorations +
-    excludeIdx.length +
-    restoreIdx.length;
+  return { want, claimsAsked: want.claims ?? (nothingAsked ? 20 : 0), nothingAsked };
+}
+
+/** Whether per-item events are emitted for this many items (events: true has its own limit). */
+function itemEventsOf(body: SimulateBody, itemCount: number): boolean {
   if (body.events === true && itemCount > EVENTS_MAX)
     throw invalid(
       `events: true is limited to ${EVENTS_MAX.toLocaleString("en-US")} items per call (the event log and its snapshot would grow too large); split the call or leave events out.`,
       { events: [`must not be true for more than ${EVENTS_MAX} items`] },
     );
-  const itemEvents = body.events ?? itemCount <= EVENTS_AUTO_MAX;
-  const result: SimulateResult = {
-    campaigns: targets.map(campaignReference),
-    views: 0,
-    claims: 0,
-    testCodes: 0,
-    redemptions: 0,
-    testRedemptions: 0,
-    exclusions: 0,
-    restorations: 0,
-    events: 0,
-    itemEvents,
-    notes,
+  return body.events ?? itemCount <= EVENTS_AUTO_MAX;
+}
+
+function targetOf(p: Plan, rec: CampaignRecord, k: number): Target {
+  const { t, atS } = p;
+  const links = [...linksOf(p.state, rec.id).values()].filter((l) => l.active);
+  // The campaign's own window: its dates (in the reporting time zone) within the asked window.
+  const campStart = p.dayStartS(rec.dates.from);
+  const campEnd = p.dayStartS(addDays(rec.dates.through, 1)) - 1;
+  const lo = atS ?? Math.max(p.windowStart, campStart);
+  // Claims end a second before the window does, so each can still be redeemed within the window.
+  const hi = atS ?? Math.min(p.windowEnd - 1, campEnd);
+  return {
+    rec,
+    ci: t.campaigns.intern(rec.id),
+    linkCreators: links.map((l) => t.creators.intern(l.externalId)),
+    label: rec.externalReference ?? rec.id,
+    share: (n) => share(n, k, p.targets.length),
+    lo,
+    hi,
+    inDates: lo <= hi && (atS === undefined || (atS >= campStart && atS <= campEnd)),
   };
-  if (targets.length === 0 && !excludeIdx.length && !restoreIdx.length) {
-    notes.push("No active campaign: nothing to simulate (activate a campaign or name one with campaign).");
-    return result;
+}
+
+const randIn = (p: Plan, lo: number, hi: number) =>
+  hi <= lo ? lo : lo + Math.floor(p.rand() * (hi - lo + 1));
+
+const pickOrigin = (p: Plan) =>
+  p.body.origin !== undefined
+    ? p.t.origins.intern(p.body.origin)
+    : p.t.origins.intern(originName(Math.floor(p.rand() * (p.body.origins ?? 50))));
+
+const pickCreator = (p: Plan, c: Target) => c.linkCreators[Math.floor(p.rand() * c.linkCreators.length)]!;
+
+function emit(p: Plan, type: string, data: Record<string, unknown>): void {
+  p.sb.emit(p.state, type, data);
+  p.result.events++;
+}
+
+/** Link opens of the target's active links, anywhere in the window. */
+function views(p: Plan, c: Target): void {
+  const n = c.share(p.want.views);
+  if (n <= 0) return;
+  if (c.linkCreators.length === 0) {
+    p.result.notes.push(`${c.label}: no active links, so no views.`);
+    return;
   }
-  const emit = (type: string, data: Record<string, unknown>) => {
-    sb.emit(state, type, data);
-    result.events++;
-  };
-  const renderer = new RedemptionRenderer(state, t);
+  const lo = p.atS ?? p.windowStart;
+  const hi = p.atS ?? p.windowEnd;
+  for (let v = 0; v < n; v++) p.t.addView(c.ci, pickCreator(p, c), pickOrigin(p), randIn(p, lo, hi));
+  p.result.views += n;
+}
 
-  // --- time window ------------------------------------------------------------------------------
-  const days = body.days ?? 1;
-  const today = dayOfMs(nowMs, tz);
-  const dayStartS = (day: string) => Math.floor(startOfDayMs(day, tz) / 1000);
-  const windowStart = dayStartS(addDays(today, -(days - 1)));
-  const windowEnd = nowS - 1;
-  const randIn = (lo: number, hi: number) => (hi <= lo ? lo : lo + Math.floor(rand() * (hi - lo + 1)));
-  const originPool = body.origins ?? 50;
-  const pickOrigin = () =>
-    body.origin !== undefined
-      ? t.origins.intern(body.origin)
-      : t.origins.intern(originName(Math.floor(rand() * originPool)));
+/**
+ * Codes: shopper claims, then staff test codes. A limit raised since the last check may have ended a
+ * supply incident: look first (no alert can be due before codes are handed out).
+ */
+function codes(p: Plan, c: Target): void {
+  checkSupply(p.sb, p.state, c.rec);
+  const claimed = claims(p, c);
+  const prepared = testCodes(p, c);
+  if (claimed > 0 || prepared > 0) p.result.events += checkSupply(p.sb, p.state, c.rec);
+}
 
-  const pending = pendingOf(Math.min(MAX_ITEMS, want.redemptions + want.testRedemptions));
-  const T = targets.length;
+function claims(p: Plan, c: Target): number {
+  const { t, state } = p;
+  const { rec } = c;
+  const asked =
+    p.want.claims !== undefined || p.nothingAsked
+      ? c.share(p.claimsAsked)
+      : Math.max(0, c.share(p.want.redemptions) - t.unredeemed(c.ci).shopper.length);
+  if (asked <= 0) return 0;
+  const why = whyNoClaims(state, rec, { inDates: c.inDates, hasLinks: c.linkCreators.length > 0 });
+  const n = why ? 0 : Math.min(asked, codesAvailable(state, rec));
+  if (n < asked) p.result.notes.push(`${c.label}: ${n} of ${asked} claims (${why ?? "codes ran out"}).`);
+  if (n <= 0) return 0;
+  const times = new Uint32Array(n);
+  for (let k = 0; k < n; k++) times[k] = randIn(p, c.lo, c.hi);
+  times.sort();
+  t.reserveCodes(n);
+  for (let k = 0; k < n; k++) {
+    const creator = pickCreator(p, c);
+    const code = t.addCode(c.ci, creator, times[k]!);
+    if (p.itemEvents)
+      emit(p, "code.issued", {
+        claimId: t.claimIds.idOf(code),
+        campaign: campaignReference(rec),
+        creator: { ...p.renderer.creator(creator).obj! },
+        issuedAt: isoOfSec(times[k]!),
+      });
+  }
+  handOutCodes(state, rec, n, "claims");
+  p.result.claims += n;
+  return n;
+}
 
-  targets.forEach((rec, k) => {
-    const ci = t.campaigns.intern(rec.id);
-    const links = [...linksOf(state, rec.id).values()].filter((l) => l.active);
-    const linkCreators = links.map((l) => t.creators.intern(l.externalId));
-    const label = rec.externalReference ?? rec.id;
-    // The campaign's own window: its dates (in the reporting time zone) within the asked window.
-    const campStart = dayStartS(rec.dates.from);
-    const campEnd = dayStartS(addDays(rec.dates.through, 1)) - 1;
-    const lo = atS ?? Math.max(windowStart, campStart);
-    // Claims end a second before the window does, so each can still be redeemed within the window.
-    const hi = atS ?? Math.min(windowEnd - 1, campEnd);
-    const inDates = lo <= hi && (atS === undefined || (atS >= campStart && atS <= campEnd));
+function testCodes(p: Plan, c: Target): number {
+  const asked = c.share(p.want.testCodes);
+  if (asked <= 0) return 0;
+  const why = whyNoTestCodes(p.state, c.rec);
+  const n = why ? 0 : Math.min(asked, codesAvailable(p.state, c.rec));
+  if (n < asked) p.result.notes.push(`${c.label}: ${n} of ${asked} test codes (${why ?? "codes ran out"}).`);
+  if (n <= 0) return 0;
+  p.t.reserveCodes(n);
+  const lo = p.atS ?? p.windowStart;
+  for (let k = 0; k < n; k++) p.t.addCode(c.ci, NO_CREATOR, randIn(p, lo, p.atS ?? p.windowEnd));
+  handOutCodes(p.state, c.rec, n, "test");
+  p.result.testCodes += n;
+  return n;
+}
 
-    // Views.
-    const nViews = share(want.views, k, T);
-    if (nViews > 0) {
-      if (links.length === 0) notes.push(`${label}: no active links, so no views.`);
-      else {
-        const vlo = atS ?? windowStart;
-        const vhi = atS ?? windowEnd;
-        for (let v = 0; v < nViews; v++) {
-          t.addView(ci, linkCreators[Math.floor(rand() * links.length)]!, pickOrigin(), randIn(vlo, vhi));
-        }
-        result.views += nViews;
-      }
+/** Redemptions of handed-out codes (and of test codes): picked at random among unredeemed ones. */
+function redemptions(p: Plan, c: Target): void {
+  const u = p.t.unredeemed(c.ci);
+  const n = c.share(p.want.redemptions);
+  if (n > 0) p.result.redemptions += redeem(p, c, u.shopper, n, "redemptions");
+  const nTest = c.share(p.want.testRedemptions);
+  if (nTest > 0) p.result.testRedemptions += redeem(p, c, u.test, nTest, "test redemptions");
+}
+
+function redeem(p: Plan, c: Target, pool: number[], n: number, kind: string): number {
+  const { t, pending } = p;
+  const end = p.atS ?? p.windowEnd;
+  let done = 0;
+  const skipped: number[] = [];
+  while (done < n && pool.length > 0) {
+    const j = Math.floor(p.rand() * pool.length);
+    const code = pool[j]!;
+    pool[j] = pool[pool.length - 1]!;
+    pool.pop();
+    if (t.codeRedemption.data[code] !== -1) continue;
+    const issuedAt = t.codeIssuedAt.data[code]!;
+    if (issuedAt >= end) {
+      skipped.push(code);
+      continue;
     }
+    const redeemedAt = p.atS ?? randIn(p, issuedAt + 1, end);
+    const k = pending.n++;
+    pending.code[k] = code;
+    pending.redeemedAt[k] = redeemedAt;
+    pending.recordedAt[k] = Math.min(p.nowS, redeemedAt + 1 + Math.floor(p.rand() * 900));
+    t.codeRedemption.data[code] = -2; // taken by this call
+    done++;
+  }
+  pool.push(...skipped);
+  if (done < n)
+    p.result.notes.push(`${c.label}: ${done} of ${n} ${kind} (not enough unredeemed codes issued before).`);
+  return done;
+}
 
-    // Codes: shopper claims, then staff test codes. A limit raised since the last check may have
-    // ended a supply incident: look first (no alert can be due before codes are handed out).
-    checkSupply(sb, state, rec);
-    const offer = state.offers.get(rec.offer.baseGs1);
-    const supply = () =>
-      offer?.codesAvailable === null || !offer ? Number.POSITIVE_INFINITY : offer.codesAvailable;
-    let nClaims =
-      want.claims !== undefined || nothingAsked
-        ? share(claimsAsked, k, T)
-        : Math.max(0, share(want.redemptions, k, T) - t.unredeemed(ci).shopper.length);
-    if (nClaims > 0) {
-      const why =
-        rec.status !== "active"
-          ? `the campaign is ${rec.status}`
-          : isViewOnly(state, rec)
-            ? "the organization lost access to its brand"
-            : offer?.state !== "available"
-              ? "its offer is not available"
-              : !inDates
-                ? "the time is outside the campaign dates"
-                : links.length === 0
-                  ? "it has no active links"
-                  : codesRemaining(rec) <= 0
-                    ? "no codes remain under its limit"
-                    : supply() <= 0
-                      ? "its offer has no codes left"
-                      : undefined;
-      const possible = why ? 0 : Math.min(nClaims, codesRemaining(rec), supply());
-      if (possible < nClaims)
-        notes.push(`${label}: ${possible} of ${nClaims} claims (${why ?? "codes ran out"}).`);
-      nClaims = possible;
-      if (nClaims > 0) {
-        const times = new Uint32Array(nClaims);
-        for (let c = 0; c < nClaims; c++) times[c] = randIn(lo, hi);
-        times.sort();
-        t.reserveCodes(nClaims);
-        for (let c = 0; c < nClaims; c++) {
-          const creator = linkCreators[Math.floor(rand() * links.length)]!;
-          const code = t.addCode(ci, creator, times[c]!);
-          if (itemEvents)
-            emit("code.issued", {
-              claimId: t.claimIds.idOf(code),
-              campaign: campaignReference(rec),
-              creator: { ...renderer.creator(creator).obj! },
-              issuedAt: isoOfSec(times[c]!),
-            });
-        }
-        recordCodesIssued(state, rec.id, nClaims);
-        if (offer && offer.codesAvailable !== null) offer.codesAvailable -= nClaims;
-        result.claims += nClaims;
-      }
-    }
-    let nTest = share(want.testCodes, k, T);
-    if (nTest > 0) {
-      const blocked =
-        rec.status === "ended"
-          ? "the campaign has ended"
-          : isViewOnly(state, rec)
-            ? "the organization lost access to its brand"
-            : undefined;
-      const possible = blocked ? 0 : Math.min(nTest, codesRemaining(rec), supply());
-      if (possible < nTest)
-        notes.push(`${label}: ${possible} of ${nTest} test codes (${blocked ?? "codes ran out"}).`);
-      nTest = possible;
-      if (nTest > 0) {
-        t.reserveCodes(nTest);
-        const tlo = atS ?? windowStart;
-        for (let c = 0; c < nTest; c++) t.addCode(ci, NO_CREATOR, randIn(tlo, atS ?? windowEnd));
-        recordTestCodes(state, rec.id, nTest);
-        if (offer && offer.codesAvailable !== null) offer.codesAvailable -= nTest;
-        result.testCodes += nTest;
-      }
-    }
-    if (nClaims > 0 || nTest > 0) result.events += checkSupply(sb, state, rec);
+/** Appends the new redemptions in recordedAt order (recordedAt never goes below the last one). */
+function recordRedemptions(p: Plan): void {
+  const { t, pending } = p;
+  const n = pending.n;
+  if (n === 0) return;
+  const order = sortByRecordedAt(pending);
+  t.reserveRedemptions(n);
+  // Never before the last recorded one (feed order), nor at or before an asOf already handed out.
+  let last = Math.max(t.lastRecordedAt, t.asOfFloor + 1);
+  const first = t.redemptionCount;
+  for (let k = 0; k < n; k++) {
+    const q = order[k]!;
+    const recordedAt = Math.max(last, pending.recordedAt[q]!);
+    last = recordedAt;
+    const code = pending.code[q]!;
+    t.codeRedemption.data[code] = -1;
+    t.addRedemption(code, pending.redeemedAt[q]!, recordedAt);
+  }
+  const counted = new Map<string, number>();
+  for (let i = first; i < first + n; i++) {
+    if (t.redFlags.data[i]! & FLAG_TEST) continue;
+    const campaignId = t.campaigns.get(t.redCampaign.data[i]!);
+    counted.set(campaignId, (counted.get(campaignId) ?? 0) + 1);
+    if (p.itemEvents)
+      emit(p, "redemption.recorded", p.renderer.object(i) as unknown as Record<string, unknown>);
+  }
+  for (const [campaignId, count] of counted) recordRedeemed(p.state, campaignId, count);
+}
 
-    // Redemptions of handed-out codes (and of test codes): picked at random among unredeemed ones.
-    const redeem = (pool: number[], n: number, kind: string) => {
-      const end = atS ?? windowEnd;
-      let done = 0;
-      const skipped: number[] = [];
-      while (done < n && pool.length > 0) {
-        const j = Math.floor(rand() * pool.length);
-        const code = pool[j]!;
-        pool[j] = pool[pool.length - 1]!;
-        pool.pop();
-        if (t.codeRedemption.data[code] !== -1) continue;
-        const issuedAt = t.codeIssuedAt.data[code]!;
-        if (issuedAt >= end) {
-          skipped.push(code);
-          continue;
-        }
-        const redeemedAt = atS ?? randIn(issuedAt + 1, end);
-        const p = pending.n++;
-        pending.code[p] = code;
-        pending.redeemedAt[p] = redeemedAt;
-        pending.recordedAt[p] = Math.min(nowS, redeemedAt + 1 + Math.floor(rand() * 900));
-        t.codeRedemption.data[code] = -2; // taken by this call
-        done++;
-      }
-      pool.push(...skipped);
-      if (done < n)
-        notes.push(`${label}: ${done} of ${n} ${kind} (not enough unredeemed codes issued before).`);
-      return done;
-    };
-    const u = t.unredeemed(ci);
-    const nRed = share(want.redemptions, k, T);
-    if (nRed > 0) result.redemptions += redeem(u.shopper, nRed, "redemptions");
-    const nTestRed = share(want.testRedemptions, k, T);
-    if (nTestRed > 0) result.testRedemptions += redeem(u.test, nTestRed, "test redemptions");
+type Correction = "exclude" | "restore";
+
+/**
+ * Excludes or restores one redemption (no-op, false, when it already is so): its flags, the
+ * campaign's redeemed count and the correction event (test redemptions count nowhere, no event).
+ */
+function correct(p: Plan, kind: Correction, i: number, reason: string | null): boolean {
+  const { t, state } = p;
+  const excluding = kind === "exclude";
+  const f = t.redFlags.data[i]!;
+  if (excluding === Boolean(f & FLAG_EXCLUDED)) return false;
+  t.redFlags.data[i] = excluding ? f | FLAG_EXCLUDED : f & ~FLAG_EXCLUDED;
+  t.redExcludedAt.data[i] = excluding ? p.nowS : 0;
+  t.redReason.data[i] = excluding && reason !== null ? t.reasons.intern(reason) : 0;
+  const campaignId = t.campaigns.get(t.redCampaign.data[i]!);
+  const rec = findCampaign(state, campaignId);
+  if (!(f & FLAG_TEST) && rec) {
+    recordRedeemed(state, campaignId, excluding ? -1 : 1);
+    if (p.itemEvents)
+      emit(p, excluding ? "redemption.excluded" : "redemption.restored", {
+        redemptionId: t.redemptionIds.idOf(i),
+        campaign: campaignReference(rec),
+        creator: p.renderer.object(i).creator,
+        [excluding ? "excludedAt" : "restoredAt"]: isoOfSec(p.nowS),
+        reason: reason ?? "",
+      });
+  }
+  if (excluding) p.result.exclusions++;
+  else p.result.restorations++;
+  return true;
+}
+
+function reasonOf(p: Plan, kind: Correction): string | null {
+  if (kind === "restore") return p.body.reason ?? RESTORATION_REASON;
+  return p.body.reason !== undefined
+    ? p.body.reason
+    : EXCLUSION_REASONS[Math.floor(p.rand() * EXCLUSION_REASONS.length)]!;
+}
+
+/** Corrections: the explicit ids first, then random picks within the targets. */
+function corrections(p: Plan): void {
+  for (const i of p.excludeIdx) correct(p, "exclude", i, reasonOf(p, "exclude"));
+  for (const i of p.restoreIdx) correct(p, "restore", i, reasonOf(p, "restore"));
+  if (p.want.exclusions <= 0 && p.want.restorations <= 0) return;
+  const { t } = p;
+  const byCampaign = candidatesByCampaign(t, new Set(p.targets.map((c) => t.campaigns.intern(c.id))));
+  p.targets.forEach((rec, k) => {
+    const c = { label: rec.externalReference ?? rec.id, share: (n: number) => share(n, k, p.targets.length) };
+    const cand = byCampaign.get(t.campaigns.intern(rec.id)) ?? { counted: [], excluded: [] };
+    const excluded = correctRandom(p, c, "exclude", cand.counted);
+    // Exclusions made by this call may be restored by it too (the candidates were read before).
+    cand.excluded.push(...excluded);
+    correctRandom(p, c, "restore", cand.excluded);
   });
+}
 
-  // Append the new redemptions in recordedAt order (recordedAt never goes below the last one).
-  if (pending.n > 0) {
-    const n = pending.n;
-    const order = sortByRecordedAt(pending);
-    t.reserveRedemptions(n);
-    // Never before the last recorded one (feed order), nor at or before an asOf already handed out.
-    let last = Math.max(t.lastRecordedAt, t.asOfFloor + 1);
-    const first = t.redemptionCount;
-    const counted = new Map<string, number>();
-    for (let k = 0; k < n; k++) {
-      const p = order[k]!;
-      const rec = Math.max(last, pending.recordedAt[p]!);
-      last = rec;
-      const code = pending.code[p]!;
-      t.codeRedemption.data[code] = -1;
-      t.addRedemption(code, pending.redeemedAt[p]!, rec);
-    }
-    for (let i = first; i < first + n; i++) {
-      if (t.redFlags.data[i]! & FLAG_TEST) continue;
-      const campaignId = t.campaigns.get(t.redCampaign.data[i]!);
-      counted.set(campaignId, (counted.get(campaignId) ?? 0) + 1);
-      if (itemEvents) emit("redemption.recorded", renderer.object(i) as unknown as Record<string, unknown>);
-    }
-    for (const [campaignId, c] of counted) recordRedeemed(state, campaignId, c);
-  }
-
-  // Corrections: explicit ids first, then random picks within the targets.
-  const nowIso = isoOfSec(nowS);
-  const exclude = (i: number, reason: string | null) => {
-    const f = t.redFlags.data[i]!;
-    if (f & FLAG_EXCLUDED) return false;
-    t.redFlags.data[i] = f | FLAG_EXCLUDED;
-    t.redExcludedAt.data[i] = nowS;
-    t.redReason.data[i] = reason === null ? 0 : t.reasons.intern(reason);
-    const campaignId = t.campaigns.get(t.redCampaign.data[i]!);
-    const rec = findCampaign(state, campaignId);
-    if (!(f & FLAG_TEST)) {
-      if (rec) recordRedeemed(state, campaignId, -1);
-      if (itemEvents && rec)
-        emit("redemption.excluded", {
-          redemptionId: t.redemptionIds.idOf(i),
-          campaign: campaignReference(rec),
-          creator: renderer.object(i).creator,
-          excludedAt: nowIso,
-          reason: reason ?? "",
-        });
-    }
-    result.exclusions++;
-    return true;
-  };
-  const restore = (i: number, reason: string) => {
-    const f = t.redFlags.data[i]!;
-    if (!(f & FLAG_EXCLUDED)) return false;
-    t.redFlags.data[i] = f & ~FLAG_EXCLUDED;
-    t.redExcludedAt.data[i] = 0;
-    t.redReason.data[i] = 0;
-    const campaignId = t.campaigns.get(t.redCampaign.data[i]!);
-    const rec = findCampaign(state, campaignId);
-    if (!(f & FLAG_TEST)) {
-      if (rec) recordRedeemed(state, campaignId, 1);
-      if (itemEvents && rec)
-        emit("redemption.restored", {
-          redemptionId: t.redemptionIds.idOf(i),
-          campaign: campaignReference(rec),
-          creator: renderer.object(i).creator,
-          restoredAt: nowIso,
-          reason,
-        });
-    }
-    result.restorations++;
-    return true;
-  };
-  const exclusionReason = () =>
-    body.reason !== undefined
-      ? body.reason
-      : EXCLUSION_REASONS[Math.floor(rand() * EXCLUSION_REASONS.length)]!;
-  const restorationReason = () => body.reason ?? RESTORATION_REASON;
-  for (const i of excludeIdx) exclude(i, exclusionReason());
-  for (const i of restoreIdx) restore(i, restorationReason());
-  if (want.exclusions > 0 || want.restorations > 0) {
-    const byCampaign = candidatesByCampaign(t, new Set(targets.map((c) => t.campaigns.intern(c.id))));
-    targets.forEach((rec, k) => {
-      const ci = t.campaigns.intern(rec.id);
-      const label = rec.externalReference ?? rec.id;
-      const cand = byCampaign.get(ci) ?? { counted: [], excluded: [] };
-      const nEx = share(want.exclusions, k, T);
-      const exPicked = pickRandom(cand.counted, nEx, rand);
-      for (const i of exPicked) exclude(i, exclusionReason());
-      // Exclusions made by this call may be restored by it too (the candidates were read before).
-      cand.excluded.push(...exPicked);
-      if (exPicked.length < nEx)
-        notes.push(`${label}: ${exPicked.length} of ${nEx} exclusions (not enough counted redemptions).`);
-      const nRe = share(want.restorations, k, T);
-      const rePicked = pickRandom(cand.excluded, nRe, rand);
-      for (const i of rePicked) restore(i, restorationReason());
-      if (rePicked.length < nRe)
-        notes.push(`${label}: ${rePicked.length} of ${nRe} restorations (not enough excluded redemptions).`);
-    });
-  }
-
-  t.touch();
-  sb.markDirty();
-  return result;
+/** Corrects the target's share of the asked count, picked at random among the candidates. */
+function correctRandom(
+  p: Plan,
+  c: Pick<Target, "label" | "share">,
+  kind: Correction,
+  candidates: number[],
+): number[] {
+  const n = c.share(kind === "exclude" ? p.want.exclusions : p.want.restorations);
+  const picked = pickRandom(candidates, n, p.rand);
+  for (const i of picked) correct(p, kind, i, reasonOf(p, kind));
+  if (picked.length < n)
+    p.result.notes.push(
+      kind === "exclude"
+        ? `${c.label}: ${picked.length} of ${n} exclusions (not enough counted redemptions).`
+        : `${c.label}: ${picked.length} of ${n} restorations (not enough excluded redemptions).`,
+    );
+  return picked;
 }
 
 /** Counted and excluded redemptions of the given campaign indexes. */

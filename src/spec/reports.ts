@@ -19,7 +19,8 @@ export {
   rangeProblems,
 } from "./ranges.js";
 
-export function reportSchemas(k: Kit, mode: "strict" | "loose") {
+/** The pieces every report shares: decimals and integers of the mode, the range, the references. */
+function baseSchemas(k: Kit, mode: "strict" | "loose") {
   const Dec = mode === "strict" ? z.number() : z.union([z.number(), z.string()]);
   const Int = z.number().int();
   const Range = k.obj({
@@ -35,7 +36,12 @@ export function reportSchemas(k: Kit, mode: "strict" | "loose") {
     name: z.string(),
   });
   const CreatorReference = k.obj({ externalId: z.string(), name: z.string() });
+  return { Dec, Int, Range, BrandReference, CampaignReference, CreatorReference };
+}
 
+type Base = ReturnType<typeof baseSchemas>;
+
+function summarySchemas(k: Kit, { Dec, Int, Range, BrandReference }: Base) {
   const SummaryTotals = k.obj({
     activeCampaigns: Int,
     campaigns: Int,
@@ -57,7 +63,11 @@ export function reportSchemas(k: Kit, mode: "strict" | "loose") {
     estimatedCommission: Dec,
   });
   const Summary = k.obj({ range: Range, totals: SummaryTotals, brands: z.array(SummaryBrand) });
+  return { SummaryTotals, SummaryBrand, Summary };
+}
 
+function campaignReportSchemas(k: Kit, b: Base) {
+  const { Dec, Int } = b;
   const CampaignTotals = k.obj({
     linkViews: Int,
     codesIssued: Int,
@@ -68,7 +78,7 @@ export function reportSchemas(k: Kit, mode: "strict" | "loose") {
   const Daily = k.obj({ date: CalendarDay, linkViews: Int, codesIssued: Int, verifiedRedemptions: Int });
   const CreatorRow = k.obj({
     rank: Int,
-    creator: CreatorReference,
+    creator: b.CreatorReference,
     active: z.boolean(),
     linkViews: Int,
     codesIssued: Int,
@@ -77,42 +87,44 @@ export function reportSchemas(k: Kit, mode: "strict" | "loose") {
     estimatedCommission: Dec,
   });
   const CampaignReport = k.obj({
-    range: Range,
-    campaign: CampaignReference,
-    brand: BrandReference,
+    range: b.Range,
+    campaign: b.CampaignReference,
+    brand: b.BrandReference,
     commission: k.obj({ rate: Dec, estimatedUnitSalePrice: Dec, estimatedPerRedemption: Dec }),
     totals: CampaignTotals,
     daily: z.array(Daily),
     creators: pageOf(k, CreatorRow),
   });
+  return { CampaignTotals, Daily, CreatorRow, CampaignReport };
+}
 
+function creatorCountSchemas(k: Kit, b: Base) {
   const CreatorCount = k.obj({
-    creator: CreatorReference,
-    campaign: CampaignReference,
-    brand: BrandReference,
-    verifiedRedemptions: Int,
-    estimatedCommission: Dec,
-    commissionRate: Dec,
-    estimatedUnitSalePrice: Dec,
+    creator: b.CreatorReference,
+    campaign: b.CampaignReference,
+    brand: b.BrandReference,
+    verifiedRedemptions: b.Int,
+    estimatedCommission: b.Dec,
+    commissionRate: b.Dec,
+    estimatedUnitSalePrice: b.Dec,
   });
   const CreatorCounts = k.obj({
-    range: Range,
+    range: b.Range,
     items: z.array(CreatorCount),
-    page: Int,
-    pageSize: Int,
-    totalCount: Int,
+    page: b.Int,
+    pageSize: b.Int,
+    totalCount: b.Int,
   });
+  return { CreatorCount, CreatorCounts };
+}
+
+export function reportSchemas(k: Kit, mode: "strict" | "loose") {
+  const base = baseSchemas(k, mode);
   return {
-    Range,
-    SummaryTotals,
-    SummaryBrand,
-    Summary,
-    CampaignTotals,
-    Daily,
-    CreatorRow,
-    CampaignReport,
-    CreatorCount,
-    CreatorCounts,
+    Range: base.Range,
+    ...summarySchemas(k, base),
+    ...campaignReportSchemas(k, base),
+    ...creatorCountSchemas(k, base),
   };
 }
 export const strictReports = reportSchemas(kit("strict"), "strict");

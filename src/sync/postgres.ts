@@ -28,6 +28,7 @@ import {
   VIEW_NAMES,
 } from "./schema.js";
 import { scrub, type SyncTarget } from "./target.js";
+import { systemClock } from "../clock.js";
 
 type PgTarget = Extract<SyncTarget, { kind: "postgres" }>;
 
@@ -151,7 +152,7 @@ class PostgresDestination implements Destination {
     // connection (after the statement it was running): ask a few times over two seconds.
     let ok = false;
     for (let attempt = 0; attempt < 10 && !ok; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, 200));
+      if (attempt) await systemClock.sleep(200);
       const r = await this.q("SELECT pg_try_advisory_lock($1::bigint) AS ok", [advisoryKey(this.t.schema)]);
       ok = Boolean(r.rows[0]?.ok);
     }

@@ -10,7 +10,7 @@
 import type { BigIntStats } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { ContentDigest, type ContentSnapshot, type FileState, identityOf } from "../export/durable-output.js";
-import { releaseLock, tryLock } from "../export/run-lock.js";
+import { takeLock } from "../io/file-lock.js";
 import { openPrivateAppend } from "../io/private-file.js";
 
 export interface StoredEnvelope {
@@ -55,18 +55,17 @@ export function toLine(rawBody: string): string {
  */
 export async function lockStore(path: string, timeoutMs = 30_000): Promise<() => Promise<void>> {
   const lockPath = `${path}.lock`;
-  const deadline = Date.now() + timeoutMs;
-  for (let wait = 1; ; wait = Math.min(wait * 2, 20)) {
-    const r = tryLock(lockPath);
-    if (r.held) return async () => releaseLock(lockPath, r.record.token);
-    if (Date.now() > deadline)
-      throw new Error(
-        r.state === "unreadable"
+  const lock = await takeLock(lockPath, {
+    what: `The event store ${path}`,
+    wait: timeoutMs,
+    refuse: (b) =>
+      new Error(
+        b.state === "unreadable"
           ? `the event store ${path} is locked by ${lockPath}, which is not a lock record; remove it if no partner-cli run is using the store`
-          : `the event store ${path} stayed locked by pid ${r.owner?.pid ?? "?"} for ${timeoutMs / 1000} s`,
-      );
-    await new Promise((r) => setTimeout(r, wait));
-  }
+          : `the event store ${path} stayed locked by pid ${b.owner?.pid ?? "?"} for ${timeoutMs / 1000} s`,
+      ),
+  });
+  return () => lock.release();
 }
 
 /** How `openEventStore` reads what is there at open (for `events sync`'s checks). */

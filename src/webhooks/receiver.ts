@@ -77,22 +77,27 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
-  if (o.secrets.length === 0) throw new Error("startReceiver needs at least one secret");
-  const store = await openEventStore(o.out);
-  const maxBody = o.maxBody ?? DEFAULT_MAX_BODY;
-  const now = o.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
-  const attempts = new Map<string, number>();
+/** The append queue: one batch in flight at a time; each caller learns whether its id was a duplicate. */
+class AppendQueue {
+  private queue: Pending[] = [];
+  flushing: Promise<void> | undefined;
+  constructor(private readonly store: EventStore) {}
 
-  // ---- the append queue: one batch in flight at a time ----
-  let queue: Pending[] = [];
-  let flushing: Promise<void> | undefined;
-  const flush = async (): Promise<void> => {
-    while (queue.length) {
-      const batch = queue;
-      queue = [];
+  enqueue(id: string, line: string): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.queue.push({ id, line, resolve, reject });
+      this.flushing ??= this.flush().finally(() => {
+        this.flushing = undefined;
+      });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue;
+      this.queue = [];
       try {
-        const r = await store.append(batch.map((p) => ({ id: p.id, line: p.line })));
+        const r = await this.store.append(batch.map((p) => ({ id: p.id, line: p.line })));
         const written = new Set(r.appended);
         const seen = new Set<string>();
         for (const p of batch) {
@@ -105,16 +110,18 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         for (const p of batch) p.reject(err as Error);
       }
     }
-  };
-  const enqueue = (id: string, line: string): Promise<boolean> =>
-    new Promise<boolean>((resolve, reject) => {
-      queue.push({ id, line, resolve, reject });
-      flushing ??= flush().finally(() => {
-        flushing = undefined;
-      });
-    });
+  }
+}
 
-  const answer = (res: ServerResponse, status: number, r: Omit<Receipt, "status" | "at">, extra?: object) => {
+type Answer = (
+  res: ServerResponse,
+  status: number,
+  r: Omit<Receipt, "status" | "at">,
+  extra?: object,
+) => void;
+
+function answerer(onReceipt: ReceiverOptions["onReceipt"]): Answer {
+  return (res, status, r, extra) => {
     if (!res.headersSent) {
       const body = JSON.stringify({ ok: status < 300, ...extra });
       res.writeHead(status, {
@@ -124,29 +131,37 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       });
       res.end(body);
     }
-    o.onReceipt?.({ ...r, status, at: new Date() });
+    onReceipt?.({ ...r, status, at: new Date() });
   };
+}
 
-  const forward = (req: IncomingMessage, raw: Buffer, id: string) => {
-    if (!o.forwardTo) return;
-    const target = new URL(o.forwardTo);
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v === undefined || k === "host" || k === "connection" || k === "transfer-encoding") continue;
-      headers[k] = v;
-    }
-    headers["content-length"] = String(raw.length);
-    const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const fwd = send(target, { method: "POST", headers, timeout: 10_000 }, (res) => {
-      res.resume();
-      if ((res.statusCode ?? 0) >= 300) o.onForwardError?.(id, `${o.forwardTo} answered ${res.statusCode}`);
-    });
-    fwd.on("timeout", () => fwd.destroy(new Error("no answer within 10 s")));
-    fwd.on("error", (err) => o.onForwardError?.(id, `${o.forwardTo}: ${err.message}`));
-    fwd.end(raw);
-  };
+/** POSTs the raw request (same headers) to --forward-to; a failure is reported, never retried. */
+function forward(o: ReceiverOptions, req: IncomingMessage, raw: Buffer, id: string): void {
+  if (!o.forwardTo) return;
+  const target = new URL(o.forwardTo);
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || k === "host" || k === "connection" || k === "transfer-encoding") continue;
+    headers[k] = v;
+  }
+  headers["content-length"] = String(raw.length);
+  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const fwd = send(target, { method: "POST", headers, timeout: 10_000 }, (res) => {
+    res.resume();
+    if ((res.statusCode ?? 0) >= 300) o.onForwardError?.(id, `${o.forwardTo} answered ${res.statusCode}`);
+  });
+  fwd.on("timeout", () => fwd.destroy(new Error("no answer within 10 s")));
+  fwd.on("error", (err) => o.onForwardError?.(id, `${o.forwardTo}: ${err.message}`));
+  fwd.end(raw);
+}
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+/** Reads a POST's body up to maxBody bytes and hands it on; anything else is answered here. */
+function bodyReader(
+  maxBody: number,
+  answer: Answer,
+  onBody: (req: IncomingMessage, res: ServerResponse, raw: Buffer) => void,
+) {
+  return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== "POST") {
       req.resume();
       answer(res, 405, { kind: "rejected", reason: `method ${req.method} not allowed` });
@@ -173,87 +188,134 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       chunks.push(c);
     });
     req.on("end", () => {
-      if (tooBig) return;
-      void onBody(req, res, Buffer.concat(chunks));
+      if (!tooBig) onBody(req, res, Buffer.concat(chunks));
     });
     req.on("error", () => {});
   };
+}
 
-  const onBody = async (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {
-    const header = req.headers["service-signature"];
-    const v = verifySignature({
-      header: Array.isArray(header) ? header.join(",") : header,
-      rawBody: raw,
-      secrets: o.secrets,
-      nowSeconds: now(),
-      toleranceSeconds: o.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
-    });
-    if (!v.ok) {
-      answer(res, 400, { kind: "rejected", reason: v.reason }, { error: "signature" });
-      return;
-    }
-    // Decoded strictly: a body that is not valid UTF-8 is refused, never stored with U+FFFD in
-    // place of its bytes (the stored line must be the bytes that were signed).
-    let text: string;
-    try {
-      text = utf8.decode(raw);
-    } catch {
-      answer(res, 400, { kind: "rejected", reason: "the body is not valid UTF-8" });
-      return;
-    }
-    let env: { id?: unknown; type?: unknown; occurredAt?: unknown; sample?: unknown };
-    try {
-      env = JSON.parse(text);
-    } catch {
-      answer(res, 400, { kind: "rejected", reason: "the body is not JSON" });
-      return;
-    }
-    if (typeof env !== "object" || env === null || typeof env.id !== "string" || env.id === "") {
-      answer(res, 400, { kind: "rejected", reason: "the body is not an event envelope (no id)" });
-      return;
-    }
-    const id = env.id;
-    const info = {
-      id,
+interface Envelope {
+  text: string;
+  sample: boolean;
+  info: { id: string; type: string | undefined; occurredAt: string | undefined };
+}
+
+/** Verifies the signature and reads the envelope; a string is the reason to refuse it (400). */
+function readEnvelope(
+  o: ReceiverOptions,
+  req: IncomingMessage,
+  raw: Buffer,
+  nowSeconds: number,
+): Envelope | { reason: string; signature?: true } {
+  const header = req.headers["service-signature"];
+  const v = verifySignature({
+    header: Array.isArray(header) ? header.join(",") : header,
+    rawBody: raw,
+    secrets: o.secrets,
+    nowSeconds,
+    toleranceSeconds: o.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+  });
+  if (!v.ok) return { reason: v.reason, signature: true };
+  // Decoded strictly: a body that is not valid UTF-8 is refused, never stored with U+FFFD in
+  // place of its bytes (the stored line must be the bytes that were signed).
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    return { reason: "the body is not valid UTF-8" };
+  }
+  let env: { id?: unknown; type?: unknown; occurredAt?: unknown; sample?: unknown };
+  try {
+    env = JSON.parse(text);
+  } catch {
+    return { reason: "the body is not JSON" };
+  }
+  if (typeof env !== "object" || env === null || typeof env.id !== "string" || env.id === "")
+    return { reason: "the body is not an event envelope (no id)" };
+  return {
+    text,
+    sample: env.sample === true,
+    info: {
+      id: env.id,
       type: typeof env.type === "string" ? env.type : undefined,
       occurredAt: typeof env.occurredAt === "string" ? env.occurredAt : undefined,
-    };
-    if (o.intercept) {
-      const n = (attempts.get(id) ?? 0) + 1;
-      attempts.set(id, n);
-      const status = o.intercept(id, n);
-      if (status !== undefined) {
-        answer(res, status, { kind: "rejected", reason: "test hook", ...info });
-        return;
-      }
-    }
-    if (env.sample === true) {
-      answer(res, 200, { kind: "sample", ...info });
-      forward(req, raw, id);
-      return;
-    }
-    if (store.has(id)) {
-      answer(res, 200, { kind: "duplicate", ...info }, { duplicate: true });
-      return;
-    }
-    let duplicate: boolean;
-    try {
-      duplicate = await enqueue(id, toLine(text));
-    } catch (err) {
-      // Not stored: answer 500 so the service retries.
-      answer(res, 500, { kind: "rejected", reason: `could not save: ${(err as Error).message}`, ...info });
-      return;
-    }
-    const lost = duplicate ? undefined : o.loseAck?.(id);
-    if (lost !== undefined) {
-      answer(res, lost, { kind: "stored", reason: "test hook: acknowledgement withheld", ...info });
-      return;
-    }
-    answer(res, 200, { kind: duplicate ? "duplicate" : "stored", ...info }, duplicate ? { duplicate } : {});
-    if (!duplicate) forward(req, raw, id);
+    },
   };
+}
 
-  const server = createServer(handle);
+interface Receiving {
+  o: ReceiverOptions;
+  store: EventStore;
+  queue: AppendQueue;
+  answer: Answer;
+  now: () => number;
+  attempts: Map<string, number>;
+}
+
+/** A body received in full: verified, then acknowledged as a sample, a duplicate, or once stored. */
+async function onBody(r: Receiving, req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+  const { o, answer } = r;
+  const env = readEnvelope(o, req, raw, r.now());
+  if ("reason" in env) {
+    answer(
+      res,
+      400,
+      { kind: "rejected", reason: env.reason },
+      env.signature ? { error: "signature" } : undefined,
+    );
+    return;
+  }
+  const { info } = env;
+  const id = info.id;
+  if (o.intercept) {
+    const n = (r.attempts.get(id) ?? 0) + 1;
+    r.attempts.set(id, n);
+    const status = o.intercept(id, n);
+    if (status !== undefined) {
+      answer(res, status, { kind: "rejected", reason: "test hook", ...info });
+      return;
+    }
+  }
+  if (env.sample) {
+    answer(res, 200, { kind: "sample", ...info });
+    forward(o, req, raw, id);
+    return;
+  }
+  if (r.store.has(id)) {
+    answer(res, 200, { kind: "duplicate", ...info }, { duplicate: true });
+    return;
+  }
+  let duplicate: boolean;
+  try {
+    duplicate = await r.queue.enqueue(id, toLine(env.text));
+  } catch (err) {
+    // Not stored: answer 500 so the service retries.
+    answer(res, 500, { kind: "rejected", reason: `could not save: ${(err as Error).message}`, ...info });
+    return;
+  }
+  const lost = duplicate ? undefined : o.loseAck?.(id);
+  if (lost !== undefined) {
+    answer(res, lost, { kind: "stored", reason: "test hook: acknowledgement withheld", ...info });
+    return;
+  }
+  answer(res, 200, { kind: duplicate ? "duplicate" : "stored", ...info }, duplicate ? { duplicate } : {});
+  if (!duplicate) forward(o, req, raw, id);
+}
+
+export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
+  if (o.secrets.length === 0) throw new Error("startReceiver needs at least one secret");
+  const store = await openEventStore(o.out);
+  const r: Receiving = {
+    o,
+    store,
+    queue: new AppendQueue(store),
+    answer: answerer(o.onReceipt),
+    now: o.nowSeconds ?? (() => Math.floor(Date.now() / 1000)),
+    attempts: new Map(),
+  };
+  const server = createServer(
+    bodyReader(o.maxBody ?? DEFAULT_MAX_BODY, r.answer, (req, res, raw) => void onBody(r, req, res, raw)),
+  );
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
   await new Promise<void>((resolve, reject) => {
@@ -278,7 +340,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
           // Answers in progress get a moment to finish; then connections are cut.
           setTimeout(() => server.closeAllConnections(), 2_000).unref();
         });
-        if (flushing) await flushing.catch(() => {});
+        if (r.queue.flushing) await r.queue.flushing.catch(() => {});
         await store.close();
       })();
       return closing;

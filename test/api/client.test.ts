@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ApiClient, boundsFromEnv, type ClientOptions, redactKey, seg } from "../../src/api/client.js";
+import { ApiClient, boundsFromEnv, type ClientOptions, seg } from "../../src/api/client.js";
+import { maskKey as redactKey } from "../../src/config/profiles.js";
 import { createCampaign, listCampaigns, setCampaignStatus } from "../../src/api/campaigns.js";
 import { getCreator, listCreators, putCreator } from "../../src/api/creators.js";
 import { listEvents } from "../../src/api/events.js";

@@ -150,7 +150,9 @@ _partner_cli
       "rm",
     ]);
     expect(zsh("partner-cli", "login", "--api")).toContain("--api-key-stdin");
-    expect(zsh("partner-cli", "completion", "")).toEqual(["<default>"]);
+    // A free argument falls back to file completion; the shell argument completes its choices.
+    expect(zsh("partner-cli", "roster", "import", "")).toEqual(["<default>"]);
+    expect(zsh("partner-cli", "completion", "")).toEqual(["bash", "zsh", "fish", "powershell"]);
   });
 
   test.runIf(has("fish"))("fish -n accepts the fish script, and fish completes from it", () => {

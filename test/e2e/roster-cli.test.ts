@@ -30,7 +30,10 @@ describe("partner-cli roster (built bin)", () => {
   it("the README's first command: the example roster into the embedded sandbox, twice", async () => {
     // Exactly the command the README starts with, run from the checkout as a new user would.
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const args = /npm install && npx partner-cli ([^#\n]+)/.exec(readme)![1]!.trim().split(/\s+/);
+    const args = /npm install && npm run build && npx partner-cli ([^#\n]+)/
+      .exec(readme)![1]!
+      .trim()
+      .split(/\s+/);
     expect(args).toEqual(["roster", "import", "docs/examples/roster.csv", "--sandbox"]);
     const own = { PARTNER_CLI_CONFIG_DIR: tempDir() };
     const first = await cli(args, { env: own, cwd: ROOT });

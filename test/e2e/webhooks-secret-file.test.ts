@@ -18,7 +18,7 @@ import {
 import { join } from "node:path";
 import { execa } from "execa";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type EndpointRecord, webhooksArea } from "../../src/sandbox/domain/webhooks.js";
+import { type EndpointRecord, webhooksArea } from "../../src/sandbox/store.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";

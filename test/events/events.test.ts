@@ -1,6 +1,6 @@
 // events types | get | list | tail against a sandbox on port 0.
 import { beforeAll, describe, expect, test } from "vitest";
-import { tailRun } from "../../src/commands/events/tail.js";
+import { eventsTailRun } from "../../src/commands/events/tail.js";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
@@ -80,7 +80,7 @@ describe("events tail", () => {
   test("prints only events after the start, NDJSON when piped, with the type filter", async () => {
     const { ctx, stdout, stderr } = s.context();
     const fresh: string[] = [];
-    await tailRun(
+    await eventsTailRun(
       {
         interval: 10,
         maxPolls: 3,
@@ -102,7 +102,7 @@ describe("events tail", () => {
 
     const typed = s.context({ tty: true });
     const more: string[] = [];
-    await tailRun(
+    await eventsTailRun(
       {
         type: "campaign.status_changed",
         interval: 10,
@@ -130,7 +130,7 @@ describe("events tail", () => {
     // The run's Ctrl-C signal, for the test.
     (ctx as unknown as { signal: AbortSignal }).signal = ac.signal;
     setTimeout(() => ac.abort(), 100);
-    await tailRun({ interval: 20 }, ctx);
+    await eventsTailRun({ interval: 20 }, ctx);
     expect(stderr()).toContain("Stopped following");
     await ctx.close();
   });

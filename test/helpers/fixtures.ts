@@ -63,7 +63,8 @@ export const TRAFFIC: CampaignInit = {
 export const FEED: CampaignInit = {
   name: "Export test",
   baseGs1: SEED.offers.oatsUnknownSupply,
-  dates: { from: -2, through: 60 },
+  // Five days back: whatever the hour, the reporting time zone's last three days are inside.
+  dates: { from: -5, through: 60 },
   codeLimit: 5_000_000,
   status: "active",
   creators: "roster",

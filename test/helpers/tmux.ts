@@ -18,11 +18,11 @@ export interface TmuxSession {
   kill(): void;
 }
 
-/** Starts `command` (a shell command line) in a new 220x50 terminal. Call kill() when done. */
-export function tmuxSession(command: string, name = "t"): TmuxSession {
+/** Starts `command` (a shell command line) in a new terminal, 220x50 unless `size` says. Call kill() when done. */
+export function tmuxSession(command: string, name = "t", size = { width: 220, height: 50 }): TmuxSession {
   const socket = `pcli-${name}-${process.pid}-${Date.now()}`;
   const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  tmux("new-session", "-d", "-s", name, "-x", "220", "-y", "50", command);
+  tmux("new-session", "-d", "-s", name, "-x", String(size.width), "-y", String(size.height), command);
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
   return {
     screen,

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { readIdList } from "../../src/commands/links/ids.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
-import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 import { addCreators } from "../campaigns/helpers.js";
 import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import { tempDir, type testContext } from "../helpers/sandbox.js";

@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { linksExportRun } from "../../src/commands/links/export.js";
 import { linksListRun } from "../../src/commands/links/list.js";
-import { linksSingleRun } from "../../src/commands/links/single.js";
+import { linksCreateRun } from "../../src/commands/links/create.js";
+import { linksGetRun } from "../../src/commands/links/get.js";
+import { linksPauseRun } from "../../src/commands/links/pause.js";
+import { linksResumeRun } from "../../src/commands/links/resume.js";
 import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import type { testContext } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -26,67 +29,67 @@ const single = (verb: "get" | "create" | "pause" | "resume", externalId: string,
 describe("links get | create | pause | resume", () => {
   it("create says created, then 'already existed (status kept)'; pause and resume via PATCH", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
-    const first = await run(linksSingleRun, single("create", "cr-0001"), { globals: { json: true } });
+    const first = await run(linksCreateRun, single("create", "cr-0001"), { globals: { json: true } });
     expect(first.exitCode).toBe(0);
     expect(first.stderr).toMatch(/Created the share link for cr-0001/);
     const link = JSON.parse(first.stdout);
     expect(link).toMatchObject({ creator: { externalId: "cr-0001" }, active: true });
 
-    const paused = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    const paused = await run(linksPauseRun, single("pause", "cr-0001"), { globals: { json: true } });
     expect(JSON.parse(paused.stdout)).toMatchObject({ active: false });
     expect(JSON.parse(paused.stdout).deactivatedAt).not.toBeNull();
 
-    const again = await run(linksSingleRun, single("create", "cr-0001"));
+    const again = await run(linksCreateRun, single("create", "cr-0001"));
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/already existed \(status kept: paused\)/);
     expect(again.stdout).toMatch(/^active\tno$/m);
     expect(again.stdout).toContain(`shareUrl\t${link.shareUrl}`);
 
-    const resumed = await run(linksSingleRun, single("resume", "cr-0001"), { globals: { json: true } });
+    const resumed = await run(linksResumeRun, single("resume", "cr-0001"), { globals: { json: true } });
     expect(JSON.parse(resumed.stdout)).toMatchObject({ active: true, deactivatedAt: null });
 
-    const got = await run(linksSingleRun, single("get", "cr-0001"));
+    const got = await run(linksGetRun, single("get", "cr-0001"));
     expect(got.stdout).toMatch(/^shortCode\t[A-Z0-9]{4}-[A-Z0-9]{4}$/m);
   });
 
   it("pause on a paused link and resume on an active one: exit 0, 'already ...; nothing changed', nothing sent", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
-    await run(linksSingleRun, single("create", "cr-0001"));
-    const p1 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    await run(linksCreateRun, single("create", "cr-0001"));
+    const p1 = await run(linksPauseRun, single("pause", "cr-0001"), { globals: { json: true } });
     expect(p1.exitCode).toBe(0);
     expect(p1.stderr).toMatch(/^Paused the share link for cr-0001 on campaign camp\.$/m);
     const pausedAt = JSON.parse(p1.stdout).deactivatedAt;
-    const p2 = await run(linksSingleRun, single("pause", "cr-0001"), { globals: { json: true } });
+    const p2 = await run(linksPauseRun, single("pause", "cr-0001"), { globals: { json: true } });
     expect(p2.exitCode).toBe(0);
     expect(p2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already paused; nothing changed.\n",
     );
     expect(JSON.parse(p2.stdout)).toMatchObject({ active: false, deactivatedAt: pausedAt });
-    const r1 = await run(linksSingleRun, single("resume", "cr-0001"));
+    const r1 = await run(linksResumeRun, single("resume", "cr-0001"));
     expect(r1.stderr).toMatch(/^Resumed the share link/);
-    const r2 = await run(linksSingleRun, single("resume", "cr-0001"));
+    const r2 = await run(linksResumeRun, single("resume", "cr-0001"));
     expect(r2.exitCode).toBe(0);
     expect(r2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already active; nothing changed.\n",
     );
     expect(r2.stdout).toMatch(/^active\tyes$/m);
     // Pausing a link that does not exist is still a 404 (exit 5) with the next step.
-    const none = await run(linksSingleRun, single("pause", "cr-0002"));
+    const none = await run(linksPauseRun, single("pause", "cr-0002"));
     expect(none.exitCode).toBe(5);
     expect(none.error).toMatch(/partner-cli links create camp cr-0002/);
   });
 
   it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
-    const unknown = await run(linksSingleRun, single("create", "nobody"));
+    const unknown = await run(linksCreateRun, single("create", "nobody"));
     expect(unknown.exitCode).toBe(5);
     expect(unknown.error).toMatch(/roster get nobody/);
-    const inactive = await run(linksSingleRun, single("create", "cr-0012"));
+    const inactive = await run(linksCreateRun, single("create", "cr-0012"));
     expect(inactive.exitCode).toBe(6);
-    const noLink = await run(linksSingleRun, single("get", "cr-0002"));
+    const noLink = await run(linksGetRun, single("get", "cr-0002"));
     expect(noLink.exitCode).toBe(5);
     expect(noLink.error).toMatch(/partner-cli links create camp cr-0002/);
-    const noCampaign = await run(linksSingleRun, single("get", "cr-0002", "no-such-campaign"));
+    const noCampaign = await run(linksGetRun, single("get", "cr-0002", "no-such-campaign"));
     expect(noCampaign.exitCode).toBe(5);
     expect(noCampaign.error).toMatch(/No campaign has the external reference "no-such-campaign"/);
   });
@@ -95,7 +98,7 @@ describe("links get | create | pause | resume", () => {
     await makeCampaign(s.sb, { externalReference: "camp" });
     const id = "a/b c%ü";
     await s.http("PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
-    const r = await run(linksSingleRun, single("create", id), { globals: { json: true } });
+    const r = await run(linksCreateRun, single("create", id), { globals: { json: true } });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).creator.externalId).toBe(id);
   });

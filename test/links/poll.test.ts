@@ -6,7 +6,7 @@ import { followJob, POLL_MAX_MS, POLL_START_MS } from "../../src/commands/links/
 import { type Clock, Context } from "../../src/context.js";
 import { CancelledError, PendingError } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
-import { JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 import { makeCampaign } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";

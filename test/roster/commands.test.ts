@@ -19,13 +19,17 @@ beforeEach(async () => {
 
 describe("roster set / get", () => {
   it("a set that changes nothing says so (exit 0); a change right after creation still says Updated", async () => {
-    const c = await runFn(box.sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann" }, ctx));
+    const c = await runFn(box.sb, (ctx) =>
+      rosterSetRun({ externalId: "same-1", name: "Ann", handle: "@ann" }, ctx),
+    );
     expect(c.stderr).toBe("Created creator same-1.\n");
     // Same second as the creation: the message comes from the fields, not from updatedAt.
-    const u = await runFn(box.sb, (ctx) => rosterSetRun("same-1", { handle: "@ann2" }, ctx));
+    const u = await runFn(box.sb, (ctx) => rosterSetRun({ externalId: "same-1", handle: "@ann2" }, ctx));
     expect(u.exitCode).toBe(0);
     expect(u.stderr).toBe("Updated creator same-1.\n");
-    const again = await runFn(box.sb, (ctx) => rosterSetRun("same-1", { name: "Ann", handle: "@ann2" }, ctx));
+    const again = await runFn(box.sb, (ctx) =>
+      rosterSetRun({ externalId: "same-1", name: "Ann", handle: "@ann2" }, ctx),
+    );
     expect(again.exitCode).toBe(0);
     expect(again.stderr).toBe("Creator same-1 already had these values; nothing changed.\n");
     expect(again.stdout).toMatch(/^handle\t@ann2$/m);
@@ -33,14 +37,18 @@ describe("roster set / get", () => {
 
   it("creates, then updates; says which; --email '' clears", async () => {
     const c = await runFn(box.sb, (ctx) =>
-      rosterSetRun("s-1", { name: "Ann", email: "ann@example.com", handle: "@ann" }, ctx),
+      rosterSetRun({ externalId: "s-1", name: "Ann", email: "ann@example.com", handle: "@ann" }, ctx),
     );
     expect(c.exitCode).toBe(0);
     expect(c.stderr).toMatch(/Created creator s-1/);
     expect(c.stdout).toMatch(/^name\tAnn$/m);
-    const u = await runFn(box.sb, (ctx) => rosterSetRun("s-1", { email: "", inactive: true }, ctx), {
-      globals: { json: true },
-    });
+    const u = await runFn(
+      box.sb,
+      (ctx) => rosterSetRun({ externalId: "s-1", email: "", inactive: true }, ctx),
+      {
+        globals: { json: true },
+      },
+    );
     expect(u.exitCode).toBe(0);
     expect(u.stderr).toBe("");
     expect(u.json()).toMatchObject({
@@ -54,38 +62,46 @@ describe("roster set / get", () => {
 
   it("externalIds with '/', '%', spaces and unicode go through set and get", async () => {
     for (const id of ["a/b", "100%", "with space", "Zoë/张伟 #1?x=y"]) {
-      const s = await runFn(box.sb, (ctx) => rosterSetRun(id, { name: `N ${id}` }, ctx), {
+      const s = await runFn(box.sb, (ctx) => rosterSetRun({ externalId: id, name: `N ${id}` }, ctx), {
         globals: { json: true },
       });
       expect(s.exitCode).toBe(0);
       expect(s.json().externalId).toBe(id);
-      const g = await runFn(box.sb, (ctx) => rosterGetRun(id, ctx), { globals: { json: true } });
+      const g = await runFn(box.sb, (ctx) => rosterGetRun({ externalId: id }, ctx), {
+        globals: { json: true },
+      });
       expect(g.exitCode).toBe(0);
       expect(g.json()).toMatchObject({ externalId: id, name: `N ${id}` });
     }
   });
 
   it("bad input is a usage error before any request", async () => {
-    const bad = await runFn(box.sb, (ctx) => rosterSetRun("s-2", { name: "A", email: "nope" }, ctx));
+    const bad = await runFn(box.sb, (ctx) =>
+      rosterSetRun({ externalId: "s-2", name: "A", email: "nope" }, ctx),
+    );
     expect(bad.exitCode).toBe(2);
     expect(errorText(bad)).toMatch(/--email: must be a valid email address/);
-    const none = await runFn(box.sb, (ctx) => rosterSetRun("s-2", {}, ctx));
+    const none = await runFn(box.sb, (ctx) => rosterSetRun({ externalId: "s-2" }, ctx));
     expect(none.exitCode).toBe(2);
     expect(errorText(none)).toMatch(/Nothing to set/);
-    const both = await runFn(box.sb, (ctx) => rosterSetRun("s-2", { active: true, inactive: true }, ctx));
+    const both = await runFn(box.sb, (ctx) =>
+      rosterSetRun({ externalId: "s-2", active: true, inactive: true }, ctx),
+    );
     expect(both.exitCode).toBe(2);
-    const longId = await runFn(box.sb, (ctx) => rosterSetRun("x".repeat(101), { name: "A" }, ctx));
+    const longId = await runFn(box.sb, (ctx) =>
+      rosterSetRun({ externalId: "x".repeat(101), name: "A" }, ctx),
+    );
     expect(longId.exitCode).toBe(2);
     expect(await creator(box.sb, "s-2")).toBeUndefined();
   });
 
   it("a new creator without a name is the service's 400 (exit 2)", async () => {
-    const r = await runFn(box.sb, (ctx) => rosterSetRun("s-3", { email: "a@example.com" }, ctx));
+    const r = await runFn(box.sb, (ctx) => rosterSetRun({ externalId: "s-3", email: "a@example.com" }, ctx));
     expect(r.exitCode).toBe(2);
   });
 
   it("get of an unknown creator is exit 5 with a hint", async () => {
-    const r = await runFn(box.sb, (ctx) => rosterGetRun("nobody", ctx));
+    const r = await runFn(box.sb, (ctx) => rosterGetRun({ externalId: "nobody" }, ctx));
     expect(r.exitCode).toBe(5);
     expect((r.thrown as { hint?: string }).hint).toMatch(/No creator "nobody"/);
   });
@@ -118,7 +134,7 @@ describe("roster list", () => {
   });
 
   it("--updated-since filters; bad values are usage errors", async () => {
-    await runFn(box.sb, (ctx) => rosterSetRun("late-1", { name: "Late" }, ctx));
+    await runFn(box.sb, (ctx) => rosterSetRun({ externalId: "late-1", name: "Late" }, ctx));
     const now = (await creator(box.sb, "late-1")).updatedAt as string;
     const r = await runFn(box.sb, (ctx) => rosterListRun({ all: true, updatedSince: now }, ctx), {
       globals: { json: true },
@@ -135,10 +151,10 @@ describe("roster export", () => {
   it("writes the import format; export → import round-trips with every row unchanged", async () => {
     // Awkward values: formula-like handles, a quote, a comma, unicode, leading zeros.
     await runFn(box.sb, (ctx) =>
-      rosterSetRun("007", { name: 'Bond, "James"', handle: "=cmd|' /C calc'!A0" }, ctx),
+      rosterSetRun({ externalId: "007", name: 'Bond, "James"', handle: "=cmd|' /C calc'!A0" }, ctx),
     );
     await runFn(box.sb, (ctx) =>
-      rosterSetRun("-neg", { name: "Zoë 张伟", handle: "'@quoted", email: "z@example.com" }, ctx),
+      rosterSetRun({ externalId: "-neg", name: "Zoë 张伟", handle: "'@quoted", email: "z@example.com" }, ctx),
     );
     const dir = tempDir();
     const out = join(dir, "roster.csv");

@@ -182,7 +182,7 @@ describe("POST /campaigns", () => {
       expectError(await post({ codeLimit: v }), 400, "validation_failed", ["codeLimit"]);
     // oats has 50,000 available
     const d = expectError(await post({ codeLimit: 50_001 }), 400, "validation_failed", ["codeLimit"]);
-    expect(d!.codeLimit![0]).toMatch(/50000/);
+    expect(d!.codeLimit![0]).toMatch(/50,000/);
     expect((await makeCampaign(s.sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
     // unknown supply (null) is bounded only by 10,000,000
     const big = await makeCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 10_000_000 });

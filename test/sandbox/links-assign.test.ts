@@ -1,7 +1,8 @@
 // Bulk assignment: body rules, selection summary, refusals (no job created), asynchronous jobs polled to
 // completion, failures, assignment.completed, a 10,000-creator roster, restart with a running job.
 import { describe, expect, it } from "vitest";
-import { type CampaignsArea, campaignsArea, JOB_PACE } from "../../src/sandbox/domain/campaigns.js";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
+import { type CampaignsArea, campaignsArea } from "../../src/sandbox/store.js";
 import { loadSnapshot } from "../../src/sandbox/persist.js";
 import { strictEvents } from "../../src/spec/events.js";
 import { type AssignmentJob, strictLinks } from "../../src/spec/links.js";

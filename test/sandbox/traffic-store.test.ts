@@ -1,6 +1,8 @@
 // The compact traffic store: ids computed from positions and parsed back, snapshot round trip.
 import { describe, expect, it } from "vitest";
-import { IdCodec, isoOfSec, NO_CREATOR, Traffic } from "../../src/sandbox/domain/traffic.js";
+import { NO_CREATOR, Traffic } from "../../src/sandbox/domain/traffic.js";
+import { IdCodec } from "../../src/sandbox/domain/traffic-ids.js";
+import { isoOfSec } from "../../src/sandbox/domain/redemption-render.js";
 
 describe("traffic store", () => {
   it("maps positions to distinct UUID-shaped ids and back", () => {
@@ -60,7 +62,8 @@ describe("traffic store", () => {
 
 describe("feed page bytes", () => {
   it("writes exactly the JSON of the renderer, for every kind of row", async () => {
-    const { FeedPageWriter, RedemptionRenderer } = await import("../../src/sandbox/domain/traffic.js");
+    const { FeedPageWriter } = await import("../../src/sandbox/domain/feed-writer.js");
+    const { RedemptionRenderer } = await import("../../src/sandbox/domain/redemption-render.js");
     const t = new Traffic();
     const state = {
       org: { id: "o", name: "o", reportingTimeZone: "UTC", active: true, alertRecipients: [] },

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/main.js";
-import { testContext } from "../helpers/sandbox.js";
 import { withSandbox } from "../helpers/harness.js";
 
 describe("smoke", () => {
   it("me against a sandbox on port 0", async () => {
-    await withSandbox({}, async ({ sb }) => {
-      const { ctx, stdout } = testContext(sb, { globals: { json: true } });
+    await withSandbox({}, async (s) => {
+      const { ctx, stdout } = s.context({ globals: { json: true } });
       const { meRun } = await import("../../src/commands/identity/me.js");
-      await meRun(ctx);
+      await meRun({}, ctx);
       await ctx.close();
       expect(JSON.parse(stdout()).organization.name).toBe("Northwind Creators");
     });

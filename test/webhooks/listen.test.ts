@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { listenRun } from "../../src/commands/webhooks/listen.js";
+import { webhooksListenRun } from "../../src/commands/webhooks/listen.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { until } from "../sandbox/webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -25,7 +25,7 @@ test("prints the URL, a line per request, warns about a paused endpoint, stops c
   const id = reg.body.webhook.id as string;
   writeFileSync(secretFile, `${reg.body.secret}\n`, { mode: 0o600 });
   await s.http("PATCH", `/webhooks/${id}`, { body: { active: false } });
-  const running = listenRun({ secretFile, out, quietCheckMs: 100 }, ctx);
+  const running = webhooksListenRun({ secretFile, out, quietCheckMs: 100 }, ctx);
   const { url } = JSON.parse(await until(() => stdout().split("\n")[0] || undefined));
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
   await until(() => stderr().includes("paused"), 5_000);
@@ -56,13 +56,15 @@ test("prints the URL, a line per request, warns about a paused endpoint, stops c
 
 test("without a secret file, or with an empty one: usage errors", async () => {
   const { ctx } = s.context();
-  await expect(listenRun({}, ctx)).rejects.toThrow(/--secret-file/);
+  await expect(webhooksListenRun({}, ctx)).rejects.toThrow(/--secret-file/);
   const f = join(tempDir(), "empty");
   writeFileSync(f, "");
-  await expect(listenRun({ secretFile: f }, ctx)).rejects.toThrow(/holds no secret/);
-  await expect(listenRun({ secretFile: join(tempDir(), "s"), forwardTo: "ftp://x" }, ctx)).rejects.toThrow(
-    /Cannot read/,
-  );
+  await expect(webhooksListenRun({ secretFile: f }, ctx)).rejects.toThrow(/holds no secret/);
+  await expect(
+    webhooksListenRun({ secretFile: join(tempDir(), "s"), forwardTo: "ftp://x" }, ctx),
+  ).rejects.toThrow(/Cannot read/);
   writeFileSync(f, "whsec_x\n");
-  await expect(listenRun({ secretFile: f, forwardTo: "ftp://x" }, ctx)).rejects.toThrow(/--forward-to/);
+  await expect(webhooksListenRun({ secretFile: f, forwardTo: "ftp://x" }, ctx)).rejects.toThrow(
+    /--forward-to/,
+  );
 });

@@ -9,32 +9,22 @@ import { getOffer, listOffers } from "../../api/offers.js";
 import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { ApiError, DeclinedError, UsageError } from "../../errors.js";
-import type { Choice, Prompter } from "../../io/prompter.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
-import { LIMITS } from "../../spec/limits.js";
 import type { Offer } from "../../spec/offers.js";
 import {
   type CampaignFlags,
   campaignFields,
-  checkCodeLimit,
-  checkDay,
-  checkName,
-  checkRate,
-  checkReference,
-  checkUnitPrice,
   createBody,
-  dollars,
   FIELD_FLAG,
   FLAG,
   formatProblems,
   generateReference,
   missingFlags,
   offerProblems,
-  perRedemption,
   problemLines,
 } from "./form.js";
-import { codeLimitMax, grouped, type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
+import { DISTRIBUTABLE_HINT, runWizard, summaryLines } from "./wizard.js";
 
 export interface CampaignsCreateOptions extends CampaignFlags {
   activate?: boolean | undefined;
@@ -74,14 +64,24 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
   let offer: Offer;
   let values: CampaignFlags;
   if (interactive) {
-    ({ offer, values } = await interactiveSetup(ctx, api, flags));
+    ({ offer, values } = await runWizard({
+      prompt: ctx.prompter(),
+      say: (line) => ctx.io.err(line),
+      values: { ...flags },
+      now: ctx.clock.now(),
+      offers: () => allOffers(api),
+      offer: (baseGs1) => fetchOffer(api, baseGs1),
+    }));
   } else {
     offer = await fetchOffer(api, flags.offer!);
     values = flags;
   }
   const all = [...problems, ...offerProblems(values, offer)];
   if (all.length)
-    throw new UsageError(`Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(all)}`);
+    throw new UsageError(
+      `Cannot create the campaign on offer ${offer.baseGs1}:\n${problemLines(all)}`,
+      offer.canDistribute ? undefined : DISTRIBUTABLE_HINT,
+    );
 
   let reference = values.externalReference?.trim();
   if (!reference) {
@@ -91,7 +91,7 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
     );
   }
   if (interactive) {
-    printSummary(ctx, offer, values, reference);
+    ctx.io.err(summaryLines(offer, values, reference));
     const ok = await ctx.prompter().confirm({ message: "Create this campaign?", default: true });
     if (!ok) throw new DeclinedError("Not created; nothing was sent.");
   }
@@ -126,11 +126,17 @@ async function fetchOffer(api: ApiClient, baseGs1: string): Promise<Offer> {
     if (err instanceof ApiError && err.status === 404) {
       throw new UsageError(
         `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization`,
-        'Run "partner-cli offers list --distributable" to see the offers a campaign can use.',
+        DISTRIBUTABLE_HINT,
       );
     }
     throw err;
   }
+}
+
+async function allOffers(api: ApiClient): Promise<Offer[]> {
+  const offers: Offer[] = [];
+  for await (const x of allItems((page) => listOffers(api, { page, pageSize: 200 }))) offers.push(x);
+  return offers;
 }
 
 async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof createBody>): Promise<Campaign> {
@@ -184,202 +190,4 @@ async function activateCreated(ctx: Context, api: ApiClient, c: Campaign): Promi
       );
     throw err;
   }
-}
-
-function offerLabel(o: Offer): string {
-  return `${o.title ?? "(no title)"}  [${o.baseGs1}]`;
-}
-
-function offerDetails(o: Offer): string {
-  const parts = [
-    `savings ${o.savings?.display ?? "none stated"}`,
-    o.redemptionDates
-      ? `redeemable ${o.redemptionDates.from} to ${o.redemptionDates.through}`
-      : "no redemption dates",
-    o.codesAvailable === null
-      ? "codes available unknown"
-      : `${o.codesAvailable.toLocaleString("en-US")} codes available`,
-    o.retailerChoiceRequired
-      ? `retailer required (${o.allowedRetailers.join(", ")})`
-      : o.allowedRetailers.length
-        ? `retailer optional (${o.allowedRetailers.join(", ")})`
-        : "no retailer restriction",
-  ];
-  return parts.join(" · ");
-}
-
-function today(ctx: Context): string {
-  return ctx.clock.now().toISOString().slice(0, 10);
-}
-
-/** Asks for every value no flag gave. Flags win; prompts validate as the service would. */
-async function interactiveSetup(
-  ctx: Context,
-  api: ApiClient,
-  flags: CampaignFlags,
-): Promise<{ offer: Offer; values: CampaignFlags }> {
-  const p: Prompter = ctx.prompter();
-  const v: CampaignFlags = { ...flags };
-  ctx.io.err("Campaign setup. Every answer can also be given as a flag (see --help).");
-
-  let offer: Offer;
-  if (v.offer !== undefined) {
-    offer = await fetchOffer(api, v.offer);
-  } else {
-    const offers: Offer[] = [];
-    for await (const x of allItems((page) => listOffers(api, { page, pageSize: 200 }))) offers.push(x);
-    const usable = offers.filter((x) => x.canDistribute);
-    if (usable.length === 0)
-      throw new UsageError("No offer can be distributed right now, so no campaign can be created.");
-    const brands = new Map<string, { name: string; usable: number }>();
-    for (const x of offers) {
-      const b = brands.get(x.brand.id) ?? { name: x.brand.name, usable: 0 };
-      if (x.canDistribute) b.usable++;
-      brands.set(x.brand.id, b);
-    }
-    const brandChoices: Choice<string>[] = [...brands.entries()]
-      .sort((a, b) => a[1].name.localeCompare(b[1].name))
-      .map(([id, b]) => ({
-        name: b.name,
-        value: id,
-        description: `${b.usable} distributable offer${b.usable === 1 ? "" : "s"}`,
-        disabled: b.usable === 0 ? "no distributable offers" : false,
-      }));
-    const brandId = await p.select({ message: "Brand", choices: brandChoices });
-    const offerChoices: Choice<string>[] = usable
-      .filter((x) => x.brand.id === brandId)
-      .map((x) => ({ name: offerLabel(x), value: x.baseGs1, description: offerDetails(x) }));
-    const baseGs1 = await p.select({ message: "Offer", choices: offerChoices });
-    offer = usable.find((x) => x.baseGs1 === baseGs1)!;
-    v.offer = offer.baseGs1;
-  }
-  if (!offer.canDistribute) return { offer, values: v }; // reported by offerProblems
-  ctx.io.err(`Offer ${offerLabel(offer)}: ${offerDetails(offer)}`);
-
-  if (v.name === undefined) {
-    v.name = await p.input({
-      message: "Campaign name",
-      default: (offer.title ?? `Offer ${offer.baseGs1}`).slice(0, 120),
-      validate: (s) => checkName(s) ?? true,
-    });
-  }
-
-  const rd = offer.redemptionDates;
-  const inRange = (s: string): string | undefined =>
-    checkDay(s) ??
-    (rd && (s.trim() < rd.from || s.trim() > rd.through)
-      ? `must be between ${rd.from} and ${rd.through}`
-      : undefined);
-  if (v.from === undefined) {
-    let def = today(ctx);
-    if (rd && def < rd.from) def = rd.from;
-    if (rd && def > rd.through) def = rd.through;
-    v.from = await p.input({
-      message: rd ? `First day (${rd.from} to ${rd.through})` : "First day (YYYY-MM-DD)",
-      default: def,
-      validate: (s) => inRange(s) ?? true,
-    });
-  }
-  if (v.through === undefined) {
-    const from = v.from.trim();
-    v.through = await p.input({
-      message: rd ? `Last day (${from} to ${rd.through})` : "Last day (YYYY-MM-DD)",
-      default: rd?.through ?? from,
-      validate: (s) => inRange(s) ?? (s.trim() < from ? `must be on or after ${from}` : true),
-    });
-  }
-
-  const understood = (label: string, r: Parsed) => {
-    if (r.ok) ctx.io.err(`  ${label}: ${r.shown}`);
-  };
-  if (v.codeLimit === undefined) {
-    const cap = offer.codesAvailable;
-    if (cap === 0)
-      throw new UsageError(
-        `Offer ${offer.baseGs1} has no codes available, so no campaign can be created on it.`,
-        'Run "partner-cli offers list --distributable" to see the offers a campaign can use.',
-      );
-    // The range shown is the range checked: the API's cap, or the offer's codes when fewer.
-    v.codeLimit = await p.input({
-      message: `Code limit (1 to ${grouped(codeLimitMax(cap))})`,
-      default: String(cap === null ? 1000 : Math.max(1, Math.min(1000, cap))),
-      validate: (s) => checkCodeLimit(s, cap) ?? true,
-    });
-    understood("Code limit", parseCodeLimit(v.codeLimit, cap));
-  }
-
-  if (v.retailerDomain === undefined && offer.allowedRetailers.length > 0) {
-    const wanted =
-      offer.retailerChoiceRequired ||
-      v.retailerName !== undefined ||
-      (await p.confirm({ message: "Restrict the campaign to one retailer?", default: false }));
-    if (wanted) {
-      v.retailerDomain = await p.select({
-        message: offer.retailerChoiceRequired ? "Retailer (this offer requires one)" : "Retailer",
-        choices: offer.allowedRetailers.map((d) => ({ name: d, value: d })),
-      });
-    }
-  }
-  if (v.retailerDomain !== undefined && v.retailerName === undefined) {
-    v.retailerName = await p.input({
-      message: `Retailer name for ${v.retailerDomain}`,
-      default: v.retailerDomain,
-      validate: (s) => (s.trim() ? true : "must not be blank"),
-    });
-  }
-
-  if (v.rate === undefined) {
-    v.rate = await p.input({
-      message: "Commission rate, 0% to 100% (10% or 0.1)",
-      validate: (s) => checkRate(s) ?? true,
-    });
-    understood("Commission rate", parseRate(v.rate));
-  }
-  if (v.unitPrice === undefined) {
-    v.unitPrice = await p.input({
-      message: `Estimated unit sale price, $0 to $${grouped(LIMITS.unitSalePriceMax)} (4.99 or $4.99)`,
-      validate: (s) => checkUnitPrice(s) ?? true,
-    });
-    understood("Unit sale price", parseUnitPrice(v.unitPrice));
-  }
-  const per = perRedemption(v.rate, v.unitPrice);
-  if (per !== undefined) ctx.io.err(`Estimated commission per redemption: ${dollars(per)}`);
-
-  if (v.externalReference === undefined) {
-    v.externalReference = await p.input({
-      message: "External reference (your own unique id for this campaign)",
-      default: generateReference(ctx.clock.now()),
-      validate: (s) => checkReference(s) ?? true,
-    });
-  }
-  return { offer, values: v };
-}
-
-/** How a checked value was understood (as typed when it does not parse: offerProblems said why). */
-function shown(r: Parsed, typed: string): string {
-  return r.ok ? r.shown : typed.trim();
-}
-
-function printSummary(ctx: Context, offer: Offer, v: CampaignFlags, reference: string): void {
-  const rows: [string, string][] = [
-    ["Name", v.name!.trim()],
-    ["Offer", offerLabel(offer)],
-    ["Brand", offer.brand.name],
-    ["Dates", `${v.from!.trim()} to ${v.through!.trim()}`],
-    ["Code limit", shown(parseCodeLimit(v.codeLimit!), v.codeLimit!)],
-    ["Retailer", v.retailerDomain ? `${v.retailerDomain.trim()} (${v.retailerName?.trim()})` : "any"],
-    ["Commission rate", shown(parseRate(v.rate!), v.rate!)],
-    ["Unit sale price", shown(parseUnitPrice(v.unitPrice!), v.unitPrice!)],
-    ["Per redemption", dollars(perRedemption(v.rate, v.unitPrice) ?? "?")],
-    ["External reference", reference],
-  ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  ctx.io.err(
-    [
-      "",
-      "Summary (the campaign starts as a draft):",
-      ...rows.map(([k, x]) => `  ${k.padEnd(w)}  ${x}`),
-      "",
-    ].join("\n"),
-  );
 }

@@ -9,6 +9,12 @@ import {
   ExternalReferenceRule,
   isCalendarDay,
 } from "../../spec/campaigns.js";
+import {
+  type CampaignValues,
+  createProblems,
+  type RuleProblem,
+  type RuleField,
+} from "../../spec/campaign-rules.js";
 import type { Offer } from "../../spec/offers.js";
 import { type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
 
@@ -159,50 +165,41 @@ export function formatProblems(f: Partial<CampaignFlags>): Problem[] {
   return out;
 }
 
-/** The offer's rules that a campaign must meet (spec: Offer, create body). */
-export function offerProblems(f: CampaignFlags, offer: Offer): Problem[] {
-  const out: Problem[] = [];
-  if (!offer.canDistribute) {
-    out.push({
-      flag: FLAG.offer,
-      message: `offer ${offer.baseGs1} cannot be distributed (state ${offer.state}); "partner-cli offers list --distributable" shows the ones that can`,
-    });
-  }
-  const rd = offer.redemptionDates;
-  if (rd) {
-    const from = f.from?.trim();
-    const through = f.through?.trim();
-    if (from && isCalendarDay(from) && (from < rd.from || from > rd.through))
-      out.push({
-        flag: FLAG.from,
-        message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
-      });
-    if (through && isCalendarDay(through) && (through < rd.from || through > rd.through))
-      out.push({
-        flag: FLAG.through,
-        message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
-      });
-  }
-  if (given(f.codeLimit) && !checkCodeLimit(f.codeLimit)) {
-    const reason = checkCodeLimit(f.codeLimit, offer.codesAvailable);
-    if (reason) out.push({ flag: FLAG.codeLimit, message: reason });
-  }
+/** The flag that sets a rule's field (the retailer as a whole: --retailer-domain, or --no-retailer when clearing). */
+export function ruleFlag(field: RuleField, clearRetailer = false): string {
+  if (field === "retailer") return clearRetailer ? "--no-retailer" : FLAG.retailerDomain;
+  return flagOfField(field);
+}
+
+/** The rules' problems under the flags' names. */
+export function byFlag(problems: readonly RuleProblem[], clearRetailer = false): Problem[] {
+  return problems.map((p) => ({ flag: ruleFlag(p.field, clearRetailer), message: p.message }));
+}
+
+/** The flags that are valid on their own, as the campaign rules read them (the others are format problems). */
+export function ruleValues(f: Partial<CampaignFlags>, clearRetailer = false): CampaignValues {
+  const day = (v: string | undefined) => (v !== undefined && !checkDay(v) ? v.trim() : undefined);
+  const from = day(f.from);
+  const through = day(f.through);
+  const limit = f.codeLimit !== undefined ? parseCodeLimit(f.codeLimit) : undefined;
   const domain = f.retailerDomain?.trim().toLowerCase();
-  if (!domain && offer.retailerChoiceRequired) {
-    out.push({
-      flag: FLAG.retailerDomain,
-      message: `this offer requires a retailer: one of ${offer.allowedRetailers.join(", ") || "(none listed)"}, with --retailer-name`,
-    });
-  } else if (!domain && f.retailerName?.trim()) {
+  return {
+    dates: from !== undefined || through !== undefined ? { from, through } : undefined,
+    codeLimit: limit?.ok ? Number(limit.value) : undefined,
+    retailer: clearRetailer ? null : domain ? { emailDomain: domain } : undefined,
+  };
+}
+
+/** The offer's rules that a new campaign must meet (src/spec/campaign-rules.ts), by flag name. */
+export function offerProblems(f: CampaignFlags, offer: Offer): Problem[] {
+  const out = byFlag(createProblems(ruleValues(f), offer));
+  if (
+    offer.canDistribute &&
+    !offer.retailerChoiceRequired &&
+    !f.retailerDomain?.trim() &&
+    f.retailerName?.trim()
+  )
     out.push({ flag: FLAG.retailerDomain, message: "is needed with --retailer-name" });
-  } else if (domain && !offer.allowedRetailers.map((d) => d.toLowerCase()).includes(domain)) {
-    out.push({
-      flag: FLAG.retailerDomain,
-      message: offer.allowedRetailers.length
-        ? `must be one of the offer's retailers: ${offer.allowedRetailers.join(", ")}`
-        : "this offer allows no retailer restriction",
-    });
-  }
   return out;
 }
 

@@ -3,7 +3,11 @@ import { printRecord } from "../../io/render.js";
 import { campaignFields } from "./form.js";
 import { resolveCampaign } from "./resolve.js";
 
-export async function campaignsGetRun(o: { idOrRef: string }, ctx: Context): Promise<void> {
+export interface CampaignsGetOptions {
+  idOrRef: string;
+}
+
+export async function campaignsGetRun(o: CampaignsGetOptions, ctx: Context): Promise<void> {
   const campaign = await resolveCampaign(await ctx.api(), o.idOrRef);
   printRecord(ctx.io, campaign, campaignFields(campaign));
 }

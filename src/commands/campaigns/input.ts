@@ -3,8 +3,11 @@
 // sent (canonical decimal text) and how to show what was understood, or the reason it is refused;
 // the reasons state the same ranges the prompts show.
 import { Decimal } from "decimal.js";
+import { codeLimitMax, codeLimitSupplyProblem, grouped } from "../../spec/campaign-rules.js";
 import { checkDecimal, COMMISSION_RATE, UNIT_SALE_PRICE } from "../../spec/campaigns.js";
 import { LIMITS } from "../../spec/limits.js";
+
+export { codeLimitMax, grouped };
 
 export type Parsed = { ok: true; value: string; shown: string } | { ok: false; reason: string };
 
@@ -14,11 +17,6 @@ const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
 function ungroup(t: string): string | undefined {
   if (!t.includes(",")) return t;
   return /^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$/.test(t) ? t.replace(/,/g, "") : undefined;
-}
-
-/** 1234567 → "1,234,567". */
-export function grouped(n: number | string): string {
-  return Number(n).toLocaleString("en-US", { maximumFractionDigits: 20 });
 }
 
 /** Dollars with cents when there are any: "4.99" → "$4.99", "5" → "$5", "1000" → "$1,000". */
@@ -85,20 +83,9 @@ export function parseCodeLimit(text: string, codesAvailable?: number | null): Pa
   if (plain === undefined || !/^\d+$/.test(plain))
     return { ok: false, reason: "must be a whole number like 1000 or 1,000" };
   const n = Number(plain);
-  const max = codeLimitMax(codesAvailable);
   if (n < LIMITS.codeLimitMin || n > LIMITS.codeLimitMax)
     return { ok: false, reason: `must be between 1 and ${grouped(LIMITS.codeLimitMax)}` };
-  if (n > max)
-    return {
-      ok: false,
-      reason: `must be at most ${grouped(max)}, the codes the offer has available`,
-    };
+  const supply = codeLimitSupplyProblem(n, codesAvailable);
+  if (supply) return { ok: false, reason: supply };
   return { ok: true, value: String(n), shown: grouped(n) };
-}
-
-/** The largest code limit allowed: the API's cap, or fewer when the offer has fewer codes. */
-export function codeLimitMax(codesAvailable?: number | null): number {
-  return codesAvailable === undefined || codesAvailable === null
-    ? LIMITS.codeLimitMax
-    : Math.min(codesAvailable, LIMITS.codeLimitMax);
 }

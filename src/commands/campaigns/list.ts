@@ -2,6 +2,7 @@ import { listCampaigns } from "../../api/campaigns.js";
 import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
+import { stateStyle } from "../../io/table.js";
 import type { Campaign } from "../../spec/campaigns.js";
 import { resolveBrandFilter } from "./resolve.js";
 
@@ -13,15 +14,15 @@ export interface CampaignsListOptions {
 }
 
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
-  { header: "id", value: (c) => c.id },
-  { header: "externalReference", value: (c) => c.externalReference },
-  { header: "name", value: (c) => c.name },
-  { header: "status", value: (c) => c.status },
-  { header: "brand", value: (c) => c.offer.brand.name },
-  { header: "offer", value: (c) => c.offer.baseGs1 },
-  { header: "from", value: (c) => c.dates.from },
+  { header: "id", value: (c) => c.id, drop: 1 },
+  { header: "externalReference", value: (c) => c.externalReference, truncate: true },
+  { header: "name", value: (c) => c.name, truncate: true },
+  { header: "status", value: (c) => c.status, color: stateStyle },
+  { header: "brand", value: (c) => c.offer.brand.name, drop: 3, truncate: true },
+  { header: "offer", value: (c) => c.offer.baseGs1, drop: 2 },
+  { header: "from", value: (c) => c.dates.from, drop: 5 },
   { header: "through", value: (c) => c.dates.through },
-  { header: "codeLimit", value: (c) => c.codes.limit },
+  { header: "codeLimit", value: (c) => c.codes.limit, drop: 4 },
   { header: "issued", value: (c) => c.codes.issued },
   { header: "redeemed", value: (c) => c.codes.redeemed },
 ];

@@ -1,4 +1,4 @@
-// campaigns activate | pause | end: POST /campaigns/{id}/status with the desired status.
+// campaigns activate | pause | end (activate.ts, pause.ts, end.ts): POST /campaigns/{id}/status with the desired status.
 import { setCampaignStatus } from "../../api/campaigns.js";
 import type { Context } from "../../context.js";
 import { ApiError, DeclinedError } from "../../errors.js";

@@ -8,19 +8,20 @@ import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
+import { patchProblems } from "../../spec/campaign-rules.js";
 import type { Offer } from "../../spec/offers.js";
 import {
   type CampaignFlags,
   campaignFields,
-  checkDay,
+  byFlag,
   FLAG,
   flagOfField,
   formatProblems,
   type Problem,
   patchBody,
   problemLines,
+  ruleValues,
 } from "./form.js";
-import { grouped, parseCodeLimit } from "./input.js";
 import { resolveCampaign } from "./resolve.js";
 
 export interface CampaignsUpdateOptions extends Omit<CampaignFlags, "offer" | "externalReference"> {
@@ -117,62 +118,7 @@ export function campaignProblems(
   c: Campaign,
   offer: Offer | undefined,
 ): Problem[] {
-  const out: Problem[] = [];
-  const day = (v: string | undefined) => (v !== undefined && !checkDay(v) ? v.trim() : undefined);
-  const from = day(f.from);
-  const through = day(f.through);
-  // Dates merge with the current ones (rule 4); both given is checked with the flags alone.
-  if (from && f.through === undefined && from > c.dates.through)
-    out.push({ flag: FLAG.from, message: `must be on or before the campaign's last day ${c.dates.through}` });
-  if (through && f.from === undefined && through < c.dates.from)
-    out.push({ flag: FLAG.through, message: `must be on or after the campaign's first day ${c.dates.from}` });
-  const rd = offer?.redemptionDates;
-  if (rd) {
-    for (const [k, v, current] of [
-      ["from", from, c.dates.from],
-      ["through", through, c.dates.through],
-    ] as const) {
-      if (v && v !== current && (v < rd.from || v > rd.through))
-        out.push({
-          flag: FLAG[k],
-          message: `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`,
-        });
-    }
-  }
-  // codeLimit (rule 2): an absolute total, not below the codes handed out, not above what the offer has.
-  const limit = f.codeLimit !== undefined ? parseCodeLimit(f.codeLimit) : undefined;
-  if (limit?.ok) {
-    const n = Number(limit.value);
-    const handedOut = c.codes.issued + c.codes.testCodes;
-    if (n < c.codes.limit && n < handedOut)
-      out.push({
-        flag: FLAG.codeLimit,
-        message: `must be at least ${grouped(handedOut)}, the codes already handed out (issued and test codes)`,
-      });
-    else if (n > c.codes.limit && offer?.codesAvailable !== null && offer?.codesAvailable !== undefined) {
-      const max = handedOut + offer.codesAvailable;
-      if (n > max)
-        out.push({
-          flag: FLAG.codeLimit,
-          message: `must be at most ${grouped(max)}: the offer has ${grouped(offer.codesAvailable)} codes available`,
-        });
-    }
-  }
-  // Retailer (rule 3).
-  if (clearRetailer && c.retailer && offer?.retailerChoiceRequired)
-    out.push({ flag: "--no-retailer", message: "this offer requires a retailer" });
-  const domain = f.retailerDomain?.trim().toLowerCase();
-  const sameDomain = domain !== undefined && c.retailer?.emailDomain.toLowerCase() === domain;
-  if (domain && !sameDomain && offer && c.canChangeRetailer) {
-    if (!offer.allowedRetailers.map((d) => d.toLowerCase()).includes(domain))
-      out.push({
-        flag: FLAG.retailerDomain,
-        message: offer.allowedRetailers.length
-          ? `must be one of the offer's retailers: ${offer.allowedRetailers.join(", ")}`
-          : "this offer allows no retailer restriction",
-      });
-  }
-  return out;
+  return byFlag(patchProblems(ruleValues(f, clearRetailer), c, offer), clearRetailer);
 }
 
 /** Problems in the order of the flags on the form. */

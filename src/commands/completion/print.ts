@@ -1,11 +1,14 @@
-import type { Command } from "commander";
 import type { Context } from "../../context.js";
 import { completionScript, type Shell } from "./generate.js";
-import { commandTree } from "./tree.js";
+import type { CommandNode } from "./tree.js";
 
-/** Prints the completion script for `shell`, generated from the tree `cmd` belongs to. */
-export async function completionRun(shell: Shell, ctx: Context, cmd: Command): Promise<void> {
-  let root = cmd;
-  while (root.parent) root = root.parent;
-  ctx.io.out(completionScript(shell, commandTree(root)));
+export interface CompletionOptions {
+  shell: Shell;
+  /** The command-tree model of the program (src/cli/tree.ts programTree). */
+  tree: CommandNode;
+}
+
+/** Prints the completion script for `shell`, generated from the command-tree model. */
+export async function completionRun(opts: CompletionOptions, ctx: Context): Promise<void> {
+  ctx.io.out(completionScript(opts.shell, opts.tree));
 }

@@ -46,8 +46,8 @@ export function summarize(e: EventEnvelope): string {
 export const EVENT_COLUMNS: Column<EventEnvelope>[] = [
   { header: "occurredAt", value: (e) => e.occurredAt },
   { header: "type", value: (e) => e.type },
-  { header: "id", value: (e) => e.id },
-  { header: "summary", value: (e) => summarize(e) },
+  { header: "id", value: (e) => e.id, drop: 1 },
+  { header: "summary", value: (e) => summarize(e), truncate: true },
 ];
 
 /** One text line for `events tail` on a terminal. */

@@ -41,7 +41,7 @@ async function readNew(
   return { events, pos: r.position };
 }
 
-export async function tailRun(o: TailOptions, ctx: Context): Promise<void> {
+export async function eventsTailRun(o: TailOptions, ctx: Context): Promise<void> {
   const type = o.type ? checkTypeArg(o.type) : undefined;
   const base = o.interval ?? 2_000;
   const max = Math.max(base, Math.min(base * 8, 30_000));

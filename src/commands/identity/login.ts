@@ -1,19 +1,20 @@
-import { ApiClient, boundsFromEnv } from "../../api/client.js";
 import { getMe } from "../../api/me.js";
 import {
   checkApiKey,
   checkProfileName,
   DEFAULT_PROFILE,
   maskKey,
-  normalizeBaseUrl,
   profileView,
 } from "../../config/profiles.js";
+import { keychainAccount, keychainDelete, keychainStore } from "../../config/keychain.js";
 import type { Profile } from "../../config/store.js";
-import { type Context, retryFromEnv } from "../../context.js";
+import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 
 export interface LoginOptions {
-  apiKeyStdin: boolean;
+  apiKeyStdin?: boolean | undefined;
+  /** Keep the key in the config file (0600) even where an OS keychain answers. */
+  insecureStorage?: boolean | undefined;
 }
 
 /** Reads all of stdin as text. */
@@ -54,48 +55,16 @@ async function readKey(opts: LoginOptions, ctx: Context): Promise<string> {
   return checkApiKey(key, opts.apiKeyStdin ? "stdin" : "The prompt");
 }
 
-export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> {
-  const name = checkProfileName(ctx.globals.profile || ctx.env.PARTNER_PROFILE || DEFAULT_PROFILE);
-  const store = await ctx.config();
-  const before = await store.read();
-  const existing = before.profiles[name];
-
-  let baseUrl: string;
-  let baseUrlSource: string;
-  if (ctx.globals.baseUrl) {
-    baseUrl = normalizeBaseUrl(ctx.globals.baseUrl, "--base-url");
-    baseUrlSource = "--base-url";
-  } else if (ctx.env.PARTNER_BASE_URL) {
-    baseUrl = normalizeBaseUrl(ctx.env.PARTNER_BASE_URL, "PARTNER_BASE_URL");
-    baseUrlSource = "PARTNER_BASE_URL";
-  } else if (existing) {
-    baseUrl = existing.baseUrl;
-    baseUrlSource = `profile "${name}"`;
-  } else {
-    const current = before.currentProfile;
-    throw new UsageError(
-      `No base URL for profile "${name}".`,
-      current && current !== name && before.profiles[current]
-        ? `Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL. To replace the key of the current profile, run "partner-cli login --profile ${current}".`
-        : "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
-    );
-  }
-
-  const apiKey = await readKey(opts, ctx);
-
-  // Check the key before storing anything: with a client for this URL and key, not ctx.api().
-  const client = new ApiClient({
-    baseUrl,
-    apiKey,
-    baseUrlSource,
-    retry: retryFromEnv(ctx.env),
-    ...boundsFromEnv(ctx.env),
-    signal: ctx.signal,
-    trace: ctx.verbose ? (line) => ctx.io.err(line) : undefined,
-  });
-  let me: Awaited<ReturnType<typeof getMe>>;
+/** The key checked with GET /me before anything is stored: with a client for this URL and key, not ctx.api(). */
+async function checkKey(
+  ctx: Context,
+  baseUrl: string,
+  apiKey: string,
+  baseUrlSource: string,
+): Promise<Awaited<ReturnType<typeof getMe>>> {
+  const client = ctx.clientFor({ baseUrl, apiKey, baseUrlSource });
   try {
-    me = await getMe(client);
+    return await getMe(client);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       throw err.withHint(
@@ -106,11 +75,61 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   } finally {
     await client.close();
   }
+}
 
+/** Says where the key went; a key moved from the keychain into the file leaves no entry behind. */
+async function reportKeyStorage(
+  ctx: Context,
+  kept: { stored: true } | { stored: false; reason: string | undefined },
+  account: string,
+  file: string,
+  wasInKeychain: boolean,
+): Promise<void> {
+  if (kept.stored) {
+    ctx.io.err(`The key is in the OS keychain (service "partner-cli", account "${account}").`);
+    return;
+  }
+  if (wasInKeychain) await keychainDelete(account);
+  ctx.io.err(
+    kept.reason === undefined
+      ? `The key is in ${file} (readable only by you), as --insecure-storage asks.`
+      : `No OS keychain answered (${kept.reason}); the key is in ${file}, readable only by you.`,
+  );
+}
+
+export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> {
+  const name = checkProfileName(ctx.globals.profile || ctx.env.PARTNER_PROFILE || DEFAULT_PROFILE);
+  const store = await ctx.config();
+  const before = await store.read();
+  const existing = before.profiles[name];
+
+  // The Context's precedence: --base-url > PARTNER_BASE_URL > the profile's own.
+  const chosen = ctx.baseUrlFor(name, existing);
+  if (!chosen) {
+    const current = before.currentProfile;
+    throw new UsageError(
+      `No base URL for profile "${name}".`,
+      current && current !== name && before.profiles[current]
+        ? `Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL. To replace the key of the current profile, run "partner-cli login --profile ${current}".`
+        : "Pass --base-url (the part before /api/partner/v1) or set PARTNER_BASE_URL.",
+    );
+  }
+  const baseUrl = chosen.baseUrl;
+
+  const apiKey = await readKey(opts, ctx);
+
+  const me = await checkKey(ctx, baseUrl, apiKey, chosen.source);
+
+  // The key goes to the OS keychain when one answers (and --insecure-storage is not given), else
+  // into the config file; either way only after the service accepted it.
+  const account = keychainAccount(store.dir, name);
+  const kept = opts.insecureStorage
+    ? ({ stored: false, reason: undefined } as const)
+    : await keychainStore(account, apiKey);
   const made = await store.update((d) => {
     const profile: Profile = {
       baseUrl,
-      apiKey,
+      ...(kept.stored ? { keyStorage: "keychain" as const, keyMask: maskKey(apiKey) } : { apiKey }),
       keyName: me.key.name,
       canWrite: me.key.canWrite,
       organization: {
@@ -137,6 +156,7 @@ export async function loginRun(opts: LoginOptions, ctx: Context): Promise<void> 
   ctx.io.err(
     `${existing ? "Updated" : "Stored"} profile "${name}" for ${baseUrl}${made.current ? " (current profile)" : ""}.`,
   );
+  await reportKeyStorage(ctx, kept, account, store.file, existing?.keyStorage === "keychain");
   if (existing?.organization && existing.organization.id !== me.organization.id) {
     ctx.io.err(
       `Note: profile "${name}" was for ${existing.organization.name}; it is now for ${me.organization.name}.`,

@@ -1,10 +1,11 @@
 import { unknownProfile } from "../../config/profiles.js";
 import type { Context } from "../../context.js";
+import type { NoOptions } from "../shared/run.js";
 import { UsageError } from "../../errors.js";
 import { removeProfile } from "../profiles/remove.js";
 
 /** logout: the profile named by --profile, else PARTNER_PROFILE, else the current one. */
-export async function logoutRun(ctx: Context): Promise<void> {
+export async function logoutRun(_opts: NoOptions, ctx: Context): Promise<void> {
   const data = await (await ctx.config()).read();
   const name = ctx.globals.profile || ctx.env.PARTNER_PROFILE || data.currentProfile;
   if (!name) {

@@ -1,6 +1,7 @@
 import { getMe } from "../../api/me.js";
 import type { Context, Target } from "../../context.js";
 import { printRecord } from "../../io/render.js";
+import type { NoOptions } from "../shared/run.js";
 
 /** One stderr line naming where the key and URL came from (the embedded sandbox announces itself). */
 export function describeTarget(t: Target): string | undefined {
@@ -14,7 +15,7 @@ export function describeTarget(t: Target): string | undefined {
   }
 }
 
-export async function meRun(ctx: Context): Promise<void> {
+export async function meRun(_opts: NoOptions, ctx: Context): Promise<void> {
   const target = await ctx.target();
   const line = describeTarget(target);
   if (line) ctx.io.err(line);

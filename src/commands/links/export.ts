@@ -3,7 +3,7 @@
 import { listLinks } from "../../api/links.js";
 import { allPages } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
+import { chooseRowsOutput, columns, openRowsOutput } from "../../io/table-file.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
 
 export const LINK_EXPORT_COLUMNS = columns([
@@ -17,19 +17,18 @@ export const LINK_EXPORT_COLUMNS = columns([
 
 export const LINK_EXPORT_HEADER = LINK_EXPORT_COLUMNS.map((c) => c.name);
 
-export async function linksExportRun(
-  o: {
-    campaign: string;
-    out?: string | undefined;
-    format?: string | undefined;
-    bom?: boolean | undefined;
-  },
-  ctx: Context,
-): Promise<void> {
-  chooseFormat(o);
+export interface LinksExportOptions {
+  campaign: string;
+  out?: string | undefined;
+  format?: string | undefined;
+  bom?: boolean | undefined;
+}
+
+export async function linksExportRun(o: LinksExportOptions, ctx: Context): Promise<void> {
+  chooseRowsOutput(o, ctx.io);
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);
-  const sink = await openTableSink(o, LINK_EXPORT_COLUMNS, ctx.io.stdout, { sheetName: "Links" });
+  const sink = await openRowsOutput(o, LINK_EXPORT_COLUMNS, ctx.io, { sheetName: "Links" });
   let rows = 0;
   try {
     for await (const page of allPages((page) => listLinks(api, campaign.id, { page, pageSize: 200 }))) {
@@ -57,6 +56,7 @@ export async function linksExportRun(
     await sink.abort();
     throw err;
   }
+  if (ctx.io.json && sink.path) ctx.io.outJson({ summary: { rows, out: sink.path } });
   ctx.io.err(
     `Exported ${rows.toLocaleString("en-US")} share link${rows === 1 ? "" : "s"} of campaign ${campaign.externalReference ?? campaign.id}${sink.path ? ` to ${sink.path}` : ""}.`,
   );

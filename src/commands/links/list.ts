@@ -2,6 +2,7 @@ import { listLinks } from "../../api/links.js";
 import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
+import { stateStyle } from "../../io/table.js";
 import type { ShareLink } from "../../spec/links.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
 
@@ -13,12 +14,12 @@ export interface LinksListOptions {
 
 export const LINK_COLUMNS: Column<ShareLink>[] = [
   { header: "externalId", value: (l) => l.creator.externalId },
-  { header: "name", value: (l) => l.creator.name },
-  { header: "active", value: (l) => l.active },
-  { header: "activeOnRoster", value: (l) => l.activeOnRoster },
+  { header: "name", value: (l) => l.creator.name, truncate: true },
+  { header: "active", value: (l) => l.active, color: stateStyle },
+  { header: "activeOnRoster", value: (l) => l.activeOnRoster, drop: 2 },
   { header: "shortCode", value: (l) => l.shortCode },
-  { header: "shareUrl", value: (l) => l.shareUrl },
-  { header: "assignedAt", value: (l) => l.assignedAt },
+  { header: "shareUrl", value: (l) => l.shareUrl, truncate: true },
+  { header: "assignedAt", value: (l) => l.assignedAt, drop: 1 },
 ];
 
 export async function linksListRun(o: LinksListOptions, ctx: Context): Promise<void> {

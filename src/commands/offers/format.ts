@@ -1,5 +1,6 @@
 // How offers look in tables, TSV and records. Identifiers stay strings (leading zeros kept).
 import type { Column } from "../../io/render.js";
+import { stateStyle } from "../../io/table.js";
 import { OFFER_STATES, type Offer } from "../../spec/offers.js";
 
 export const KNOWN_OFFER_STATES: readonly string[] = OFFER_STATES;
@@ -22,14 +23,14 @@ export function retailerRule(o: Pick<Offer, "retailerChoiceRequired" | "allowedR
 
 export const offerColumns: Column<Offer>[] = [
   { header: "baseGs1", value: (o) => String(o.baseGs1) },
-  { header: "brand", value: (o) => o.brand?.name },
-  { header: "title", value: (o) => o.title },
-  { header: "state", value: (o) => o.state },
-  { header: "distributable", value: (o) => o.canDistribute },
+  { header: "brand", value: (o) => o.brand?.name, drop: 5, truncate: true },
+  { header: "title", value: (o) => o.title, truncate: true },
+  { header: "state", value: (o) => o.state, color: stateStyle },
+  { header: "distributable", value: (o) => o.canDistribute, drop: 1 },
   { header: "savings", value: (o) => o.savings?.display ?? null },
-  { header: "redemptionDates", value: (o) => spanText(o.redemptionDates) },
-  { header: "codesAvailable", value: (o) => o.codesAvailable },
-  { header: "retailerRule", value: (o) => retailerRule(o) },
+  { header: "redemptionDates", value: (o) => spanText(o.redemptionDates), drop: 4 },
+  { header: "codesAvailable", value: (o) => o.codesAvailable, drop: 3 },
+  { header: "retailerRule", value: (o) => retailerRule(o), drop: 2, truncate: true },
 ];
 
 /** Every field of one offer, for `offers get`. */

@@ -4,7 +4,11 @@ import { ApiError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import { offerFields } from "./format.js";
 
-export async function offersGetRun(opts: { baseGs1: string }, ctx: Context): Promise<void> {
+export interface OffersGetOptions {
+  baseGs1: string;
+}
+
+export async function offersGetRun(opts: OffersGetOptions, ctx: Context): Promise<void> {
   const baseGs1 = opts.baseGs1.trim();
   if (!baseGs1)
     throw new UsageError("BASE_GS1 must not be empty.", 'Run "partner-cli offers list" to see offers.');

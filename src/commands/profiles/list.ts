@@ -1,8 +1,9 @@
 import { profileView } from "../../config/profiles.js";
 import type { Context } from "../../context.js";
+import type { NoOptions } from "../shared/run.js";
 import { printList } from "../../io/render.js";
 
-export async function profilesListRun(ctx: Context): Promise<void> {
+export async function profilesListRun(_opts: NoOptions, ctx: Context): Promise<void> {
   const data = await (await ctx.config()).read();
   const rows = Object.keys(data.profiles)
     .sort()

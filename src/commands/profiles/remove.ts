@@ -1,4 +1,5 @@
-import { maskKey, unknownProfile } from "../../config/profiles.js";
+import { keychainAccount, keychainDelete } from "../../config/keychain.js";
+import { storedKeyMask, unknownProfile } from "../../config/profiles.js";
 import type { Context } from "../../context.js";
 import { DeclinedError } from "../../errors.js";
 
@@ -11,14 +12,27 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
     delete d.profiles[name];
     const wasCurrent = d.currentProfile === name;
     if (wasCurrent) d.currentProfile = undefined;
-    return { masked: maskKey(p.apiKey), wasCurrent, left: Object.keys(d.profiles).sort() };
+    return {
+      masked: storedKeyMask(p),
+      inKeychain: p.keyStorage === "keychain",
+      wasCurrent,
+      left: Object.keys(d.profiles).sort(),
+    };
   });
+  // The profile is gone from the file first: a keychain that does not answer leaves an orphan
+  // entry at worst, never a profile whose key cannot be read.
+  const forgotten = result.inKeychain ? await keychainDelete(keychainAccount(store.dir, name)) : true;
   if (ctx.io.json) {
     ctx.io.outJson({ removed: name, wasCurrent: result.wasCurrent, profiles: result.left });
   }
   ctx.io.err(
     `Removed profile "${name}" and its stored key (${result.masked}). The key itself stays valid until it is revoked in the service's settings.`,
   );
+  if (!forgotten) {
+    ctx.io.err(
+      `Note: the OS keychain did not answer, so its entry for this key may remain (service "partner-cli", account "${keychainAccount(store.dir, name)}"); remove it with your keychain's own tool.`,
+    );
+  }
   if (result.wasCurrent) {
     ctx.io.err(
       result.left.length
@@ -28,7 +42,11 @@ export async function removeProfile(ctx: Context, name: string): Promise<void> {
   }
 }
 
-export async function profilesRemoveRun(name: string, ctx: Context): Promise<void> {
+export interface ProfilesRemoveOptions {
+  name: string;
+}
+
+export async function profilesRemoveRun({ name }: ProfilesRemoveOptions, ctx: Context): Promise<void> {
   const data = await (await ctx.config()).read();
   if (!data.profiles[name]) throw unknownProfile(name, Object.keys(data.profiles));
   if (!ctx.globals.yes) {

@@ -4,7 +4,12 @@ import { UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 
 /** profiles show [NAME]: NAME, else --profile, else PARTNER_PROFILE, else the current profile. */
-export async function profilesShowRun(nameArg: string | undefined, ctx: Context): Promise<void> {
+export interface ProfilesShowOptions {
+  name?: string | undefined;
+}
+
+export async function profilesShowRun(opts: ProfilesShowOptions, ctx: Context): Promise<void> {
+  const nameArg = opts.name;
   const data = await (await ctx.config()).read();
   const name = nameArg || ctx.globals.profile || ctx.env.PARTNER_PROFILE || data.currentProfile;
   if (!name) {
@@ -28,6 +33,7 @@ export async function profilesShowRun(nameArg: string | undefined, ctx: Context)
     ["keyName", v.keyName],
     ["canWrite", v.canWrite],
     ["apiKey", v.apiKey],
+    ["keyStorage", v.keyStorage],
     ["savedAt", v.savedAt],
   ]);
 }

@@ -1,7 +1,11 @@
 import { unknownProfile } from "../../config/profiles.js";
 import type { Context } from "../../context.js";
 
-export async function profilesUseRun(name: string, ctx: Context): Promise<void> {
+export interface ProfilesUseOptions {
+  name: string;
+}
+
+export async function profilesUseRun({ name }: ProfilesUseOptions, ctx: Context): Promise<void> {
   const store = await ctx.config();
   const p = await store.update((d) => {
     const found = d.profiles[name];

@@ -2,7 +2,11 @@ import { getRedemption } from "../../api/redemptions.js";
 import type { Context } from "../../context.js";
 import { printRecord } from "../../io/render.js";
 
-export async function getRun(id: string, ctx: Context): Promise<void> {
+export interface RedemptionsGetOptions {
+  id: string;
+}
+
+export async function redemptionsGetRun({ id }: RedemptionsGetOptions, ctx: Context): Promise<void> {
   const r = await getRedemption(await ctx.api(), id);
   printRecord(ctx.io, r, [
     ["id", r.id],

@@ -1,11 +1,12 @@
 import { redemptionRange } from "../../api/redemptions.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList } from "../../io/render.js";
+import { stateStyle } from "../../io/table.js";
 import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
 import type { Redemption, RedemptionRangePage } from "../../spec/redemptions.js";
 
-export interface ListOptions extends RangeFlags {
+export interface RedemptionsListOptions extends RangeFlags {
   campaign?: string | undefined;
   brand?: string | undefined;
   state?: string | undefined;
@@ -15,17 +16,17 @@ export interface ListOptions extends RangeFlags {
 }
 
 export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
-  { header: "id", value: (r) => r.id },
+  { header: "id", value: (r) => r.id, drop: 1 },
   { header: "serializedGs1", value: (r) => r.serializedGs1 },
   { header: "redeemedAt", value: (r) => r.redeemedAt },
-  { header: "state", value: (r) => r.countingState },
-  { header: "campaign", value: (r) => r.campaign.name },
+  { header: "state", value: (r) => r.countingState, color: stateStyle },
+  { header: "campaign", value: (r) => r.campaign.name, truncate: true },
   { header: "creator", value: (r) => r.creator?.externalId },
-  { header: "brand", value: (r) => r.brand.name },
+  { header: "brand", value: (r) => r.brand.name, truncate: true, drop: 2 },
 ];
 
 /** Range mode; with --all every page is read with the asOf of the first, so later pages stay stable. */
-export async function listRun(o: ListOptions, ctx: Context): Promise<void> {
+export async function redemptionsListRun(o: RedemptionsListOptions, ctx: Context): Promise<void> {
   const range = checkRange(o);
   const api = await ctx.api();
   // --campaign takes an id or a reference, --brand an id or a name: resolved before any read, so a
@@ -45,10 +46,6 @@ export async function listRun(o: ListOptions, ctx: Context): Promise<void> {
       if (p.items.length === 0) break;
       items.push(...p.items);
     }
-  }
-  if (ctx.io.json) {
-    ctx.io.outJson(items);
-    return;
   }
   printList(ctx.io, items, REDEMPTION_LIST_COLUMNS, "No redemptions in this range.");
   const r = first.range;

@@ -1,26 +1,30 @@
 import { campaignReport } from "../../api/reports.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { bars, sparkline } from "../../io/chart.js";
 import { style } from "../../io/colors.js";
 import { type Column, printList, printRecord } from "../../io/render.js";
 import type { CampaignReport, CampaignReportCreator } from "../../spec/reports.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
-import { pct, rangeLine } from "./format.js";
+import { checkSection, pct, rangeLine } from "./format.js";
 
 export interface CampaignReportOptions extends RangeFlags {
+  /** The campaign: id or external reference. */
+  campaign: string;
   allCreators?: boolean | undefined;
+  /** --section: one part of the report on its own. */
+  section?: string | undefined;
   page?: number | undefined;
   pageSize?: number | undefined;
 }
 
 const CREATOR_COLUMNS: Column<CampaignReportCreator>[] = [
   { header: "rank", value: (c) => c.rank },
-  { header: "externalId", value: (c) => c.creator.externalId },
-  { header: "name", value: (c) => c.creator.name },
-  { header: "linkActive", value: (c) => c.active },
-  { header: "linkViews", value: (c) => c.linkViews },
-  { header: "codesIssued", value: (c) => c.codesIssued },
+  { header: "externalId", value: (c) => c.creator.externalId, truncate: true },
+  { header: "name", value: (c) => c.creator.name, truncate: true },
+  { header: "linkActive", value: (c) => c.active, drop: 1 },
+  { header: "linkViews", value: (c) => c.linkViews, drop: 3 },
+  { header: "codesIssued", value: (c) => c.codesIssued, drop: 2 },
   { header: "verified", value: (c) => c.verifiedRedemptions },
   { header: "conversion", value: (c) => pct(c.conversionRate) },
   { header: "estCommission", value: (c) => c.estimatedCommission },
@@ -54,18 +58,18 @@ export async function fetchCampaignReport(
   return { ...first, creators: { ...first.creators, items, page: 0, pageSize: items.length } };
 }
 
-export async function campaignReportRun(
-  idOrRef: string,
-  o: CampaignReportOptions,
-  ctx: Context,
-): Promise<void> {
-  const r = await fetchCampaignReport(ctx, idOrRef, o);
-  if (ctx.io.json) {
-    ctx.io.outJson(r);
-    return;
-  }
+const DAILY_COLUMNS: Column<CampaignReport["daily"][number]>[] = [
+  { header: "date", value: (d) => d.date },
+  { header: "linkViews", value: (d) => d.linkViews },
+  { header: "codesIssued", value: (d) => d.codesIssued },
+  { header: "verifiedRedemptions", value: (d) => d.verifiedRedemptions },
+];
+
+const SECTIONS = ["totals", "daily", "creators"] as const;
+
+function totalsFields(r: CampaignReport): [string, unknown][] {
   const t = r.totals;
-  printRecord(ctx.io, r, [
+  return [
     ["campaign", `${r.campaign.name} (${r.campaign.externalReference ?? r.campaign.id})`],
     ["brand", r.brand.name],
     ["range", rangeLine(r.range)],
@@ -77,26 +81,61 @@ export async function campaignReportRun(
     ["commissionRate", r.commission.rate],
     ["estimatedUnitSalePrice", r.commission.estimatedUnitSalePrice],
     ["estimatedPerRedemption", r.commission.estimatedPerRedemption],
-  ]);
-  if (ctx.io.stdoutIsTTY) {
-    const verified = r.daily.map((d) => d.verifiedRedemptions);
+  ];
+}
+
+/** One part of the report on its own, in any format (--section). */
+function printSection(ctx: Context, r: CampaignReport, section: (typeof SECTIONS)[number]): void {
+  if (section === "daily") printList(ctx.io, r.daily, DAILY_COLUMNS, "No days in this range.");
+  else if (section === "creators")
+    printList(ctx.io, r.creators.items, CREATOR_COLUMNS, "No creators on this campaign.");
+  else {
+    const { daily: _daily, creators: _creators, ...totals } = r;
+    printRecord(ctx.io, totals, totalsFields(r));
+  }
+}
+
+/** The daily chart of a terminal: bars for a month or less, a sparkline beyond. */
+function dailyChart(ctx: Context, r: CampaignReport): string {
+  const verified = r.daily.map((d) => d.verifiedRedemptions);
+  if (r.daily.length <= 31) {
+    const room = (ctx.io.width ?? 80) - 10 - 2 - 1 - String(Math.max(0, ...verified)).length;
+    return bars(
+      r.daily.map((d) => ({ label: d.date, value: d.verifiedRedemptions })),
+      Math.max(10, Math.min(40, room)),
+    );
+  }
+  return `${r.daily[0]?.date} ${sparkline(verified)} ${r.daily.at(-1)?.date}  (max ${Math.max(0, ...verified)}/day)`;
+}
+
+export async function reportsCampaignRun(o: CampaignReportOptions, ctx: Context): Promise<void> {
+  const section = checkSection(ctx.io, o.section, SECTIONS);
+  const r = await fetchCampaignReport(ctx, o.campaign, o);
+  const c = r.creators;
+  if (
+    !o.allCreators &&
+    c.totalCount > (c.page + 1) * c.pageSize &&
+    section !== "totals" &&
+    section !== "daily"
+  ) {
+    ctx.io.err(
+      `Showing creators ${c.page * c.pageSize + 1}-${c.page * c.pageSize + c.items.length} of ${c.totalCount}; use --all-creators or --page N.`,
+    );
+  }
+  if (section) printSection(ctx, r, section);
+  else if (ctx.io.json) ctx.io.outJson(r);
+  else printWholeReport(ctx, r);
+}
+
+/** Totals, chart and creators (a terminal), or totals, a blank line and the creators (TSV). */
+function printWholeReport(ctx: Context, r: CampaignReport): void {
+  printRecord(ctx.io, r, totalsFields(r));
+  if (ctx.io.format === "table") {
     ctx.io.out(`\n${style(ctx.io, "bold", "Verified redemptions per day")}\n`);
-    if (r.daily.length <= 31) {
-      ctx.io.out(`${bars(r.daily.map((d) => ({ label: d.date, value: d.verifiedRedemptions })))}\n`);
-    } else {
-      ctx.io.out(
-        `${r.daily[0]?.date} ${sparkline(verified)} ${r.daily.at(-1)?.date}  (max ${Math.max(0, ...verified)}/day)\n`,
-      );
-    }
+    ctx.io.out(`${dailyChart(ctx, r)}\n`);
     ctx.io.out(`\n${style(ctx.io, "bold", "Creators")}\n`);
   } else {
     ctx.io.out("\n");
   }
   printList(ctx.io, r.creators.items, CREATOR_COLUMNS, "No creators on this campaign.");
-  const c = r.creators;
-  if (!o.allCreators && c.totalCount > (c.page + 1) * c.pageSize) {
-    ctx.io.err(
-      `Showing creators ${c.page * c.pageSize + 1}-${c.page * c.pageSize + c.items.length} of ${c.totalCount}; use --all-creators or --page N.`,
-    );
-  }
 }

@@ -1,7 +1,8 @@
 import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
+import { type Column as RenderColumn, outTable, renderTsv } from "../../io/render.js";
 import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
 import { UsageError } from "../../errors.js";
 import type { CreatorCount } from "../../spec/reports.js";
@@ -48,28 +49,82 @@ function row(c: CreatorCount) {
   ];
 }
 
-/** Creator counts across every page, as CSV (no 366-day cap on this report). */
-export async function creatorsReportRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
-  const range = checkRange(o, null);
+/** The creator counts as a table: the UUIDs beside the references and names drop first. */
+const COUNT_COLUMNS: RenderColumn<CreatorCount>[] = [
+  { header: "creatorExternalId", value: (c) => c.creator.externalId },
+  { header: "creatorName", value: (c) => c.creator.name, truncate: true },
+  { header: "campaignId", value: (c) => c.campaign.id, drop: 1 },
+  { header: "campaignExternalReference", value: (c) => c.campaign.externalReference, truncate: true },
+  { header: "campaignName", value: (c) => c.campaign.name, truncate: true, drop: 4 },
+  { header: "brandId", value: (c) => c.brand.id, drop: 2 },
+  { header: "brandName", value: (c) => c.brand.name, truncate: true, drop: 5 },
+  { header: "verifiedRedemptions", value: (c) => c.verifiedRedemptions },
+  { header: "estimatedCommission", value: (c) => c.estimatedCommission },
+  { header: "commissionRate", value: (c) => c.commissionRate, drop: 3 },
+  { header: "estimatedUnitSalePrice", value: (c) => c.estimatedUnitSalePrice, drop: 6 },
+];
+
+/** Formats printed on stdout from the rows read (files are CSV or xlsx). */
+const STDOUT_FORMATS = ["table", "tsv", "json", "ndjson"] as const;
+type StdoutFormat = (typeof STDOUT_FORMATS)[number];
+
+/**
+ * The stdout format, when the rows are printed rather than written as CSV/xlsx: --format
+ * table|tsv|json|ndjson, --json, or a table on a terminal when no format is given. Refused before
+ * any request: such a format with --out or --bom, and --json with another format.
+ */
+function stdoutFormat(o: CreatorsReportOptions, io: Context["io"]): StdoutFormat | undefined {
   const toStdout = o.out === undefined || o.out === "-";
-  if (!(ctx.io.json && toStdout)) chooseFormat(o);
-  else if (o.format !== undefined || o.bom)
+  const given = o.format?.trim().toLowerCase();
+  const printed = (STDOUT_FORMATS as readonly string[]).includes(given ?? "")
+    ? (given as StdoutFormat)
+    : undefined;
+  if (printed && (!toStdout || o.bom))
     throw new UsageError(
-      "--json prints the rows as JSON on stdout; --format and --bom are for files.",
-      "Give --out FILE, or drop --format/--bom.",
+      `--format ${printed} prints on stdout; --out and --bom are for CSV and xlsx files.`,
+      "Drop --out/--bom, or use --format csv or xlsx.",
     );
+  if (io.json && toStdout) {
+    if (printed === "json" || printed === "ndjson") return printed;
+    if (o.format !== undefined || o.bom)
+      throw new UsageError(
+        "--json prints the rows as JSON on stdout; --format and --bom are for files.",
+        "Give --out FILE, or drop --format/--bom.",
+      );
+    return "json";
+  }
+  if (printed) return printed;
+  if (toStdout && given === undefined && !o.bom && io.stdoutIsTTY) return "table";
+  chooseFormat(o, ["csv", "xlsx"]);
+  return undefined;
+}
+
+function printCounts(io: Context["io"], format: StdoutFormat, items: CreatorCount[]): void {
+  if (format === "json") io.outJson(items);
+  else if (format === "ndjson") io.out(items.map((c) => `${JSON.stringify(c)}\n`).join(""));
+  else if (format === "table") outTable(io, items, COUNT_COLUMNS);
+  else io.out(renderTsv(items, COUNT_COLUMNS));
+}
+
+/**
+ * Creator counts across every page (no 366-day cap on this report): CSV or xlsx (stdout or --out),
+ * a table on a terminal, or TSV, JSON or NDJSON with --format.
+ */
+export async function reportsCreatorsRun(o: CreatorsReportOptions, ctx: Context): Promise<void> {
+  const range = checkRange(o, null);
+  const printed = stdoutFormat(o, ctx.io);
   const api = await ctx.api();
   // Resolved before the output file is opened: a filter that matches nothing is exit 5 and no file.
   const campaignId = await resolveCampaignFilter(api, o.campaign);
   const brandId = (await resolveBrandFilter(api, o.brand))?.id;
-  if (ctx.io.json && toStdout) {
+  if (printed) {
     const items: CreatorCount[] = [];
     for await (const p of allPages((page) =>
       creatorCounts(api, { ...range, brandId, campaignId, page, pageSize: 200 }),
     )) {
       items.push(...p.items);
     }
-    ctx.io.outJson(items);
+    printCounts(ctx.io, printed, items);
     return;
   }
   const sink = await openTableSink(o, CREATOR_COUNT_TABLE, ctx.io.stdout, { sheetName: "Creators" });

@@ -1,36 +1,27 @@
 import { summaryReport } from "../../api/reports.js";
-import { checkRange, type RangeFlags } from "../../cli/range.js";
+import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { type Column, printList, printRecord } from "../../io/render.js";
-import type { SummaryBrand } from "../../spec/reports.js";
+import type { Summary, SummaryBrand } from "../../spec/reports.js";
 import { resolveBrandFilter } from "../campaigns/resolve.js";
-import { pct, rangeLine } from "./format.js";
+import { checkSection, pct, rangeLine } from "./format.js";
 
 const BRAND_COLUMNS: Column<SummaryBrand>[] = [
-  { header: "brand", value: (b) => b.brand.name },
+  { header: "brand", value: (b) => b.brand.name, truncate: true },
   { header: "campaigns", value: (b) => b.campaigns },
-  { header: "active", value: (b) => b.activeCampaigns },
-  { header: "linkViews", value: (b) => b.linkViews },
+  { header: "active", value: (b) => b.activeCampaigns, drop: 2 },
+  { header: "linkViews", value: (b) => b.linkViews, drop: 1 },
   { header: "codesIssued", value: (b) => b.codesIssued },
   { header: "verified", value: (b) => b.verifiedRedemptions },
   { header: "redemptionRate", value: (b) => pct(b.redemptionRate) },
   { header: "estCommission", value: (b) => b.estimatedCommission },
 ];
 
-export async function summaryRun(
-  o: RangeFlags & { brand?: string | undefined },
-  ctx: Context,
-): Promise<void> {
-  const range = checkRange(o);
-  const api = await ctx.api();
-  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
-  const s = await summaryReport(api, { ...range, brandId });
-  if (ctx.io.json) {
-    ctx.io.outJson(s);
-    return;
-  }
+const SECTIONS = ["totals", "brands"] as const;
+
+function totalsFields(s: Summary): [string, unknown][] {
   const t = s.totals;
-  printRecord(ctx.io, s, [
+  return [
     ["range", rangeLine(s.range)],
     ["campaigns", t.campaigns],
     ["activeCampaigns", t.activeCampaigns],
@@ -40,7 +31,35 @@ export async function summaryRun(
     ["redemptionRate", pct(t.redemptionRate)],
     ["estimatedCommission", t.estimatedCommission],
     ["estimatedSalesValue", t.estimatedSalesValue],
-  ]);
+  ];
+}
+
+export interface ReportsSummaryOptions extends RangeFlags {
+  brand?: string | undefined;
+  /** --section: one part of the report on its own. */
+  section?: string | undefined;
+}
+
+export async function reportsSummaryRun(o: ReportsSummaryOptions, ctx: Context): Promise<void> {
+  const section = checkSection(ctx.io, o.section, SECTIONS);
+  const range = checkRange(o);
+  const api = await ctx.api();
+  const brandId = (await resolveBrandFilter(api, o.brand))?.id;
+  const s = await summaryReport(api, { ...range, brandId });
+  if (section === "brands") {
+    printList(ctx.io, s.brands, BRAND_COLUMNS, "No brands in this summary.");
+    return;
+  }
+  if (section === "totals") {
+    const { brands: _brands, ...totals } = s;
+    printRecord(ctx.io, totals, totalsFields(s));
+    return;
+  }
+  if (ctx.io.json) {
+    ctx.io.outJson(s);
+    return;
+  }
+  printRecord(ctx.io, s, totalsFields(s));
   ctx.io.out("\n");
   printList(ctx.io, s.brands, BRAND_COLUMNS, "No brands in this summary.");
 }

@@ -6,13 +6,14 @@ import type { Context } from "../../context.js";
 import { ROSTER_HEADER } from "../../csv/roster.js";
 import { CancelledError } from "../../errors.js";
 import { startProgress } from "../../io/progress.js";
-import { type Column, chooseFormat, openTableSink } from "../../io/table-file.js";
+import { type Column, chooseRowsOutput, openRowsOutput } from "../../io/table-file.js";
 import { LIMITS } from "../../spec/limits.js";
-import { parseActiveFlag, parseUpdatedSince } from "./shared.js";
+import { parseUpdatedSince } from "./shared.js";
 
 export interface ExportOptions {
   out?: string | undefined;
-  active?: boolean | string | undefined;
+  /** --active true|false, parsed by the declaration (src/cli/define.ts parseBoolArg). */
+  active?: boolean | undefined;
   updatedSince?: string | undefined;
   format?: string | undefined;
   bom?: boolean | undefined;
@@ -26,12 +27,12 @@ export const ROSTER_COLUMNS: readonly Column[] = ROSTER_HEADER.map((name) => ({
 }));
 
 export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promise<void> {
-  const active = parseActiveFlag(opts.active);
+  const active = opts.active;
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   const toFile = opts.out !== undefined && opts.out !== "-";
-  chooseFormat(opts);
+  chooseRowsOutput(opts, ctx.io);
   const api = await ctx.api();
-  const sink = await openTableSink(opts, ROSTER_COLUMNS, ctx.io.stdout, { sheetName: "Roster" });
+  const sink = await openRowsOutput(opts, ROSTER_COLUMNS, ctx.io, { sheetName: "Roster" });
   let count = 0;
   const interrupted = () =>
     new CancelledError(

@@ -17,7 +17,11 @@ export function printCreator(ctx: Context, c: Creator): void {
   ]);
 }
 
-export async function rosterGetRun(externalId: string, ctx: Context): Promise<void> {
+export interface RosterGetOptions {
+  externalId: string;
+}
+
+export async function rosterGetRun({ externalId }: RosterGetOptions, ctx: Context): Promise<void> {
   const id = externalId.trim();
   if (id === "") throw new UsageError("EXTERNAL_ID must not be blank.");
   try {

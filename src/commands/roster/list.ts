@@ -3,13 +3,13 @@ import { listCreators } from "../../api/creators.js";
 import { allPages } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { printList, renderTsv } from "../../io/render.js";
-import type { Creator } from "../../spec/creators.js";
+import { listWriter, printList } from "../../io/render.js";
 import { LIMITS } from "../../spec/limits.js";
-import { CREATOR_COLUMNS, parseActiveFlag, parseUpdatedSince } from "./shared.js";
+import { CREATOR_COLUMNS, parseUpdatedSince } from "./shared.js";
 
 export interface ListOptions {
-  active?: boolean | string | undefined;
+  /** --active true|false, parsed by the declaration (src/cli/define.ts parseBoolArg). */
+  active?: boolean | undefined;
   updatedSince?: string | undefined;
   all?: boolean | undefined;
   page?: number | undefined;
@@ -17,7 +17,7 @@ export interface ListOptions {
 }
 
 export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<void> {
-  const active = parseActiveFlag(opts.active);
+  const active = opts.active;
   const updatedSince = parseUpdatedSince(opts.updatedSince);
   if (opts.all && opts.page !== undefined)
     throw new UsageError("--all reads every page; leave out --page (or leave out --all).");
@@ -34,7 +34,7 @@ export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<vo
     const res = await fetchPage(page);
     printList(io, res.items, CREATOR_COLUMNS, "No creators match.");
     const shownTo = res.page * res.pageSize + res.items.length;
-    if (res.totalCount > shownTo && !io.json) {
+    if (res.totalCount > shownTo) {
       io.err(
         `Showing ${res.items.length ? res.page * res.pageSize + 1 : 0}-${shownTo} of ${res.totalCount} (page ${res.page}); use --page ${res.page + 1} or --all for more.`,
       );
@@ -42,27 +42,9 @@ export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<vo
     return;
   }
 
-  // --all: stream TSV and JSON page by page; a terminal table needs every row first.
-  let count = 0;
-  if (io.json) {
-    io.out("[");
-    for await (const p of allPages(fetchPage)) {
-      for (const c of p.items) io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(c)}`);
-    }
-    io.out("]\n");
-  } else if (!io.stdoutIsTTY) {
-    let header = true;
-    for await (const p of allPages(fetchPage)) {
-      io.out(renderTsv(p.items, CREATOR_COLUMNS, header));
-      header = false;
-      count += p.items.length;
-    }
-    if (header) io.out(renderTsv([], CREATOR_COLUMNS, true));
-  } else {
-    const rows: Creator[] = [];
-    for await (const p of allPages(fetchPage)) rows.push(...p.items);
-    printList(io, rows, CREATOR_COLUMNS, "No creators match.");
-    count = rows.length;
-  }
+  // --all: JSON, NDJSON, TSV and CSV stream page by page; a terminal table needs every row first.
+  const list = listWriter(io, CREATOR_COLUMNS);
+  for await (const p of allPages(fetchPage)) list.rows(p.items);
+  const count = list.end("No creators match.");
   if (!io.json) io.err(`${count} creator${count === 1 ? "" : "s"}.`);
 }

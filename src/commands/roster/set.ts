@@ -7,6 +7,8 @@ import { checkCreatorWrite, ExternalIdRule, issueReasons } from "../../spec/crea
 import { printCreator } from "./get.js";
 
 export interface SetOptions {
+  /** Your creator ID (the positional EXTERNAL_ID). */
+  externalId: string;
   name?: string | undefined;
   email?: string | undefined;
   handle?: string | undefined;
@@ -14,8 +16,8 @@ export interface SetOptions {
   inactive?: boolean | undefined;
 }
 
-export async function rosterSetRun(externalId: string, opts: SetOptions, ctx: Context): Promise<void> {
-  const idCheck = ExternalIdRule.safeParse(externalId);
+export async function rosterSetRun(opts: SetOptions, ctx: Context): Promise<void> {
+  const idCheck = ExternalIdRule.safeParse(opts.externalId);
   if (!idCheck.success)
     throw new UsageError(
       `EXTERNAL_ID ${issueReasons(idCheck.error)

@@ -18,21 +18,11 @@ export function parseUpdatedSince(value: string | undefined): string | undefined
   return new Date(Date.parse(v)).toISOString().replace(/\.000Z$/, "Z");
 }
 
-/** `--active true|false` as given to a run function (commander passes a boolean via parseBoolArg). */
-export function parseActiveFlag(value: unknown): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === "boolean") return value;
-  const v = String(value).trim().toLowerCase();
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw new UsageError(`--active "${String(value)}" must be true or false.`);
-}
-
 export const CREATOR_COLUMNS: Column<Creator>[] = [
   { header: "externalId", value: (c) => c.externalId },
-  { header: "name", value: (c) => c.name },
-  { header: "email", value: (c) => c.email },
-  { header: "handle", value: (c) => c.handle },
+  { header: "name", value: (c) => c.name, truncate: true },
+  { header: "email", value: (c) => c.email, truncate: true, drop: 3 },
+  { header: "handle", value: (c) => c.handle, truncate: true, drop: 2 },
   { header: "active", value: (c) => c.active },
-  { header: "updatedAt", value: (c) => c.updatedAt },
+  { header: "updatedAt", value: (c) => c.updatedAt, drop: 1 },
 ];

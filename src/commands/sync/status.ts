@@ -130,7 +130,12 @@ const COLUMNS: Column<KindStatus>[] = [
   },
 ];
 
-export async function statusRun(o: { to?: string | undefined }, ctx: Context): Promise<SyncStatus> {
+export interface SyncStatusOptions {
+  /** The destination URL (--to; else PARTNER_SYNC_TO, else the default file). */
+  to?: string | undefined;
+}
+
+export async function syncStatusRun(o: SyncStatusOptions, ctx: Context): Promise<SyncStatus> {
   const target = resolveSyncTarget(o.to, ctx.env);
   const dest = await openDestination(target, ctx, { mustExist: true });
   try {

@@ -27,7 +27,7 @@ function line(r: Receipt): string {
   return `${time}  ${what}`;
 }
 
-export async function listenRun(o: ListenOptions, ctx: Context): Promise<void> {
+export async function webhooksListenRun(o: ListenOptions, ctx: Context): Promise<void> {
   if (!o.secretFile)
     throw new UsageError(
       "webhooks listen needs --secret-file FILE (the endpoint's signing secret; two lines during a rotation).",

@@ -6,6 +6,7 @@ import { type FileHandle, link, lstat, open, readFile, rename, rm, stat } from "
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Column } from "../../io/render.js";
+import { stateStyle } from "../../io/table.js";
 import { EVENT_TYPES } from "../../spec/events.js";
 import { checkEventTypes, checkWebhookUrl, type Webhook, type WebhookDelivery } from "../../spec/webhooks.js";
 
@@ -173,10 +174,10 @@ export async function readSecrets(path: string): Promise<string[]> {
 }
 
 export const WEBHOOK_COLUMNS: Column<Webhook>[] = [
-  { header: "id", value: (w) => w.id },
-  { header: "url", value: (w) => w.url },
-  { header: "eventTypes", value: (w) => w.eventTypes.join(",") },
-  { header: "status", value: (w) => w.status },
+  { header: "id", value: (w) => w.id, drop: 1 },
+  { header: "url", value: (w) => w.url, truncate: true },
+  { header: "eventTypes", value: (w) => w.eventTypes.join(","), truncate: true },
+  { header: "status", value: (w) => w.status, color: stateStyle },
   { header: "failingSince", value: (w) => w.failingSince },
   { header: "lastDeliveredAt", value: (w) => w.lastDeliveredAt },
 ];
@@ -197,13 +198,13 @@ export function webhookFields(w: Webhook): [string, unknown][] {
 }
 
 export const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
-  { header: "eventId", value: (d) => d.eventId },
+  { header: "eventId", value: (d) => d.eventId, drop: 4 },
   { header: "eventType", value: (d) => d.eventType },
   { header: "sample", value: (d) => d.sample },
   { header: "attempts", value: (d) => d.attempts },
   { header: "lastStatusCode", value: (d) => d.lastStatusCode },
   { header: "lastFailureCategory", value: (d) => d.lastFailureCategory },
-  { header: "deliveredAt", value: (d) => d.deliveredAt },
-  { header: "failedAt", value: (d) => d.failedAt },
-  { header: "nextAttemptAt", value: (d) => d.nextAttemptAt },
+  { header: "deliveredAt", value: (d) => d.deliveredAt, drop: 3 },
+  { header: "failedAt", value: (d) => d.failedAt, drop: 1 },
+  { header: "nextAttemptAt", value: (d) => d.nextAttemptAt, drop: 2 },
 ];

@@ -6,7 +6,8 @@ import { CancelledError, PartialFailure, PendingError, UsageError } from "../../
 import type { WebhookDelivery } from "../../spec/webhooks.js";
 import { checkTypeArg } from "./shared.js";
 
-export interface TestOptions {
+export interface WebhooksTestOptions {
+  id: string;
   type?: string | undefined;
   wait?: boolean | undefined;
   /** Milliseconds. */
@@ -26,7 +27,8 @@ function describeFailure(d: WebhookDelivery): string {
   return `${d.lastFailureCategory ?? "failed"} (${code}) after ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}`;
 }
 
-export async function testRun(id: string, o: TestOptions, ctx: Context): Promise<TestOutcome> {
+export async function webhooksTestRun(o: WebhooksTestOptions, ctx: Context): Promise<TestOutcome> {
+  const id = o.id;
   if (!o.type) throw new UsageError("webhooks test needs --type T.", 'See "partner-cli events types".');
   const type = checkTypeArg(o.type);
   const api = await ctx.api();

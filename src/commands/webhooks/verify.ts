@@ -20,7 +20,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function verifyRun(o: VerifyOptions, ctx: Context): Promise<void> {
+export async function webhooksVerifyRun(o: VerifyOptions, ctx: Context): Promise<void> {
   const missing = [!o.secretFile && "--secret-file FILE", o.header === undefined && "--header VALUE"].filter(
     Boolean,
   );

@@ -4,73 +4,23 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { EventType } from "../../spec/events.js";
 import { LIMITS } from "../../spec/limits.js";
 import {
-  type FailureCategory,
   SIGNING_SECRET_PREFIX,
   type Webhook,
   type WebhookDelivery,
   type WebhookStatus,
 } from "../../spec/webhooks.js";
 import { toIso } from "../clock.js";
-import { area, type EventEnvelope, type OrgState } from "../store.js";
-
-export interface EndpointRecord {
-  id: string;
-  url: string;
-  eventTypes: EventType[];
-  active: boolean;
-  failingSince: string | null;
-  lastDeliveredAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Secrets live only here (and in the 0600 snapshot); they are returned only on create and rotate. */
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAtMs: number | null;
-}
-
-export interface DeliveryRecord {
-  id: string;
-  endpointId: string;
-  /** Creation order across the organization (newest first = highest seq). */
-  seq: number;
-  eventId: string;
-  eventType: string;
-  occurredAt: string;
-  sample: boolean;
-  /** The envelope exactly as it is sent (serialized once, when queued). */
-  body: string;
-  attempts: number;
-  lastAttemptAt: string | null;
-  /** Sandbox-clock ms when the next attempt is due; null once delivered or finally failed. */
-  nextAttemptAtMs: number | null;
-  deliveredAt: string | null;
-  failedAt: string | null;
-  lastStatusCode: number | null;
-  lastFailureCategory: FailureCategory | null;
-}
-
-export interface WebhooksArea {
-  endpoints: Map<string, EndpointRecord>;
-  deliveries: Map<string, DeliveryRecord>;
-  seq: number;
-}
+import {
+  type DeliveryRecord,
+  type EndpointRecord,
+  type EventEnvelope,
+  type OrgState,
+  webhooksArea,
+} from "../store.js";
 
 /** Finished deliveries kept per endpoint (recentDeliveries shows 50); pending ones are never pruned. */
 export const FINISHED_DELIVERIES_KEPT = 200;
 export const ROTATION_OVERLAP_MS = LIMITS.rotationOverlapHours * 3_600_000;
-
-export function webhooksArea(state: OrgState): WebhooksArea {
-  return area<WebhooksArea>(state, "webhooks", () => ({
-    endpoints: new Map(),
-    deliveries: new Map(),
-    seq: 0,
-  }));
-}
-
-/** The area if it exists (no creation), for the delivery engine's scans. */
-export function existingWebhooksArea(state: OrgState): WebhooksArea | undefined {
-  return state.areas.webhooks as WebhooksArea | undefined;
-}
 
 export function newSecret(): string {
   return SIGNING_SECRET_PREFIX + randomBytes(24).toString("base64url");

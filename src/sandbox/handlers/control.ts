@@ -2,10 +2,11 @@
 // faults, brand access and offer state. Authenticated with any key of the organization they act on.
 import { z } from "zod";
 import { issueDetails } from "../../spec/creators.js";
+import { parseDurationMs } from "../../spec/duration.js";
 import { OFFER_STATES } from "../../spec/offers.js";
 import { invalid, notFound } from "../errors.js";
 import { FAULT_KINDS } from "../faults.js";
-import { ok, type Route, type SandboxRequest } from "../http.js";
+import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { seedStore } from "../seed.js";
 
 export function parseBody<T>(schema: z.ZodType<T>, req: SandboxRequest): T {
@@ -16,17 +17,13 @@ export function parseBody<T>(schema: z.ZodType<T>, req: SandboxRequest): T {
 
 const MAX_OFFSET_MS = 100 * 366 * 86_400_000;
 
-const DURATION_RE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+/** A JSON number of milliseconds, or a duration such as "1h30m" (src/spec/duration.ts; plain digits refused). */
 export function durationMs(v: string | number): number {
   if (typeof v === "number") return v;
-  let total = 0;
-  for (const part of v.trim().split(/(?<=[a-z])(?=\d)/)) {
-    const m = DURATION_RE.exec(part);
-    if (!m)
-      throw invalid(`"${v}" is not a duration like 90s, 5m, 2h or 1d.`, { duration: ["must be a duration"] });
-    total += Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
-  }
-  return Math.round(total);
+  const ms = parseDurationMs(v, { bareMilliseconds: false });
+  if (ms === undefined)
+    throw invalid(`"${v}" is not a duration like 90s, 5m, 2h or 1d.`, { duration: ["must be a duration"] });
+  return ms;
 }
 
 const FaultBody = z.strictObject({
@@ -40,106 +37,66 @@ const FaultBody = z.strictObject({
   rateLimit: z.number().int().min(0).optional(),
 });
 
-export const controlRoutes: Route[] = [
-  {
-    method: "GET",
-    kind: "control",
-    path: "/clock",
-    handler: ({ sb }) => ok({ now: sb.clock.iso(), offsetMs: sb.clock.offsetMs }),
+export const controlHandlers = {
+  clock: ({ sb }) => ok({ now: sb.clock.iso(), offsetMs: sb.clock.offsetMs }),
+  advance: (req) => {
+    const body = parseBody(z.object({ duration: z.union([z.string(), z.number().int().min(0)]) }), req);
+    const ms = durationMs(body.duration);
+    // Keep sandbox time representable (and sensible): at most 100 years ahead of real time.
+    if (req.sb.clock.offsetMs + ms > MAX_OFFSET_MS) {
+      throw invalid("The sandbox clock can be at most 100 years ahead of real time.", {
+        duration: ["is too large"],
+      });
+    }
+    req.sb.clock.advance(ms);
+    return ok({ now: req.sb.clock.iso(), offsetMs: req.sb.clock.offsetMs });
   },
-  {
-    method: "POST",
-    kind: "control",
-    path: "/advance",
-    handler: (req) => {
-      const body = parseBody(z.object({ duration: z.union([z.string(), z.number().int().min(0)]) }), req);
-      const ms = durationMs(body.duration);
-      // Keep sandbox time representable (and sensible): at most 100 years ahead of real time.
-      if (req.sb.clock.offsetMs + ms > MAX_OFFSET_MS) {
-        throw invalid("The sandbox clock can be at most 100 years ahead of real time.", {
-          duration: ["is too large"],
-        });
-      }
-      req.sb.clock.advance(ms);
-      return ok({ now: req.sb.clock.iso(), offsetMs: req.sb.clock.offsetMs });
-    },
+  reset: (req) => {
+    const body = parseBody(z.object({ seed: z.enum(["demo", "empty"]).optional() }), req);
+    const fresh = seedStore(body.seed ?? "demo", Date.now(), req.sb.store);
+    Object.assign(req.sb.store, fresh);
+    req.sb.clock.offsetMs = 0;
+    req.sb.store.clockOffsetMs = 0;
+    return ok({ reset: true, seed: body.seed ?? "demo" });
   },
-  {
-    method: "POST",
-    kind: "control",
-    path: "/reset",
-    handler: (req) => {
-      const body = parseBody(z.object({ seed: z.enum(["demo", "empty"]).optional() }), req);
-      const fresh = seedStore(body.seed ?? "demo", Date.now(), req.sb.store);
-      Object.assign(req.sb.store, fresh);
-      req.sb.clock.offsetMs = 0;
-      req.sb.store.clockOffsetMs = 0;
-      return ok({ reset: true, seed: body.seed ?? "demo" });
-    },
+  faults: ({ sb }) => ok(sb.faults.config),
+  // Fields left out keep their value; pathPrefix/method null clears the filter.
+  setFaults: (req) => {
+    const body = parseBody(FaultBody, req);
+    const { faults } = req.sb;
+    const { pathPrefix, method, ...rest } = body;
+    faults.set(rest);
+    if (pathPrefix !== undefined) faults.config.pathPrefix = pathPrefix || undefined;
+    if (method !== undefined) faults.config.method = method ? method.toUpperCase() : undefined;
+    return ok(faults.config);
   },
-  {
-    method: "GET",
-    kind: "control",
-    path: "/faults",
-    handler: ({ sb }) => ok(sb.faults.config),
+  clearFaults: ({ sb }) => {
+    sb.faults.clear();
+    return ok(sb.faults.config);
   },
-  {
-    // Fields left out keep their value; pathPrefix/method null clears the filter.
-    method: "POST",
-    kind: "control",
-    path: "/faults",
-    handler: (req) => {
-      const body = parseBody(FaultBody, req);
-      const { faults } = req.sb;
-      const { pathPrefix, method, ...rest } = body;
-      faults.set(rest);
-      if (pathPrefix !== undefined) faults.config.pathPrefix = pathPrefix || undefined;
-      if (method !== undefined) faults.config.method = method ? method.toUpperCase() : undefined;
-      return ok(faults.config);
-    },
+  brandAccess: (req) => {
+    const body = parseBody(z.object({ access: z.boolean() }), req);
+    const brand = req.state.brands.get(req.params.brandId!);
+    if (!brand) throw notFound("Brand");
+    brand.access = body.access;
+    return ok(brand);
   },
-  {
-    method: "DELETE",
-    kind: "control",
-    path: "/faults",
-    handler: ({ sb }) => {
-      sb.faults.clear();
-      return ok(sb.faults.config);
-    },
+  setOffer: (req) => {
+    const body = parseBody(
+      z.object({
+        state: z.enum(OFFER_STATES).optional(),
+        codesAvailable: z.number().int().min(0).nullable().optional(),
+      }),
+      req,
+    );
+    const offer = req.state.offers.get(req.params.baseGs1!);
+    if (!offer) throw notFound("Offer");
+    if (body.state) {
+      offer.state = body.state;
+      offer.canDistribute = body.state === "available";
+    }
+    if (body.codesAvailable !== undefined) offer.codesAvailable = body.codesAvailable;
+    offer.lastUpdatedAt = req.sb.clock.iso();
+    return ok(offer);
   },
-  {
-    method: "POST",
-    kind: "control",
-    path: "/brands/:brandId/access",
-    handler: (req) => {
-      const body = parseBody(z.object({ access: z.boolean() }), req);
-      const brand = req.state.brands.get(req.params.brandId!);
-      if (!brand) throw notFound("Brand");
-      brand.access = body.access;
-      return ok(brand);
-    },
-  },
-  {
-    method: "POST",
-    kind: "control",
-    path: "/offers/:baseGs1",
-    handler: (req) => {
-      const body = parseBody(
-        z.object({
-          state: z.enum(OFFER_STATES).optional(),
-          codesAvailable: z.number().int().min(0).nullable().optional(),
-        }),
-        req,
-      );
-      const offer = req.state.offers.get(req.params.baseGs1!);
-      if (!offer) throw notFound("Offer");
-      if (body.state) {
-        offer.state = body.state;
-        offer.canDistribute = body.state === "available";
-      }
-      if (body.codesAvailable !== undefined) offer.codesAvailable = body.codesAvailable;
-      offer.lastUpdatedAt = req.sb.clock.iso();
-      return ok(offer);
-    },
-  },
-];
+} satisfies Handlers;

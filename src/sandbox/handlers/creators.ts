@@ -9,7 +9,7 @@ import {
 } from "../../spec/creators.js";
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
-import { ok, type Route } from "../http.js";
+import { ok, type Handlers } from "../http.js";
 import { boolParam, pageParams, paginate, timestampParam } from "../paging.js";
 import type { OrgState } from "../store.js";
 
@@ -62,101 +62,85 @@ function parseExternalId(raw: string): string {
   return r.data;
 }
 
-export const creatorRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/creators",
-    handler: ({ state, query }) => {
-      const active = boolParam(query, "active");
-      const since = timestampParam(query, "updatedSince");
-      const p = pageParams(query);
-      const all = [...state.creators.values()]
-        .filter((c) => active === undefined || c.active === active)
-        .filter((c) => since === undefined || Date.parse(c.updatedAt) >= since)
-        .sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
-      return ok(paginate(all, p));
-    },
+export const creatorHandlers = {
+  list: ({ state, query }) => {
+    const active = boolParam(query, "active");
+    const since = timestampParam(query, "updatedSince");
+    const p = pageParams(query);
+    const all = [...state.creators.values()]
+      .filter((c) => active === undefined || c.active === active)
+      .filter((c) => since === undefined || Date.parse(c.updatedAt) >= since)
+      .sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
+    return ok(paginate(all, p));
   },
-  {
-    method: "GET",
-    path: "/creators/:externalId",
-    handler: ({ state, params }) => {
-      const c = state.creators.get(params.externalId!.trim());
-      if (!c) throw notFound("Creator");
-      return ok(c);
-    },
+  get: ({ state, params }) => {
+    const c = state.creators.get(params.externalId!.trim());
+    if (!c) throw notFound("Creator");
+    return ok(c);
   },
-  {
-    method: "PUT",
-    path: "/creators/:externalId",
-    handler: ({ state, params, body, sb }) => {
-      const externalId = parseExternalId(params.externalId!);
-      if (body === null || typeof body !== "object" || Array.isArray(body)) {
-        throw invalid("The body must be a JSON object.", { body: ["must be an object"] });
-      }
-      const r = CreatorWrite.safeParse(body);
-      if (!r.success) throw invalid("The creator is not valid.", issueDetails(r.error));
-      const out = upsertCreator(state, externalId, r.data, sb.clock.iso());
-      if ("reasons" in out)
-        throw invalid("The creator is not valid.", { name: ["is required for a new creator"] });
-      return ok(out.creator, out.outcome === "added" ? 201 : 200);
-    },
+  put: ({ state, params, body, sb }) => {
+    const externalId = parseExternalId(params.externalId!);
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw invalid("The body must be a JSON object.", { body: ["must be an object"] });
+    }
+    const r = CreatorWrite.safeParse(body);
+    if (!r.success) throw invalid("The creator is not valid.", issueDetails(r.error));
+    const out = upsertCreator(state, externalId, r.data, sb.clock.iso());
+    if ("reasons" in out)
+      throw invalid("The creator is not valid.", { name: ["is required for a new creator"] });
+    return ok(out.creator, out.outcome === "added" ? 201 : 200);
   },
-  {
-    method: "POST",
-    path: "/creators/batch",
-    handler: ({ state, body, sb }) => {
-      const creators = (body as { creators?: unknown } | undefined)?.creators;
-      if (body === null || typeof body !== "object" || Array.isArray(body) || !Array.isArray(creators)) {
-        throw invalid("The body must be {creators: [...]}.", { creators: ["must be an array"] });
-      }
-      if (creators.length === 0)
-        throw invalid("The batch is empty.", { creators: ["must hold 1 to 1,000 creators"] });
-      if (creators.length > LIMITS.creatorBatchMax) {
-        throw invalid(`The batch holds ${creators.length} creators; the limit is 1,000.`, {
-          creators: ["must hold 1 to 1,000 creators"],
-        });
-      }
-      // Wrongly typed fields fail the whole request (rule 1); value rules are per row (rule 2).
-      const typeErrors: Record<string, string[]> = {};
-      creators.forEach((c, i) => {
-        if (c === null || typeof c !== "object" || Array.isArray(c)) {
-          typeErrors[`creators.${i}`] = ["must be an object"];
-          return;
-        }
-        const o = c as Record<string, unknown>;
-        if (typeof o.externalId !== "string") typeErrors[`creators.${i}.externalId`] = ["must be a string"];
-        for (const f of ["name", "email", "handle"]) {
-          if (o[f] !== undefined && o[f] !== null && typeof o[f] !== "string")
-            typeErrors[`creators.${i}.${f}`] = ["must be a string or null"];
-        }
-        if (o.active !== undefined && typeof o.active !== "boolean")
-          typeErrors[`creators.${i}.active`] = ["must be true or false"];
+  batch: ({ state, body, sb }) => {
+    const creators = (body as { creators?: unknown } | undefined)?.creators;
+    if (body === null || typeof body !== "object" || Array.isArray(body) || !Array.isArray(creators)) {
+      throw invalid("The body must be {creators: [...]}.", { creators: ["must be an array"] });
+    }
+    if (creators.length === 0)
+      throw invalid("The batch is empty.", { creators: ["must hold 1 to 1,000 creators"] });
+    if (creators.length > LIMITS.creatorBatchMax) {
+      throw invalid(`The batch holds ${creators.length} creators; the limit is 1,000.`, {
+        creators: ["must hold 1 to 1,000 creators"],
       });
-      if (Object.keys(typeErrors).length) throw invalid("Some fields have the wrong type.", typeErrors);
+    }
+    // Wrongly typed fields fail the whole request (rule 1); value rules are per row (rule 2).
+    const typeErrors: Record<string, string[]> = {};
+    creators.forEach((c, i) => {
+      if (c === null || typeof c !== "object" || Array.isArray(c)) {
+        typeErrors[`creators.${i}`] = ["must be an object"];
+        return;
+      }
+      const o = c as Record<string, unknown>;
+      if (typeof o.externalId !== "string") typeErrors[`creators.${i}.externalId`] = ["must be a string"];
+      for (const f of ["name", "email", "handle"]) {
+        if (o[f] !== undefined && o[f] !== null && typeof o[f] !== "string")
+          typeErrors[`creators.${i}.${f}`] = ["must be a string or null"];
+      }
+      if (o.active !== undefined && typeof o.active !== "boolean")
+        typeErrors[`creators.${i}.active`] = ["must be true or false"];
+    });
+    if (Object.keys(typeErrors).length) throw invalid("Some fields have the wrong type.", typeErrors);
 
-      const now = sb.clock.iso();
-      const seen = new Set<string>();
-      const summary = { rows: creators.length, added: 0, updated: 0, unchanged: 0, rejected: 0 };
-      const rows = creators.map((raw, index) => {
-        const rawId = String((raw as { externalId: string }).externalId);
-        const checked = checkCreatorWrite(raw, { withExternalId: true });
-        const externalId = checked.ok ? checked.value.externalId : rawId.trim();
-        let reasons: string[] = [];
-        let outcome: Outcome | "rejected" = "rejected";
-        if (!checked.ok) reasons = checked.reasons;
-        else if (seen.has(externalId)) reasons = ["externalId: appears earlier in this batch"];
-        else {
-          const out = upsertCreator(state, externalId, checked.value, now);
-          if ("reasons" in out) reasons = out.reasons;
-          else outcome = out.outcome;
-        }
-        // The second appearance of an id is rejected even when the first was rejected itself.
-        seen.add(externalId);
-        summary[outcome]++;
-        return { index, externalId, outcome, reasons };
-      });
-      return ok({ summary, rows });
-    },
+    const now = sb.clock.iso();
+    const seen = new Set<string>();
+    const summary = { rows: creators.length, added: 0, updated: 0, unchanged: 0, rejected: 0 };
+    const rows = creators.map((raw, index) => {
+      const rawId = String((raw as { externalId: string }).externalId);
+      const checked = checkCreatorWrite(raw, { withExternalId: true });
+      const externalId = checked.ok ? checked.value.externalId : rawId.trim();
+      let reasons: string[] = [];
+      let outcome: Outcome | "rejected" = "rejected";
+      if (!checked.ok) reasons = checked.reasons;
+      else if (seen.has(externalId)) reasons = ["externalId: appears earlier in this batch"];
+      else {
+        const out = upsertCreator(state, externalId, checked.value, now);
+        if ("reasons" in out) reasons = out.reasons;
+        else outcome = out.outcome;
+      }
+      // The second appearance of an id is rejected even when the first was rejected itself.
+      seen.add(externalId);
+      summary[outcome]++;
+      return { index, externalId, outcome, reasons };
+    });
+    return ok({ summary, rows });
   },
-];
+} satisfies Handlers;

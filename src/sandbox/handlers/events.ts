@@ -8,7 +8,7 @@
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, isEventType } from "../../spec/events.js";
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
-import { ok, type Route } from "../http.js";
+import { ok, type Handlers } from "../http.js";
 import type { EventEnvelope, OrgState } from "../store.js";
 
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
@@ -47,18 +47,6 @@ export function decodeCursor(raw: string): Position {
   throw bad();
 }
 
-/**
- * The organization's log sorted by (occurredAt, id), maintained incrementally: appended events are
- * inserted in place; any other change to the log (pruning, reset) rebuilds the index.
- */
-interface SortedIndex {
-  source: EventEnvelope[];
-  seen: number;
-  first: EventEnvelope | undefined;
-  sorted: EventEnvelope[];
-}
-const indexes = new WeakMap<OrgState, SortedIndex>();
-
 function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
   // First index whose position is strictly greater than p.
   let lo = 0;
@@ -71,13 +59,24 @@ function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
   return lo;
 }
 
+/**
+ * The organization's log sorted by (occurredAt, id), an index the state owns (OrgState.eventsSorted),
+ * maintained incrementally: appended events are inserted in place; any other change to the log
+ * (pruning, reset) rebuilds it.
+ */
 export function sortedEvents(state: OrgState): EventEnvelope[] {
   const src = state.events;
-  let ix = indexes.get(state);
+  let ix = state.eventsSorted;
   if (!ix || ix.source !== src || src.length < ix.seen || src[0] !== ix.first) {
     const sorted = [...src].sort((a, b) => cmp(posOf(a), posOf(b)));
     ix = { source: src, seen: src.length, first: src[0], sorted };
-    indexes.set(state, ix);
+    // Not enumerable: never persisted.
+    Object.defineProperty(state, "eventsSorted", {
+      value: ix,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
     return sorted;
   }
   for (let k = ix.seen; k < src.length; k++) {
@@ -104,50 +103,38 @@ function retained(nowMs: number) {
   return (e: EventEnvelope) => Date.parse(e.occurredAt) >= cutoff;
 }
 
-export const eventsRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/events/types",
-    handler: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
-  },
-  {
-    method: "GET",
-    path: "/events",
-    handler: ({ state, query, sb }) => {
-      const limit = limitParam(query);
-      const type = query.get("type");
-      if (type !== null && type !== "" && !isEventType(type))
-        throw invalid("The type filter is not a supported event type.", {
-          type: [`must be one of ${EVENT_TYPES.join(", ")}`],
-        });
-      const afterRaw = query.get("after");
-      const after = afterRaw ? decodeCursor(afterRaw) : undefined;
-      const keep = retained(sb.clock.nowMs());
-      const sorted = sortedEvents(state);
-      const items: EventEnvelope[] = [];
-      let more = false;
-      for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
-        const e = sorted[k]!;
-        if (type && e.type !== type) continue;
-        if (!keep(e)) continue;
-        if (items.length === limit) {
-          more = true;
-          break;
-        }
-        items.push(e);
+export const eventHandlers = {
+  types: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
+  list: ({ state, query, sb }) => {
+    const limit = limitParam(query);
+    const type = query.get("type");
+    if (type !== null && type !== "" && !isEventType(type))
+      throw invalid("The type filter is not a supported event type.", {
+        type: [`must be one of ${EVENT_TYPES.join(", ")}`],
+      });
+    const afterRaw = query.get("after");
+    const after = afterRaw ? decodeCursor(afterRaw) : undefined;
+    const keep = retained(sb.clock.nowMs());
+    const sorted = sortedEvents(state);
+    const items: EventEnvelope[] = [];
+    let more = false;
+    for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
+      const e = sorted[k]!;
+      if (type && e.type !== type) continue;
+      if (!keep(e)) continue;
+      if (items.length === limit) {
+        more = true;
+        break;
       }
-      const last = items[items.length - 1];
-      return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
-    },
+      items.push(e);
+    }
+    const last = items[items.length - 1];
+    return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
   },
-  {
-    method: "GET",
-    path: "/events/:id",
-    handler: ({ state, params, sb }) => {
-      const keep = retained(sb.clock.nowMs());
-      const e = state.events.find((x) => x.id === params.id);
-      if (!e || !keep(e)) throw notFound("Event");
-      return ok(e);
-    },
+  get: ({ state, params, sb }) => {
+    const keep = retained(sb.clock.nowMs());
+    const e = state.events.find((x) => x.id === params.id);
+    if (!e || !keep(e)) throw notFound("Event");
+    return ok(e);
   },
-];
+} satisfies Handlers;

@@ -11,21 +11,14 @@ import {
   type SelectionSummary,
   type UnmatchedEntry,
 } from "../../spec/links.js";
-import {
-  campaignsArea,
-  createLink,
-  type JobRecord,
-  jobInProgress,
-  jobRunner,
-  jobView,
-  linksOf,
-  linkView,
-} from "../domain/campaigns.js";
 import { conflict, invalid, notFound } from "../errors.js";
-import { ok, type Route, type SandboxRequest } from "../http.js";
+import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { boolParam, pageParams, paginate } from "../paging.js";
 import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
+import { campaignsArea, type JobRecord } from "../store.js";
+import { createLink, linksOf, linkView } from "../domain/links.js";
+import { jobInProgress, jobView } from "../domain/jobs.js";
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -158,60 +151,41 @@ function queueJob(req: SandboxRequest) {
     failPlanned: a.failNextJob.delete(rec.id),
   };
   a.jobs.set(job.id, job);
-  jobRunner(sb).schedule(state.org.id, job.id);
+  sb.engines.jobs?.schedule(state.org.id, job.id);
   return ok({ job: jobView(job), selection }, 202);
 }
 
-export const linksRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/campaigns/:id/creators",
-    handler: ({ state, query, params, sb }) => {
-      jobRunner(sb);
-      const rec = campaignOr404(state, params.id!);
-      const active = boolParam(query, "active");
-      const p = pageParams(query);
-      const all = [...linksOf(state, rec.id).values()]
-        .filter((l) => active === undefined || l.active === active)
-        .sort((a, b) => byId(a.externalId, b.externalId));
-      const page = paginate(all, p);
-      return ok({ ...page, items: page.items.map((l) => linkView(state, rec.id, l)) });
-    },
+export const linkHandlers = {
+  list: ({ state, query, params }) => {
+    const rec = campaignOr404(state, params.id!);
+    const active = boolParam(query, "active");
+    const p = pageParams(query);
+    const all = [...linksOf(state, rec.id).values()]
+      .filter((l) => active === undefined || l.active === active)
+      .sort((a, b) => byId(a.externalId, b.externalId));
+    const page = paginate(all, p);
+    return ok({ ...page, items: page.items.map((l) => linkView(state, rec.id, l)) });
   },
-  {
-    method: "GET",
-    path: "/campaigns/:id/creators/:externalId",
-    handler: (req) => {
-      const { rec, link } = linkOr404(req);
-      return ok(linkView(req.state, rec.id, link));
-    },
+  get: (req) => {
+    const { rec, link } = linkOr404(req);
+    return ok(linkView(req.state, rec.id, link));
   },
-  { method: "POST", path: "/campaigns/:id/creators/:externalId", handler: createOne },
-  { method: "PATCH", path: "/campaigns/:id/creators/:externalId", handler: patchOne },
-  { method: "POST", path: "/campaigns/:id/assignments", handler: queueJob },
-  {
-    method: "GET",
-    path: "/campaigns/:id/assignments/:jobId",
-    handler: ({ state, params, sb }) => {
-      jobRunner(sb);
-      const rec = campaignOr404(state, params.id!);
-      const job = campaignsArea(state).jobs.get(params.jobId!);
-      if (!job || job.campaignId !== rec.id) throw notFound("Assignment job");
-      return ok(jobView(job));
-    },
+  create: createOne,
+  patch: patchOne,
+  queueJob,
+  getJob: ({ state, params }) => {
+    const rec = campaignOr404(state, params.id!);
+    const job = campaignsArea(state).jobs.get(params.jobId!);
+    if (!job || job.campaignId !== rec.id) throw notFound("Assignment job");
+    return ok(jobView(job));
   },
-  {
-    // Control: the next assignment job queued for this campaign fails part-way.
-    method: "POST",
-    kind: "control",
-    path: "/campaigns/:id/fail-next-job",
-    handler: (req) => {
-      const body = parseBody(z.object({ fail: z.boolean().optional() }), req);
-      const rec = campaignOr404(req.state, req.params.id!);
-      const set = campaignsArea(req.state).failNextJob;
-      if (body.fail === false) set.delete(rec.id);
-      else set.add(rec.id);
-      return ok({ campaignId: rec.id, failNextJob: set.has(rec.id) });
-    },
+  // Control: the next assignment job queued for this campaign fails part-way.
+  failNextJob: (req) => {
+    const body = parseBody(z.object({ fail: z.boolean().optional() }), req);
+    const rec = campaignOr404(req.state, req.params.id!);
+    const set = campaignsArea(req.state).failNextJob;
+    if (body.fail === false) set.delete(rec.id);
+    else set.add(rec.id);
+    return ok({ campaignId: rec.id, failNextJob: set.has(rec.id) });
   },
-];
+} satisfies Handlers;

@@ -1,17 +1,13 @@
-import { ok, type Route } from "../http.js";
+import { ok, type Handlers } from "../http.js";
 
-export const meRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/me",
-    handler: ({ key, state }) =>
-      ok({
-        key: { name: key.name, canWrite: key.canWrite },
-        organization: {
-          id: state.org.id,
-          name: state.org.name,
-          reportingTimeZone: state.org.reportingTimeZone,
-        },
-      }),
-  },
-];
+export const meHandlers = {
+  get: ({ key, state }) =>
+    ok({
+      key: { name: key.name, canWrite: key.canWrite },
+      organization: {
+        id: state.org.id,
+        name: state.org.name,
+        reportingTimeZone: state.org.reportingTimeZone,
+      },
+    }),
+} satisfies Handlers;

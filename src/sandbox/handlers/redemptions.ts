@@ -11,18 +11,13 @@ import {
 import { toIso } from "../clock.js";
 import { brandOf, findCampaign } from "../domain/campaigns.js";
 import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
-import {
-  FeedPageWriter,
-  FLAG_EXCLUDED,
-  FLAG_TEST,
-  RedemptionRenderer,
-  type Traffic,
-  trafficOf,
-} from "../domain/traffic.js";
+import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
-import type { Route, SandboxRequest, SandboxResponse } from "../http.js";
+import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
 import { pageParams, timestampParam } from "../paging.js";
-import type { OrgState } from "../store.js";
+import { type OrgState, trafficOf } from "../store.js";
+import { FeedPageWriter } from "../domain/feed-writer.js";
+import { RedemptionRenderer } from "../domain/redemption-render.js";
 
 const CURSOR_PREFIX = "rdm1:";
 
@@ -76,10 +71,9 @@ function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
   return { status: 200, body: w.bytes(), headers: { "content-type": "application/json; charset=utf-8" } };
 }
 
-/** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), cached per count. */
-const sortCache = new WeakMap<Traffic, { n: number; order: Uint32Array }>();
+/** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), kept per count. */
 function newestFirst(t: Traffic): Uint32Array {
-  const cached = sortCache.get(t);
+  const cached = t.newestFirst;
   if (cached && cached.n === t.redemptionCount) return cached.order;
   const n = t.redemptionCount;
   const red = t.redRedeemedAt.data;
@@ -104,7 +98,7 @@ function newestFirst(t: Traffic): Uint32Array {
     idx.sort((a, b) => red[b]! - red[a]! || b - a);
     order.set(idx);
   }
-  sortCache.set(t, { n, order });
+  t.newestFirst = { n, order };
   return order;
 }
 
@@ -185,33 +179,25 @@ export function redemptionIndex(state: OrgState, id: string): number | undefined
   return i !== undefined && i < t.redemptionCount ? i : undefined;
 }
 
-export const redemptionsRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/redemptions",
-    handler: (req) => {
-      const t = trafficOf(req.state);
-      const rangeParams = RANGE_MODE_PARAMS.filter((p) => req.query.has(p));
-      const feedParams = FEED_MODE_PARAMS.filter((p) => req.query.has(p));
-      if (rangeParams.length > 0 && feedParams.length > 0) {
-        const details: Record<string, string[]> = {};
-        for (const p of feedParams)
-          details[p] = [`must not be combined with range parameters (${rangeParams.join(", ")})`];
-        throw invalid(
-          `Feed parameters (${feedParams.join(", ")}) and range parameters (${rangeParams.join(", ")}) cannot be combined.`,
-          details,
-        );
-      }
-      return rangeParams.length > 0 ? range(req, t) : feed(req, t);
-    },
+export const redemptionHandlers = {
+  list: (req) => {
+    const t = trafficOf(req.state);
+    const rangeParams = RANGE_MODE_PARAMS.filter((p) => req.query.has(p));
+    const feedParams = FEED_MODE_PARAMS.filter((p) => req.query.has(p));
+    if (rangeParams.length > 0 && feedParams.length > 0) {
+      const details: Record<string, string[]> = {};
+      for (const p of feedParams)
+        details[p] = [`must not be combined with range parameters (${rangeParams.join(", ")})`];
+      throw invalid(
+        `Feed parameters (${feedParams.join(", ")}) and range parameters (${rangeParams.join(", ")}) cannot be combined.`,
+        details,
+      );
+    }
+    return rangeParams.length > 0 ? range(req, t) : feed(req, t);
   },
-  {
-    method: "GET",
-    path: "/redemptions/:id",
-    handler: (req) => {
-      const i = redemptionIndex(req.state, req.params.id!);
-      if (i === undefined) throw notFound("Redemption");
-      return { status: 200, body: new RedemptionRenderer(req.state, trafficOf(req.state)).object(i) };
-    },
+  get: (req) => {
+    const i = redemptionIndex(req.state, req.params.id!);
+    if (i === undefined) throw notFound("Redemption");
+    return { status: 200, body: new RedemptionRenderer(req.state, trafficOf(req.state)).object(i) };
   },
-];
+} satisfies Handlers;

@@ -7,15 +7,7 @@
 // campaign (or per creator row), rounded once to four decimals half-to-even; brand figures and
 // totals are exact sums of those campaign figures, so brand rows always sum to the totals.
 import { LIMITS } from "../../spec/limits.js";
-import {
-  brandOf,
-  type CampaignRecord,
-  campaignReference,
-  campaignsOf,
-  campaignView,
-  findCampaign,
-  linksOf,
-} from "../domain/campaigns.js";
+import { brandOf, campaignReference, campaignsOf, campaignView, findCampaign } from "../domain/campaigns.js";
 import {
   addDays,
   dayBoundariesSec,
@@ -35,11 +27,12 @@ import {
   toJsonNumber,
   ZERO,
 } from "../domain/money.js";
-import { FLAG_EXCLUDED, FLAG_TEST, type Traffic, trafficOf } from "../domain/traffic.js";
+import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { notFound } from "../errors.js";
-import { ok, type Route, type SandboxRequest } from "../http.js";
+import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { pageParams, paginate } from "../paging.js";
-import type { OrgState } from "../store.js";
+import { type OrgState, type CampaignRecord, trafficOf } from "../store.js";
+import { linksOf } from "../domain/links.js";
 
 interface Counts {
   linkViews: number;
@@ -345,8 +338,8 @@ export function creatorCounts(req: SandboxRequest) {
   return { range: r, ...paginate(items, paging) };
 }
 
-export const reportsRoutes: Route[] = [
-  { method: "GET", path: "/reports/summary", handler: (req) => ok(summary(req)) },
-  { method: "GET", path: "/reports/creator-counts", handler: (req) => ok(creatorCounts(req)) },
-  { method: "GET", path: "/campaigns/:id/report", handler: (req) => ok(campaignReport(req)) },
-];
+export const reportHandlers = {
+  summary: (req) => ok(summary(req)),
+  creatorCounts: (req) => ok(creatorCounts(req)),
+  campaignReport: (req) => ok(campaignReport(req)),
+} satisfies Handlers;

@@ -1,0 +1,123 @@
+// Help topics (`partner-cli help environment|exit-codes|formats|sandbox`): the text lives here once
+// and is rendered for the terminal (help-command.ts), into docs/commands/help.md (docs.ts) and into
+// the man pages (man.ts).
+
+/** A paragraph of text, or a table of [term, description] rows. */
+export type TopicBlock = string | [string, string][];
+
+export interface HelpTopic {
+  name: string;
+  summary: string;
+  blocks: TopicBlock[];
+}
+
+export const HELP_TOPICS: HelpTopic[] = [
+  {
+    name: "environment",
+    summary: "environment variables partner-cli reads",
+    blocks: [
+      "Flags win over the environment, and the environment wins over the stored profile.",
+      [
+        ["PARTNER_PROFILE", "stored profile to use (like --profile, which wins)"],
+        ["PARTNER_API_KEY", "API key for this run; wins over the stored key; never shown"],
+        ["PARTNER_BASE_URL", "service base URL, the part before /api/partner/v1 (like --base-url)"],
+        [
+          "PARTNER_SANDBOX=1",
+          "same as --sandbox: the embedded sandbox on purpose (1/true/yes; 0/false/no: off)",
+        ],
+        [
+          "PARTNER_CLI_CONFIG_DIR",
+          "directory for profiles, keys, saved cursors, locks and the embedded sandbox's data",
+        ],
+        [
+          "XDG_CONFIG_HOME",
+          "when PARTNER_CLI_CONFIG_DIR is unset, the config directory is $XDG_CONFIG_HOME/partner-cli",
+        ],
+        ["PARTNER_DEBUG=1", "same as --verbose: a request trace on stderr, keys redacted"],
+        ["PARTNER_SYNC_TO", "the database `partner-cli sync` copies into (like --to)"],
+        [
+          "PARTNER_RETRY_DEADLINE_MS",
+          "stop retrying temporary failures this long after the first attempt (default 120000)",
+        ],
+        ["PARTNER_RETRY_BASE_MS", "base delay of the backoff between retries (default 300)"],
+        ["PARTNER_REQUEST_TIMEOUT_MS", "total time for one request (default 60000)"],
+        ["PARTNER_MAX_RESPONSE_BYTES", "largest answer read (default 64 MiB)"],
+        ["NO_COLOR, CLICOLOR=0", "no colors (like --no-color)"],
+        ["FORCE_COLOR, CLICOLOR_FORCE", "colors even when piped"],
+        ["COLUMNS", "the width help and tables fit (default: the terminal's, 80 when piped)"],
+      ],
+      "Cron and CI do not read your shell's startup files: set PARTNER_API_KEY and PARTNER_BASE_URL in the job itself. More: docs/configuration.md.",
+    ],
+  },
+  {
+    name: "exit-codes",
+    summary: "what each exit code means (scripts can rely on them)",
+    blocks: [
+      "Every command ends with one of these codes; the error itself is printed on stderr (with --json, as one JSON object).",
+      [
+        ["0", "success, also a re-run with nothing to do; help and --version"],
+        ["1", "unexpected error (a bug, or a 500 whose outcome could not be settled)"],
+        ["2", "usage error: bad flags, arguments or input; 400 validation_failed; a declined confirmation"],
+        [
+          "3",
+          "finished with a negative outcome: rejected rows, a failed job, a signature that does not verify",
+        ],
+        ["4", "authentication, permission or configuration: 401, 403, no credentials without a terminal"],
+        ["5", "not found: 404, a reference that matches nothing"],
+        ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
+        ["7", "temporary: 429/502/503/504 or the network still failing after retries; try again later"],
+        ["8", "still pending: a job not finished within --timeout"],
+        ["9", "locked: another run holds this cursor's or output file's lock"],
+        ["130", "interrupted (Ctrl-C); nothing half-written is left as if complete"],
+      ],
+      "More: docs/exit-codes.md.",
+    ],
+  },
+  {
+    name: "formats",
+    summary: "what is printed where, and the flags that shape it",
+    blocks: [
+      "stdout carries data only (tables, TSV, JSON, exported rows); stderr carries notices, hints, progress, prompts and errors.",
+      [
+        [
+          "(default)",
+          "a table fitted to the terminal (COLUMNS honoured), tab-separated values with a header row when piped",
+        ],
+        [
+          "--format FORMAT",
+          "on every list, get and report: table, tsv, csv, json or ndjson (piped output is never cut)",
+        ],
+        ["--wide", "tables show every column at full width, however wide the terminal"],
+        ["--out FILE", "lists and reports: the output into FILE (whole or not at all), format from its name"],
+        ["--section NAME", "reports: one part on its own (totals, daily, creators; totals, brands)"],
+        ["--json", "short for --format json: the API's own objects, a JSON array for a list"],
+        ["--fields a,b.c", "only these fields: columns, or JSON keys (nested with dots)"],
+        ["--jq EXPR", "filter the JSON output with jq's language (strings print raw)"],
+        ["--quiet", "nothing on stderr but errors"],
+        ["--no-color", "no ANSI colors (NO_COLOR, CLICOLOR=0 too)"],
+      ],
+      "Exports write CSV (or xlsx with --format xlsx); event and redemption feeds write NDJSON. With --json an error is one JSON object on stderr. More: docs/output.md.",
+    ],
+  },
+  {
+    name: "sandbox",
+    summary: "the local sandbox: a faithful Partner API on your machine",
+    blocks: [
+      "With no profile and no PARTNER_API_KEY, commands use the embedded sandbox at a terminal (one stderr line says so). Scripts, cron and CI choose it with --sandbox or PARTNER_SANDBOX=1; without it they exit 4.",
+      [
+        [
+          "partner-cli sandbox start",
+          "serve a sandbox on a port for other programs (prints its URL and keys)",
+        ],
+        ["partner-cli sandbox reset", "back to the seeded state (organization, offers, roster)"],
+        ["partner-cli sandbox advance 2h", "move the sandbox's clock forward"],
+        ["partner-cli sandbox simulate", "make views, claims and redemptions for the active campaigns"],
+      ],
+      "Its offers are seeded around today: 0012345000011 (Crunchy Oats) and 0098765000014 (Sparkle Soda, retailer required) can be distributed. More: docs/sandbox.md.",
+    ],
+  },
+];
+
+export function findTopic(name: string): HelpTopic | undefined {
+  return HELP_TOPICS.find((t) => t.name === name);
+}

@@ -1,0 +1,95 @@
+// API keys in the operating system's keychain: the macOS Keychain, the Windows Credential Manager,
+// the Secret Service on Linux desktops (GNOME Keyring, KWallet). @napi-rs/keyring ships its binaries
+// inside its npm packages (no install script) and is loaded only when a key is stored, read or
+// forgotten there, never on start-up. Where no keychain answers (headless Linux, containers, cron
+// hosts), `login` keeps the key in the 0600 config file instead, as gh does. On Linux the kernel
+// keyring is never used (see `entry`).
+//
+// An entry is service "partner-cli", account "<profile> (<config dir>)": two config directories
+// (PARTNER_CLI_CONFIG_DIR) holding a profile of the same name never share a key.
+import { ConfigError } from "../errors.js";
+
+export const KEYCHAIN_SERVICE = "partner-cli";
+
+export function keychainAccount(configDir: string, profile: string): string {
+  return `${profile} (${configDir})`;
+}
+
+interface KeyringEntry {
+  setPassword(password: string): void;
+  getPassword(): string | null | undefined;
+  deletePassword(): boolean;
+}
+
+async function entry(account: string): Promise<KeyringEntry> {
+  const { Entry } = await import("@napi-rs/keyring");
+  // On Linux only the Secret Service counts: the library would otherwise fall back to the kernel
+  // keyring, which "works" on a headless host but is gone at reboot and out of cron's reach.
+  return new Entry(KEYCHAIN_SERVICE, account, { linux: { store: "secret-service" } }) as KeyringEntry;
+}
+
+/** Why the keychain did not answer, in words (never the key). */
+function reason(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s+/g, " ").trim() || "no answer";
+}
+
+/**
+ * Stores `key` in the keychain and reads it back. Answers where it went: `{ stored: true }`, or
+ * `{ stored: false, reason }` when no keychain answered (nothing is left behind in that case).
+ */
+export async function keychainStore(
+  account: string,
+  key: string,
+): Promise<{ stored: true } | { stored: false; reason: string }> {
+  let e: KeyringEntry;
+  try {
+    e = await entry(account);
+  } catch (err) {
+    return { stored: false, reason: `the keychain library did not load: ${reason(err)}` };
+  }
+  try {
+    e.setPassword(key);
+    if (e.getPassword() !== key) {
+      try {
+        e.deletePassword();
+      } catch {}
+      return { stored: false, reason: "the keychain did not give the key back" };
+    }
+    return { stored: true };
+  } catch (err) {
+    return { stored: false, reason: reason(err) };
+  }
+}
+
+/** The key of a profile kept in the keychain; exit 4 when the keychain does not give it. */
+export async function keychainRead(account: string, profile: string): Promise<string> {
+  const fix =
+    `Run this where the keychain is unlocked (a desktop session), log in again with "partner-cli login --profile ${profile}"` +
+    ` (add --insecure-storage to keep the key in the config file, e.g. for cron), or set PARTNER_API_KEY.`;
+  let key: string | null | undefined;
+  try {
+    key = (await entry(account)).getPassword();
+  } catch (err) {
+    throw new ConfigError(
+      `The key of profile "${profile}" is in the OS keychain, which did not answer (${reason(err)}). Nothing was sent.`,
+      fix,
+    );
+  }
+  if (!key) {
+    throw new ConfigError(
+      `The key of profile "${profile}" should be in the OS keychain, but the keychain has no entry for it (service "${KEYCHAIN_SERVICE}", account "${account}"). Nothing was sent.`,
+      fix,
+    );
+  }
+  return key;
+}
+
+/** Forgets a profile's key; false when there was none or no keychain answered. */
+export async function keychainDelete(account: string): Promise<boolean> {
+  try {
+    return (await entry(account)).deletePassword();
+  } catch {
+    return false;
+  }
+}
