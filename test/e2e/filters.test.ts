@@ -24,7 +24,7 @@ beforeAll(async () => {
     await makeCampaign(s.sb, {
       name: "Soda zero",
       baseGs1: SEED.offers.sodaZero,
-      dates: { from: -1, through: 20 }, // a day back: any hour of the day, redemptions fall inside it
+      dates: { from: 0, through: 20 }, // days in New York, like the offer's window (UTC is a day ahead after 00:00 UTC)
       codeLimit: 20,
       commission: { rate: 0.05, estimatedUnitSalePrice: 2.5 },
       externalReference: "soda-zero",
