@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ApiClient } from "../../src/api/client.js";
-import { Context, type GlobalOptions } from "../../src/context.js";
+import { type Clock, Context, type GlobalOptions } from "../../src/context.js";
 import type { Prompter } from "../../src/io/prompter.js";
 import type { RunningSandbox } from "../../src/sandbox/server.js";
 
@@ -27,6 +27,10 @@ export interface TestContextOptions {
   prompter?: Prompter;
   configDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** The Context's clock (default: the system's); a fake one records and skips waits. */
+  clock?: Clock;
+  /** The run's Ctrl-C signal. */
+  signal?: AbortSignal;
 }
 
 const captures = new WeakMap<Context, Captured>();
@@ -83,6 +87,8 @@ export function testContext(
     env,
     globals: { json: false, color: false, input: true, yes: false, verbose: false, ...o.globals },
     prompter: o.prompter,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
   });
   const captured = { stdout, stderr };
   captures.set(ctx, captured);

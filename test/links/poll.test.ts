@@ -1,14 +1,12 @@
 // Polling an assignment job: the adaptive interval, --timeout (exit 8) and Ctrl-C, on a fake clock.
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { queueAssignment } from "../../src/api/links.js";
 import { followJob, POLL_MAX_MS, POLL_START_MS } from "../../src/commands/links/jobs.js";
-import { type Clock, Context } from "../../src/context.js";
+import type { Clock } from "../../src/context.js";
 import { CancelledError, PendingError } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 import { makeCampaign } from "../helpers/fixtures.js";
-import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const box = useSandbox();
@@ -28,20 +26,7 @@ function fakeContext(onSleep: (ms: number) => void, signal?: AbortSignal) {
       onSleep(ms);
     },
   };
-  const ctx = new Context({
-    streams: {
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      stdinIsTTY: false,
-    },
-    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: box.url, PARTNER_API_KEY: box.writeKey },
-    globals: { json: false, color: false, input: true, yes: false, verbose: false },
-    clock,
-    signal,
-  });
+  const { ctx } = box.context({ clock, ...(signal ? { signal } : {}) });
   return { ctx, sleeps };
 }
 
