@@ -46,6 +46,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BATCH = 1000;
 /** After this many seconds no new import round starts (the machine may be shared and slow). */
 const BUDGET_SEC = Number(process.env.BENCH_BUDGET_SEC ?? 110);
+/** BENCH_ONLY=import (or a comma list of startup, import, export, xlsx, sync, scale): run only those parts. */
+const ONLY = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
+const wants = (part) => ONLY.length === 0 || ONLY.includes(part);
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
 
 const tmp = mkdtempSync(join(tmpdir(), "partner-cli-bench-"));
@@ -445,16 +448,26 @@ async function main() {
   log(
     `partner-cli bench: ${STARTUP_RUNS} start-up rounds, ${ROUNDS} import rounds of ${ROWS} rows (temp dir ${tmp})`,
   );
-  const start = await startupBench({
-    root: ROOT,
-    bin: BIN,
-    tmp,
-    runs: STARTUP_RUNS,
-    meRuns: Number(process.env.BENCH_ME_RUNS ?? 15),
-  });
+  const skipped = (part) => {
+    log(`  ${part} not measured: BENCH_ONLY=${ONLY.join(",")}`);
+    return { error: `not measured (BENCH_ONLY=${ONLY.join(",")})` };
+  };
+  const start = wants("startup")
+    ? await startupBench({
+        root: ROOT,
+        bin: BIN,
+        tmp,
+        runs: STARTUP_RUNS,
+        meRuns: Number(process.env.BENCH_ME_RUNS ?? 15),
+      })
+    : {
+        text: "Start-up: not measured (BENCH_ONLY).",
+        results: { startup: skipped("start-up"), me: undefined },
+      };
   let imp;
   let importError;
   try {
+    if (!wants("import")) throw new Error("BENCH_ONLY leaves the import out");
     imp = await imports(started);
   } catch (e) {
     importError = e.message;
@@ -463,6 +476,7 @@ async function main() {
   let exp;
   let exportError;
   try {
+    if (!wants("export")) throw new Error("BENCH_ONLY leaves the export out");
     exp = await exportsBench();
   } catch (e) {
     exportError = e.message;
@@ -470,6 +484,7 @@ async function main() {
   }
   let oneM;
   try {
+    if (!wants("import")) throw new Error("BENCH_ONLY leaves the import out");
     oneM = await importOneMillion({ measured, freshSandbox, tmp, bin: BIN, configDir, log });
   } catch (e) {
     oneM = { error: e.message };
@@ -477,6 +492,7 @@ async function main() {
   }
   let xlsx;
   try {
+    if (!wants("xlsx")) throw new Error("BENCH_ONLY leaves xlsx out");
     xlsx = await xlsxBench({
       root: ROOT,
       bin: BIN,
@@ -490,12 +506,15 @@ async function main() {
     xlsx = { error: e.message };
     log(`  xlsx not measured: ${e.message}`);
   }
-  const sync = await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN });
+  const sync = wants("sync")
+    ? await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN })
+    : { ...skipped("sync"), lines: ["Sync: not measured (BENCH_ONLY)."] };
   let scale;
   let scaleError;
   try {
     const creators = Number(process.env.BENCH_SCALE_CREATORS ?? 50_000);
     if (creators <= 0) throw new Error("BENCH_SCALE_CREATORS=0");
+    if (!wants("scale")) throw new Error("BENCH_ONLY leaves the sandbox at scale out");
     scale = await sandboxScaleBench({
       bin: BIN,
       tmp,
@@ -523,12 +542,16 @@ async function main() {
     sync,
     sandboxAtScale: scale?.results ?? { error: scaleError },
   };
-  const resultsFile = join(ROOT, "bench", "results.json");
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
-  // Keep the file in the repository's format, so `npm run lint` stays clean after a bench run.
-  const biome = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
-  if (existsSync(biome))
-    spawnSync(NODE, [biome, "format", "--write", resultsFile], { stdio: "ignore", cwd: ROOT });
+  // A partial run (BENCH_ONLY) leaves bench/results.json alone unless BENCH_RESULTS names a file.
+  const resultsFile =
+    process.env.BENCH_RESULTS ?? (ONLY.length ? undefined : join(ROOT, "bench", "results.json"));
+  if (resultsFile) {
+    writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+    // Keep the file in the repository's format, so `npm run lint` stays clean after a bench run.
+    const biome = join(ROOT, "node_modules", "@biomejs", "biome", "bin", "biome");
+    if (existsSync(biome))
+      spawnSync(NODE, [biome, "format", "--write", resultsFile], { stdio: "ignore", cwd: ROOT });
+  }
 
   const out = [];
   out.push(start.text);
@@ -603,7 +626,7 @@ async function main() {
   out.push(scale ? scale.text : `Sandbox at scale: not measured (${scaleError}).`);
   out.push("");
   out.push(
-    `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. Written to bench/results.json.`,
+    `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. ${resultsFile ? `Written to ${resultsFile}.` : "No results file (BENCH_ONLY without BENCH_RESULTS)."}`,
   );
   process.stdout.write(`${out.join("\n")}\n`);
 }

@@ -1,7 +1,5 @@
 // roster: import, list, get, set, export (declarations only; run functions in src/commands/roster/).
 import { type Command, Option } from "@commander-js/extra-typings";
-import type { ImportOptions } from "../commands/roster/import.js";
-import type { Context } from "../context.js";
 import {
   action,
   type CliRuntime,
@@ -55,20 +53,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
     "crm-export | partner-cli roster import - --json > result.json",
   ]);
-  // Bridge until roster/import.ts takes rosterImportRun({ file, ...opts }, ctx): then
-  // `() => import("../commands/roster/import.js")`.
-  action(
-    rt,
-    imp,
-    async () => {
-      const { rosterImportRun } = await import("../commands/roster/import.js");
-      return {
-        rosterImportRun: (o: ImportOptions & { file: string }, ctx: Context) =>
-          rosterImportRun(o.file, o, ctx),
-      };
-    },
-    "rosterImportRun",
-  );
+  action(rt, imp, () => import("../commands/roster/import.js"), "rosterImportRun");
 
   const list = roster
     .command("list")

@@ -154,11 +154,12 @@ function badByteOffset(line: Uint8Array, encoding: string): number {
   return Math.max(0, lo - 1);
 }
 
-const BREAKS = /\r\n|\r|\n/g;
+/** Line ends in `s` (CRLF, LF or CR). */
 function countBreaks(s: string): number {
   let n = 0;
-  BREAKS.lastIndex = 0;
-  while (BREAKS.exec(s) !== null) n++;
+  for (let i = s.indexOf("\n"); i >= 0; i = s.indexOf("\n", i + 1)) n++;
+  // A CR counts unless it is the first half of a CRLF.
+  for (let i = s.indexOf("\r"); i >= 0; i = s.indexOf("\r", i + 1)) if (s.charCodeAt(i + 1) !== 0x0a) n++;
   return n;
 }
 

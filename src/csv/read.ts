@@ -9,13 +9,16 @@
 // block of whole records at a time. When csv-parse refuses a record, the error names the physical
 // line and field where it stopped, with an excerpt. Blank lines are skipped before the parser sees
 // them: they cost a line count, nothing more.
+//
+// Most records of a roster hold no quote at all; for those csv-parse's reading is the plain split at
+// the delimiter, so `plainCells` splits them itself (when no field starts or ends with anything
+// csv-parse would trim) and csv-parse reads the rest. Records are handed out in blocks (`blocks`):
+// one await per block of text, not one per record.
 import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
 import { DecodeError, type DecodedText, decodeText } from "./decode.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
-/** Records given to csv-parse in one call. */
-const PARSE_AT_ONCE = 128;
 
 /** The input file itself cannot be used. `line` is where the problem is, when known. */
 export class CsvFileError extends UsageError {
@@ -89,6 +92,15 @@ export function detectDelimiter(headerLine: string): string | undefined {
   return best;
 }
 
+/** The cells of a record read only to be checked and counted. */
+const NO_CELLS: string[] = [];
+
+/** A record whose cells are all blank is skipped like a blank line. */
+function allBlank(cells: readonly string[]): boolean {
+  for (const c of cells) if (c !== "" && c.trim() !== "") return false;
+  return true;
+}
+
 const BREAK_RE = /\r\n|\r|\n/g;
 function countBreaks(s: string): number {
   let n = 0;
@@ -112,6 +124,9 @@ class RecordCutter {
   private size = 0;
   private odd = false;
   private start = 0;
+  /** The text last searched for quotes, and where its next quote is (-1: none). */
+  private quoteIn = "";
+  private quoteAt = -1;
 
   /** Adds text; appends finished records to `out`. With `end`, the text is the last. */
   push(text: string, out: RawRecord[], end = false): void {
@@ -138,7 +153,8 @@ class RecordCutter {
   }
 
   private addLine(s: string, a: number, b: number, next: number, out: RawRecord[]): void {
-    if (this.parts === null) {
+    const opening = this.parts === null;
+    if (opening) {
       let blank = true;
       for (let i = a; i < b; i++) {
         const c = s.charCodeAt(i);
@@ -151,17 +167,30 @@ class RecordCutter {
         this.line++;
         return;
       }
+    }
+    // The next quote in `s` at or after `a`, found once per quote (not searched again for every line
+    // of a block without quotes).
+    let q = this.quoteIn === s && (this.quoteAt >= a || this.quoteAt < 0) ? this.quoteAt : s.indexOf('"', a);
+    this.quoteIn = s;
+    if (opening && (q < 0 || q >= b)) {
+      // No record open and no quote on the line: the line is a record by itself.
+      this.quoteAt = q;
+      out.push({ line: this.line, text: a === 0 && next === s.length ? s : s.slice(a, next) });
+      this.line++;
+      return;
+    }
+    if (opening) {
       this.parts = [];
       this.size = 0;
       this.odd = false;
       this.start = this.line;
     }
-    let q = s.indexOf('"', a);
     while (q >= 0 && q < b) {
       this.odd = !this.odd;
       q = s.indexOf('"', q + 1);
     }
-    this.parts.push(a === 0 && next === s.length ? s : s.slice(a, next));
+    this.quoteAt = q;
+    this.parts!.push(a === 0 && next === s.length ? s : s.slice(a, next));
     this.size += next - a;
     this.line++;
     // An open quote that runs past the size limit is handed over as it is: csv-parse refuses it.
@@ -175,7 +204,48 @@ class RecordCutter {
   }
 }
 
-function parseOptions(delimiter: string, raw = false) {
+/** Longest record (in UTF-16 units) split without csv-parse: well under MAX_RECORD_BYTES in UTF-8. */
+const PLAIN_MAX = MAX_RECORD_BYTES / 4;
+
+/**
+ * A character csv-parse trims around a field (its ltrim list, String#trimEnd for rtrim) or that the
+ * plain split must not meet at a field's edge: such a record goes to csv-parse.
+ */
+function trimmable(c: number): boolean {
+  return (
+    c <= 0x20 ||
+    (c >= 0x7f && c <= 0xa0) ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * The cells of one record (one line, its line end included) as csv-parse reads them, when that is
+ * the plain split at the delimiter: no quote in it, no field starting or ending with a character
+ * csv-parse trims, not long. Otherwise undefined (csv-parse reads it).
+ */
+export function plainCells(text: string, delimiter: string): string[] | undefined {
+  if (text.length > PLAIN_MAX || text.indexOf('"') >= 0) return undefined;
+  let end = text.length;
+  if (text.charCodeAt(end - 1) === 0x0a) end--;
+  if (text.charCodeAt(end - 1) === 0x0d) end--;
+  const cells = (end === text.length ? text : text.slice(0, end)).split(delimiter);
+  for (const c of cells) {
+    if (c.length > 0 && (trimmable(c.charCodeAt(0)) || trimmable(c.charCodeAt(c.length - 1))))
+      return undefined;
+  }
+  return cells;
+}
+
+/** csv-parse's options for input files (exported for the test that holds `plainCells` to them). */
+export function parseOptions(delimiter: string, raw = false) {
   return {
     delimiter,
     raw,
@@ -325,8 +395,65 @@ export class CsvReader {
     }
   }
 
+  /**
+   * Reads a block of whole records; when one of them cannot be read, the records before it (so that
+   * they are handed out before the error is thrown).
+   */
+  private parseGood(recs: RawRecord[]): string[][] {
+    try {
+      return this.parseBlock(recs);
+    } catch (err) {
+      const line = err instanceof CsvFileError ? err.line : undefined;
+      if (line === undefined) throw err;
+      let bad = 0;
+      while (bad + 1 < recs.length && recs[bad + 1]!.line <= line) bad++;
+      return this.parseBlock(recs.slice(0, bad));
+    }
+  }
+
   /** Reads a block of whole records; the result has one cell array per record. */
   private parseBlock(recs: RawRecord[]): string[][] {
+    const d = this.facts.delimiter;
+    const out: string[][] = new Array(recs.length);
+    const rest: number[] = [];
+    for (let i = 0; i < recs.length; i++) {
+      const cells = plainCells(recs[i]!.text, d);
+      if (cells) out[i] = cells;
+      else rest.push(i);
+    }
+    if (rest.length === 0) return out;
+    const parsed = this.parseQuoted(rest.length === recs.length ? recs : rest.map((i) => recs[i]!));
+    for (let k = 0; k < rest.length; k++) out[rest[k]!] = parsed[k]!;
+    return out;
+  }
+
+  /**
+   * The records of a block that are not blank, without their cells (in no particular order): a
+   * record with no quote needs no reading to be valid CSV; the others are read by csv-parse.
+   */
+  private checkBlock(recs: RawRecord[]): CsvRecord[] {
+    const d = this.facts.delimiter;
+    const dc = d.charCodeAt(0);
+    const out: CsvRecord[] = [];
+    const quoted: RawRecord[] = [];
+    for (const rec of recs) {
+      const t = rec.text;
+      if (t.length > PLAIN_MAX || t.indexOf('"') >= 0) quoted.push(rec);
+      else {
+        const c = t.charCodeAt(0);
+        // Only a line that starts with a delimiter or a space can be all blank cells.
+        if ((c === dc || trimmable(c)) && allBlank(t.split(d))) continue;
+        out.push({ line: rec.line, cells: NO_CELLS });
+      }
+    }
+    const rows = this.parseQuoted(quoted);
+    for (let i = 0; i < rows.length; i++)
+      if (!allBlank(rows[i]!)) out.push({ line: quoted[i]!.line, cells: NO_CELLS });
+    return out;
+  }
+
+  /** Reads whole records with csv-parse (a block at once; record by record to find a failure). */
+  private parseQuoted(recs: RawRecord[]): string[][] {
     if (recs.length === 0) return [];
     const text = recs.length === 1 ? recs[0]!.text : recs.map((r) => r.text).join("");
     let rows: string[][] | undefined;
@@ -388,7 +515,17 @@ export class CsvReader {
    * be read as text or as CSV.
    */
   async *records(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord> {
-    yield* this.recordsOf(this.decoded(chunks));
+    for await (const block of this.blocks(chunks)) yield* block;
+  }
+
+  /**
+   * The records of `records`, in blocks: the header alone first, then the records of each text block.
+   * With `cells: false` (a pass that only checks the file and counts its records) the records after
+   * the header come with no cells and, within a block, not necessarily in line order; the same
+   * errors are thrown.
+   */
+  blocks(chunks: AsyncIterable<Uint8Array>, o: { cells?: boolean } = {}): AsyncGenerator<CsvRecord[]> {
+    return this.blocksOf(this.decoded(chunks), o.cells ?? true);
   }
 
   /** The whole input as text (for small files such as id lists), with the same checks. */
@@ -415,15 +552,24 @@ export class CsvReader {
 
   /** Records of text blocks made of whole lines (the header first). */
   async *recordsOf(texts: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+    for await (const block of this.blocksOf(texts)) yield* block;
+  }
+
+  /** `recordsOf` in blocks: the header alone first. */
+  async *blocksOf(texts: AsyncIterable<string>, cells = true): AsyncGenerator<CsvRecord[]> {
     const iterator = texts[Symbol.asyncIterator]();
     try {
-      yield* this.cut(iterator, new RecordCutter());
+      yield* this.cut(iterator, new RecordCutter(), cells);
     } finally {
       await iterator.return?.();
     }
   }
 
-  private async *cut(iterator: AsyncIterator<string>, cutter: RecordCutter): AsyncGenerator<CsvRecord> {
+  private async *cut(
+    iterator: AsyncIterator<string>,
+    cutter: RecordCutter,
+    withCells: boolean,
+  ): AsyncGenerator<CsvRecord[]> {
     let recs: RawRecord[] = [];
     let first = true;
     let done = false;
@@ -440,18 +586,22 @@ export class CsvReader {
         this.startWith(head);
         const cells = this.parseOne(head)[0] ?? [];
         this.header = cells;
-        yield { line: head.line, cells };
+        yield [{ line: head.line, cells }];
       }
-      // A few records at a time: what the consumer holds across a network wait stays small.
-      for (let from = 0; from < recs.length; from += PARSE_AT_ONCE) {
-        const part = recs.slice(from, from + PARSE_AT_ONCE);
-        const rows = this.parseBlock(part);
-        for (let i = 0; i < rows.length; i++) {
-          const cells = rows[i]!;
-          if (cells.every((c) => c.trim() === "")) continue;
-          yield { line: part[i]!.line, cells };
-        }
+      if (!withCells) {
+        const found = this.checkBlock(recs);
+        if (found.length > 0) yield found;
+        continue;
       }
+      const rows = this.parseGood(recs);
+      const out: CsvRecord[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const cells = rows[i]!;
+        if (allBlank(cells)) continue;
+        out.push({ line: recs[i]!.line, cells });
+      }
+      if (out.length > 0) yield out;
+      if (rows.length < recs.length) this.parseBlock(recs.slice(rows.length)); // throws: the record that fails
     }
   }
 

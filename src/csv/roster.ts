@@ -16,6 +16,8 @@ export const ACTIVE_WORDS = "true/false, yes/no, y/n, 1/0, active/inactive or en
 
 /** Parses an `active` cell: true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled (any case). */
 export function parseActiveCell(cell: string): boolean | undefined {
+  if (cell === "true") return true; // the common spellings first, without trimming or lowering
+  if (cell === "false") return false;
   const v = cell.trim().toLowerCase();
   if (TRUE_WORDS.has(v)) return true;
   if (FALSE_WORDS.has(v)) return false;
@@ -44,6 +46,7 @@ export function controlCharReason(value: string): string | undefined {
  */
 export function fieldCountReason(cells: readonly string[], headers: readonly string[]): string | undefined {
   const width = headers.length;
+  if (cells.length === width) return undefined;
   let named = width;
   while (named > 0 && headers[named - 1]!.trim() === "") named--;
   if (cells.length < named) {
@@ -66,6 +69,8 @@ export interface RowCheck {
   reasons: string[];
 }
 
+const TEXT_FIELDS = ["externalId", "name", "email", "handle"] as const;
+
 const fieldOrder = (reason: string) => {
   const i = ROSTER_FIELDS.indexOf(reason.split(":")[0] as RosterField);
   return i < 0 ? ROSTER_FIELDS.length : i;
@@ -81,29 +86,34 @@ export function checkRosterRow(
   map: ColumnMap,
   opts: { clearEmpty: boolean },
 ): RowCheck {
-  const cell = (f: RosterField): string | undefined => {
-    const i = map.index[f];
-    return i === undefined ? undefined : unescapeFormulaCell(cells[i] ?? "");
+  // Each field's cell once (a mapped column missing from a short row reads as "").
+  const at = (i: number | undefined) => (i === undefined ? undefined : unescapeFormulaCell(cells[i] ?? ""));
+  const index = map.index;
+  const values = {
+    externalId: at(index.externalId),
+    name: at(index.name),
+    email: at(index.email),
+    handle: at(index.handle),
   };
-  const externalId = (cell("externalId") ?? "").trim();
+  const externalId = (values.externalId ?? "").trim();
   const reasons: string[] = [];
   const fieldCount = fieldCountReason(cells, map.headers);
   if (fieldCount) return { externalId, reasons: [fieldCount] };
-  for (const f of ["externalId", "name", "email", "handle"] as const) {
-    const v = cell(f);
+  for (const f of TEXT_FIELDS) {
+    const v = values[f];
     const why = v === undefined ? undefined : controlCharReason(v);
     if (why) reasons.push(`${f}: ${why}`);
   }
-  const raw: Record<string, unknown> = { externalId: cell("externalId") ?? "" };
-  const name = cell("name");
+  const raw: Record<string, unknown> = { externalId: values.externalId ?? "" };
+  const name = values.name;
   if (name !== undefined && name.trim() !== "") raw.name = name;
   for (const f of ["email", "handle"] as const) {
-    const v = cell(f);
+    const v = values[f];
     if (v === undefined) continue;
     if (v.trim() !== "") raw[f] = v;
     else if (opts.clearEmpty) raw[f] = null;
   }
-  const active = cell("active");
+  const active = at(index.active);
   if (active !== undefined && active.trim() !== "") {
     const b = parseActiveCell(active);
     if (b === undefined)

@@ -28,7 +28,8 @@ function preEscape(value: string): string {
 
 /** Undoes the export escape: "'@maria" → "@maria", "''=x" → "'=x"; anything else is returned as is. */
 export function unescapeFormulaCell(value: string): string {
-  return ESCAPED_RE.test(value) ? value.slice(1) : value;
+  // Only a cell starting with ' can be an escaped one (the test runs once per cell of an import).
+  return value.charCodeAt(0) === 0x27 && ESCAPED_RE.test(value) ? value.slice(1) : value;
 }
 
 export type Cell = string | number | boolean | null | undefined | bigint | object;

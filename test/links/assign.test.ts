@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
-import { readIdList } from "../../src/commands/links/ids.js";
+import { readIdList } from "../../src/csv/id-list.js";
 import { linksJobRun } from "../../src/commands/links/job.js";
 import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
 import { addCreators } from "../campaigns/helpers.js";

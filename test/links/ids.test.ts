@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
-import { type IdListOptions, readIdList } from "../../src/commands/links/ids.js";
+import { type IdListOptions, readIdList } from "../../src/csv/id-list.js";
 import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 

@@ -176,7 +176,9 @@ describe("roster export", () => {
     expect(rows.find((r) => r[0] === "'-neg")?.[3]).toBe("''@quoted");
     expect(rows.find((r) => r[0] === "cr-0001")?.[3]).toBe("'@ada1");
 
-    const back = await runFn(box.sb, (ctx) => rosterImportRun(out, {}, ctx), { globals: { json: true } });
+    const back = await runFn(box.sb, (ctx) => rosterImportRun({ file: out }, ctx), {
+      globals: { json: true },
+    });
     expect(back.exitCode).toBe(0);
     expect(back.json().summary).toEqual({ rows: 14, added: 0, updated: 0, unchanged: 14, rejected: 0 });
     expect(await creator(box.sb, "-neg")).toMatchObject({ handle: "'@quoted" });
@@ -197,14 +199,18 @@ describe("roster export", () => {
 
   it("docs/examples/roster.csv imports cleanly, then every row is unchanged", async () => {
     const file = new URL("../../docs/examples/roster.csv", import.meta.url).pathname;
-    const first = await runFn(box.sb, (ctx) => rosterImportRun(file, {}, ctx), { globals: { json: true } });
+    const first = await runFn(box.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
+      globals: { json: true },
+    });
     expect(first.exitCode).toBe(0);
     expect(first.json().summary.rejected).toBe(0);
     expect(first.json().summary.rows).toBeGreaterThanOrEqual(15);
-    const second = await runFn(box.sb, (ctx) => rosterImportRun(file, {}, ctx), { globals: { json: true } });
+    const second = await runFn(box.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
+      globals: { json: true },
+    });
     expect(second.exitCode).toBe(0);
     expect(second.json().summary.unchanged).toBe(second.json().summary.rows);
-    const dry = await runFn(null, (ctx) => rosterImportRun(file, { dryRun: true }, ctx), {
+    const dry = await runFn(null, (ctx) => rosterImportRun({ file: file, dryRun: true }, ctx), {
       globals: { json: true },
     });
     expect(dry.exitCode).toBe(0);

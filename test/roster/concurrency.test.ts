@@ -36,7 +36,7 @@ function roster(prefix: string): { text: string; valid: number } {
 async function importCounting(file: string, opts: ImportOptions): Promise<FnResult & { most: number }> {
   let now = 0;
   let most = 0;
-  const r = await runFn(s.sb, (ctx) => rosterImportRun(file, opts, ctx), {
+  const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, ...opts }, ctx), {
     globals: { json: true },
     setup: async (ctx) => {
       const api: ApiClient = await ctx.api();
@@ -102,27 +102,31 @@ describe("roster import --concurrency", () => {
       third = r;
     });
     const aborted = new Promise<void>((r) => ac.signal.addEventListener("abort", () => r()));
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 4 }, ctx), {
-      globals: { json: true },
-      setup: async (ctx) => {
-        Object.defineProperty(ctx, "signal", { value: ac.signal });
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          const n = ++calls;
-          if (n === 1) {
-            // The first batch is answered once all three are in flight; Ctrl-C comes with its answer.
-            await thirdSent;
-            const res = await call(spec);
-            ac.abort();
-            return res;
-          }
-          if (n === 3) third();
-          await aborted;
-          return call(spec);
-        }) as ApiClient["call"];
+    const r = await runFn(
+      s.sb,
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 4 }, ctx),
+      {
+        globals: { json: true },
+        setup: async (ctx) => {
+          Object.defineProperty(ctx, "signal", { value: ac.signal });
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            const n = ++calls;
+            if (n === 1) {
+              // The first batch is answered once all three are in flight; Ctrl-C comes with its answer.
+              await thirdSent;
+              const res = await call(spec);
+              ac.abort();
+              return res;
+            }
+            if (n === 3) third();
+            await aborted;
+            return call(spec);
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(calls).toBe(3);
     expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
@@ -138,7 +142,7 @@ describe("roster import --concurrency", () => {
   it("refuses a --concurrency outside 1..16 before reading or sending anything (exit 2)", async () => {
     const file = writeTemp("externalId,name\nz-1,Zed\n");
     for (const concurrency of [0, 17, 2.5]) {
-      const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { concurrency }, ctx));
+      const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, concurrency }, ctx));
       expect(r.exitCode).toBe(2);
       expect(errorText(r)).toMatch("--concurrency must be a whole number from 1 to 16.");
     }

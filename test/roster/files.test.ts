@@ -20,7 +20,7 @@ beforeEach(async () => {
 });
 
 const imp = (path: string, opts: ImportOptions = {}) =>
-  runFn(s.sb, (ctx) => rosterImportRun(path, opts, ctx), { globals: { json: true } });
+  runFn(s.sb, (ctx) => rosterImportRun({ file: path, ...opts }, ctx), { globals: { json: true } });
 
 /** The stored creators, as [externalId, name, email, handle, active]. */
 async function stored(): Promise<unknown[][]> {

@@ -20,7 +20,7 @@ const imp = (
   o: { json?: boolean; tty?: boolean } = {},
 ) => {
   const file = writeTemp(content);
-  return runFn(s.sb, (ctx) => rosterImportRun(file, opts, ctx), {
+  return runFn(s.sb, (ctx) => rosterImportRun({ file: file, ...opts }, ctx), {
     globals: { json: o.json ?? true },
     tty: o.tty,
   });
@@ -132,7 +132,7 @@ describe("roster import", () => {
     const text = "externalId,name\ndr-1,Ann\ndr-2,\ndr-3,Bob,extra\ndr-4,Cy\n";
     const file = writeTemp(text);
     // No sandbox at all: any request would fail.
-    const r = await runFn(null, (ctx) => rosterImportRun(file, { dryRun: true, batchSize: 2 }, ctx), {
+    const r = await runFn(null, (ctx) => rosterImportRun({ file: file, dryRun: true, batchSize: 2 }, ctx), {
       globals: { json: true },
     });
     expect(r.exitCode).toBe(3);
@@ -159,7 +159,7 @@ describe("roster import", () => {
     }
     const file = writeTemp(`${lines.join("\n")}\n`);
     const rejects = writeTemp("", "rejects.csv");
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { rejects }, ctx), {
+    const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, rejects }, ctx), {
       globals: { json: true },
     });
     expect(r.exitCode).toBe(3);
@@ -229,14 +229,14 @@ describe("roster import", () => {
   });
 
   it("a missing file, an empty file and --rejects naming the input are usage errors", async () => {
-    const missing = await runFn(s.sb, (ctx) => rosterImportRun("/nonexistent/roster.csv", {}, ctx));
+    const missing = await runFn(s.sb, (ctx) => rosterImportRun({ file: "/nonexistent/roster.csv" }, ctx));
     expect(missing.exitCode).toBe(2);
     expect(errorText(missing)).toMatch(/Cannot read \/nonexistent\/roster.csv: no such file/);
     const empty = await imp("\n\n");
     expect(empty.exitCode).toBe(2);
     expect(errorText(empty)).toMatch(/is empty/);
     const file = writeTemp("externalId\nx\n");
-    const same = await runFn(s.sb, (ctx) => rosterImportRun(file, { rejects: file }, ctx));
+    const same = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, rejects: file }, ctx));
     expect(same.exitCode).toBe(2);
   });
 
@@ -274,7 +274,7 @@ describe("roster import", () => {
     const ac = new AbortController();
     const r = await runFn(
       s.sb,
-      (ctx) => rosterImportRun(file, { batchSize: 10, rejects, concurrency: 1 }, ctx),
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, rejects, concurrency: 1 }, ctx),
       {
         globals: { json: true },
         setup: async (ctx) => {
@@ -307,7 +307,7 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     ac.abort();
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
       setup: async (ctx) => {
         Object.defineProperty(ctx, "signal", { value: ac.signal });
       },
@@ -330,7 +330,7 @@ describe("roster import", () => {
     s.sb.faults.set({ latencyMs: 150 });
     const rows = Array.from({ length: 40 }, (_, i) => `t-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10 }, ctx), {
+    const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, batchSize: 10 }, ctx), {
       tty: true,
       // The bar is fitted to the terminal width the stream reports.
       setup: async (ctx) => {
@@ -344,7 +344,7 @@ describe("roster import", () => {
 
   it("a read-only key is exit 4 and nothing is saved", async () => {
     const file = writeTemp("externalId,name\nro-1,Ann\n");
-    const t = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), {
+    const t = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
       setup: async (ctx) => {
         Object.assign(ctx.env, { PARTNER_API_KEY: s.readOnlyKey });
       },
@@ -357,18 +357,22 @@ describe("roster import", () => {
   it("a batch that keeps failing stops the import (exit 7) and says which batches were saved", async () => {
     const rows = Array.from({ length: 25 }, (_, i) => `s-${i},Name ${i}`);
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      globals: { json: true },
-      setup: async (ctx) => {
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          const res = await call(spec);
-          s.sb.faults.set({ next: Array(20).fill("502") });
-          return res;
-        }) as ApiClient["call"];
+    const r = await runFn(
+      s.sb,
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
+      {
+        globals: { json: true },
+        setup: async (ctx) => {
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            const res = await call(spec);
+            s.sb.faults.set({ next: Array(20).fill("502") });
+            return res;
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(
       /Stopped at batch 2 \(lines 12-21\): 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,
@@ -383,21 +387,25 @@ describe("roster import", () => {
     const file = writeTemp(`externalId,name\n${rows.join("\n")}\n`);
     const ac = new AbortController();
     let calls = 0;
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, { batchSize: 10, concurrency: 1 }, ctx), {
-      globals: { json: true },
-      setup: async (ctx) => {
-        Object.defineProperty(ctx, "signal", { value: ac.signal });
-        const api: ApiClient = await ctx.api();
-        const call = api.call.bind(api);
-        api.call = (async (spec: RequestSpec<unknown>) => {
-          if (++calls === 2) {
-            s.sb.faults.set({ latencyMs: 400 });
-            setTimeout(() => ac.abort(), 100);
-          }
-          return call(spec);
-        }) as ApiClient["call"];
+    const r = await runFn(
+      s.sb,
+      (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
+      {
+        globals: { json: true },
+        setup: async (ctx) => {
+          Object.defineProperty(ctx, "signal", { value: ac.signal });
+          const api: ApiClient = await ctx.api();
+          const call = api.call.bind(api);
+          api.call = (async (spec: RequestSpec<unknown>) => {
+            if (++calls === 2) {
+              s.sb.faults.set({ latencyMs: 400 });
+              setTimeout(() => ac.abort(), 100);
+            }
+            return call(spec);
+          }) as ApiClient["call"];
+        },
       },
-    });
+    );
     expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
       /Interrupted while batch 2 \(lines 12-21\) was being sent; that batch may or may not have been saved\. Before it, 1 batch \(10 rows, lines 2-11\) had already been sent and saved/,

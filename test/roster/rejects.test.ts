@@ -27,7 +27,7 @@ describe("control characters", () => {
         "",
       ].join("\n"),
     );
-    const r = await runFn(s.sb, (ctx) => rosterImportRun(file, {}, ctx), { globals: { json: true } });
+    const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), { globals: { json: true } });
     expect(r.exitCode).toBe(3);
     expect(r.json().rejected).toEqual([
       {
@@ -71,7 +71,7 @@ describe("the rejects file", () => {
       "crm.csv",
     );
     const rejects = writeTemp("", "rejects.csv");
-    const first = await runFn(s.sb, (ctx) => rosterImportRun(input, { rejects }, ctx), {
+    const first = await runFn(s.sb, (ctx) => rosterImportRun({ file: input, rejects }, ctx), {
       globals: { json: true },
     });
     expect(first.exitCode).toBe(3);
@@ -140,7 +140,9 @@ describe("the rejects file", () => {
     });
     writeFileSync(rejects, stringify(fixed));
 
-    const again = await runFn(s.sb, (ctx) => rosterImportRun(rejects, {}, ctx), { globals: { json: true } });
+    const again = await runFn(s.sb, (ctx) => rosterImportRun({ file: rejects }, ctx), {
+      globals: { json: true },
+    });
     expect(again.json().rejected).toEqual([]);
     expect(again.exitCode).toBe(0);
     expect(again.json().summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });

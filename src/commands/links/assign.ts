@@ -11,7 +11,7 @@ import type { Campaign } from "../../spec/campaigns.js";
 import { LIMITS } from "../../spec/limits.js";
 import type { AssignmentAccepted, AssignmentJob, AssignmentRequest } from "../../spec/links.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
-import { readIdList } from "./ids.js";
+import { readIdList } from "../../csv/id-list.js";
 import {
   clearJob,
   followCommand,
@@ -54,6 +54,25 @@ interface RunOptions {
   stdout?: boolean | undefined;
 }
 
+/**
+ * --column, --encoding and --delimiter say how to read the --ids file: with --roster or EXTERNAL_ID
+ * arguments there is no file to read, so they are refused (exit 2) rather than silently ignored.
+ */
+function refuseReadFlagsWithoutIds(o: LinksAssignOptions): void {
+  if (o.ids !== undefined) return;
+  const given = [
+    o.column?.length ? "--column" : null,
+    o.encoding !== undefined ? "--encoding" : null,
+    o.delimiter !== undefined ? "--delimiter" : null,
+  ].filter((x): x is string => x !== null);
+  if (given.length === 0) return;
+  const flags = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(", ")} and ${given.at(-1)!}`;
+  throw new UsageError(
+    `${flags} ${given.length === 1 ? "says" : "say"} how to read the --ids file, but no --ids file was given (${o.roster ? "--roster" : "the creators are EXTERNAL_ID arguments"}). Nothing was sent.`,
+    `Drop ${given.length === 1 ? "it" : "them"}, or give the creators as --ids FILE.`,
+  );
+}
+
 /** The service's 400 when no new link can be assigned (exit 2). */
 export class NothingToAssign extends UsageError {}
 
@@ -70,6 +89,7 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
         : `Give exactly one of --roster, --ids FILE or EXTERNAL_ID arguments (got ${sources.join(" and ")}).`,
     );
   }
+  refuseReadFlagsWithoutIds(o);
   if (o.unassignable === "-")
     throw new UsageError("--unassignable needs a file name (stdout carries the job outcome).");
   if (o.bom && o.unassignable === undefined)

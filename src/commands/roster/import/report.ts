@@ -1,0 +1,154 @@
+// Report stage: rejected rows in line order (to --json, the rejects file and the first few to
+// stderr), the batch reports and the summary, what was saved when the import stops early, and the
+// closing line.
+import type { Context } from "../../../context.js";
+import { type ColumnMap, loose, REJECTS_COLUMNS } from "../../../csv/headers.js";
+import { openCsvSink } from "../../../csv/write.js";
+import { PartialFailure } from "../../../errors.js";
+import { type Progress, startProgress } from "../../../io/progress.js";
+import {
+  fmt,
+  type ImportSettings,
+  type ImportState,
+  JsonOut,
+  type Outputs,
+  plural,
+  type Rejected,
+} from "./state.js";
+
+const STDERR_REJECT_CAP = 20;
+
+/** The rejects file: line and reasons, then the input's own columns in its order (a rejects file's line and reasons columns left out). */
+function rejectsLayout(map: ColumnMap) {
+  const skip = (h: string) => (REJECTS_COLUMNS as readonly string[]).includes(loose(h));
+  const keep = map.headers.map((h, i) => (skip(h) ? -1 : i)).filter((i) => i >= 0);
+  const width = map.headers.length;
+  return {
+    header: ["line", "reasons", ...keep.map((i) => map.headers[i]!)],
+    row: (r: Rejected) => [
+      r.line,
+      r.reasons.join("; "),
+      ...keep.filter((i) => i < r.cells.length).map((i) => r.cells[i]!),
+      ...r.cells.slice(width),
+    ],
+  };
+}
+
+/** Opens the outputs: the rejects file (when asked for), the --json writer, the progress bar. */
+export async function openOutputs(
+  ctx: Context,
+  s: ImportSettings,
+  map: ColumnMap,
+  total: number,
+): Promise<Outputs> {
+  const io = ctx.io;
+  const layout = rejectsLayout(map);
+  const sink = s.rejects ? await openCsvSink(s.rejects, layout.header, io.stdout) : undefined;
+  const json = new JsonOut(io.json ? (t) => io.out(t) : undefined);
+  const progress: Progress = s.dryRun
+    ? { update() {}, stop() {} }
+    : await startProgress(io, "Importing", total);
+  return { json, sink, row: layout.row, progress, shown: [] };
+}
+
+/** Reports rejected rows (already in line order). */
+export async function emit(st: ImportState, list: readonly Rejected[]): Promise<void> {
+  if (list.length === 0) return;
+  const out = st.out;
+  for (const r of list) {
+    if (out.shown.length < STDERR_REJECT_CAP) out.shown.push(r);
+    out.json.rejected({ line: r.line, externalId: r.externalId, reasons: r.reasons });
+  }
+  await out.sink?.write(list.map(out.row));
+}
+
+/** Reports rows rejected here and by the service, merged in line order. */
+export async function emitMerged(st: ImportState, local: Rejected[], server: Rejected[] = []): Promise<void> {
+  if (server.length === 0) return emit(st, local);
+  const merged: Rejected[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < local.length || j < server.length) {
+    const a = local[i];
+    const b = server[j];
+    if (b === undefined || (a !== undefined && a.line < b.line)) {
+      merged.push(a!);
+      i++;
+    } else {
+      merged.push(b);
+      j++;
+    }
+  }
+  await emit(st, merged);
+}
+
+/** Reports the rows rejected here that wait for no batch any more. */
+export async function emitPending(st: ImportState): Promise<void> {
+  const list = st.pendingLocal;
+  st.pendingLocal = [];
+  await emit(st, list);
+}
+
+/** "2 batches (2,000 rows, lines 2-2001) had already been sent and saved", or "no rows were sent". */
+export function sentSoFar(st: ImportState): string {
+  const { batches, numbers } = st;
+  if (batches.length === 0 || st.settings.dryRun) return "no rows were sent";
+  const spans: string[] = [];
+  let from = 0;
+  for (let i = 1; i <= batches.length; i++) {
+    if (i < batches.length && numbers[i] === numbers[i - 1]! + 1) continue;
+    spans.push(`${batches[from]!.firstLine}-${batches[i - 1]!.lastLine}`);
+    from = i;
+  }
+  return `${plural(batches.length, "batch", "batches")} (${plural(st.sentRows, "row")}, lines ${spans.join(", ")}) had already been sent and saved`;
+}
+
+/** Ends the outputs: the last rejected rows, the rejects file committed, the JSON object closed, the first rejects on stderr. */
+export async function finishOutputs(st: ImportState, extra: Record<string, unknown>): Promise<void> {
+  const { out, summary, settings: s } = st;
+  const io = st.ctx.io;
+  out.progress.stop();
+  await emitPending(st);
+  await out.sink?.commit();
+  out.json.finish({
+    batches: st.batches,
+    summary: s.dryRun ? { rows: summary.rows, valid: st.valid, rejected: summary.rejected } : summary,
+    ...(s.dryRun ? { dryRun: true } : {}),
+    ...extra,
+  });
+  for (const r of out.shown)
+    io.err(`line ${r.line}${r.externalId ? ` (${r.externalId})` : ""}: ${r.reasons.join("; ")}`);
+  if (summary.rejected > out.shown.length) {
+    const more = summary.rejected - out.shown.length;
+    io.err(
+      `... and ${fmt(more)} more, ${out.sink ? `see ${s.rejects}` : io.json ? "see the JSON output" : "use --rejects FILE to get them all"}.`,
+    );
+  }
+}
+
+/** The closing line of a finished import; rejected rows make it a PartialFailure (exit 3). */
+export async function reportFinished(st: ImportState): Promise<void> {
+  const { summary, settings: s } = st;
+  const io = st.ctx.io;
+  await finishOutputs(st, { complete: true });
+  const batches = plural(st.batches.length, "batch", "batches");
+  if (s.dryRun) {
+    io.err(
+      `Dry run of ${s.file}: ${plural(summary.rows, "row")}, ${fmt(st.valid)} valid and would be sent in ${batches}, ${fmt(summary.rejected)} rejected. Nothing was sent.`,
+    );
+  } else if (summary.rows === 0) {
+    io.err(`${s.file} has a header but no rows; nothing to import.`);
+  } else {
+    io.err(
+      `Imported ${s.file}: ${plural(summary.rows, "row")} in ${batches}: ${fmt(summary.added)} added, ${fmt(summary.updated)} updated, ${fmt(summary.unchanged)} unchanged, ${fmt(summary.rejected)} rejected.`,
+    );
+  }
+  if (summary.rejected > 0) {
+    throw new PartialFailure(
+      `${fmt(summary.rejected)} of ${plural(summary.rows, "row")} ${s.dryRun ? "would be" : "were"} rejected.`,
+      s.rejects
+        ? `The rejected rows are in ${s.rejects}; fix them and import again.`
+        : "Fix the lines listed above and import again (--rejects FILE writes them all as CSV).",
+    );
+  }
+}

@@ -1,0 +1,171 @@
+// Send stage: batches go to POST /creators/batch, up to the window's limit in flight; their answers
+// are taken in file order (the oldest first), so rejected rows and batch reports keep the file's
+// order. A failed batch stops the import after the others in flight have ended, saying exactly
+// which batches were saved.
+import { batchCreators } from "../../../api/creators.js";
+import { CancelledError, ProtocolError } from "../../../errors.js";
+import { emit, emitMerged, sentSoFar } from "./report.js";
+import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, SentRow } from "./state.js";
+
+const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
+
+/** Counts one answered batch and reports its rejected rows (with the local ones around them). */
+async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
+  const rows = e.rows;
+  if (res.rows.length !== rows.length) {
+    throw new ProtocolError(
+      `The service answered a batch of ${rows.length} creators with ${res.rows.length} row outcomes.`,
+    );
+  }
+  const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
+  const serverRejected: Rejected[] = [];
+  for (const out of [...res.rows].sort((a, b) => a.index - b.index)) {
+    const sent = rows[out.index];
+    if (!sent)
+      throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
+    if (out.outcome === "rejected" || out.reasons.length > 0) {
+      counts.rejected++;
+      serverRejected.push({
+        line: sent.line,
+        externalId: sent.item.externalId,
+        reasons: out.reasons,
+        cells: sent.cells,
+      });
+    } else if (out.outcome === "added" || out.outcome === "unchanged") {
+      counts[out.outcome]++;
+    } else {
+      counts.updated++; // "updated", or an outcome this version does not know: accepted either way
+    }
+  }
+  const summary = st.summary;
+  summary.added += counts.added;
+  summary.updated += counts.updated;
+  summary.unchanged += counts.unchanged;
+  summary.rejected += counts.rejected;
+  st.sentRows += rows.length;
+  await emitMerged(st, e.locals, serverRejected);
+  st.batches.push({ ...e.report, ...counts, ...(e.repeated ? { repeated: true } : {}) });
+  st.numbers.push(e.number);
+  if (e.repeated) {
+    st.ctx.io.err(
+      `Batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine}) was sent again after an uncertain 500 answer; ` +
+        'rows the lost attempt had saved are counted as "unchanged".',
+    );
+  }
+}
+
+/** Ctrl-C while requests were in flight: the outcome of those without an answer is unknown. */
+function interruptedInFlight(st: ImportState, head: InFlight, all: InFlight[], failed: InFlight[]) {
+  const uncertain = failed.filter((e) => e.error instanceof CancelledError);
+  const one = uncertain.length === 1 ? uncertain[0]! : undefined;
+  const which = one
+    ? `${range(one)} was being sent; that batch may or may not have been saved`
+    : `${uncertain.length} batches were being sent (${uncertain.map((e) => `batch ${e.number}, lines ${e.report.firstLine}-${e.report.lastLine}`).join("; ")}); those may or may not have been saved`;
+  const savedAfter = all.some((e) => e.res !== undefined && e.number > head.number);
+  const others = one && !savedAfter ? "Before it" : one ? "Besides it" : "Besides those";
+  return new CancelledError(
+    `Interrupted while ${which}. ${others}, ${sentSoFar(st)}.`,
+    'Run the same import again to finish: rows already saved come back "unchanged".',
+  );
+}
+
+/**
+ * The oldest batch in flight failed: wait for the others, count those that were saved, report the
+ * rest's local rejects in order, and say what happened.
+ */
+async function failAt(st: ImportState, head: InFlight): Promise<never> {
+  const inflight = st.window.inflight;
+  await Promise.all(inflight.map((e) => e.done));
+  const all = inflight.splice(0);
+  const failed: InFlight[] = [];
+  for (const e of all) {
+    if (e.res) await account(st, e, e.res);
+    else {
+      failed.push(e);
+      await emit(st, e.locals);
+    }
+  }
+  st.out.progress.stop();
+  const err = head.error;
+  if (err instanceof CancelledError) throw interruptedInFlight(st, head, all, failed);
+  st.ctx.io.err(
+    `Stopped at ${range(head)}: ${sentSoFar(st)}. ` +
+      (all.length === 1
+        ? "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged)."
+        : "Other rows were not imported; run the same import again (saved rows come back unchanged)."),
+  );
+  throw err;
+}
+
+/** Takes the oldest batch's answer (waiting for it). */
+export async function takeHead(st: ImportState): Promise<void> {
+  const w = st.window;
+  const head = w.inflight[0]!;
+  await head.done;
+  if (!head.res) return failAt(st, head);
+  w.inflight.shift();
+  await account(st, head, head.res);
+  if (!head.slowed && ++w.calm >= w.limit && w.limit < st.settings.concurrency) {
+    w.limit++;
+    w.calm = 0;
+  }
+}
+
+/** Takes every answer still due, in file order. */
+export async function takeAll(st: ImportState): Promise<void> {
+  while (st.window.inflight.length) await takeHead(st);
+}
+
+/** Makes room in the window: waits for the oldest answers while it is full. */
+export async function waitForRoom(st: ImportState): Promise<void> {
+  const w = st.window;
+  while (w.inflight.length >= w.limit) await takeHead(st);
+}
+
+/** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
+export async function sendBatch(
+  st: ImportState,
+  rows: SentRow[],
+  report: BatchReport,
+  locals: Rejected[],
+): Promise<void> {
+  const w = st.window;
+  const api = await st.ctx.api();
+  const e: InFlight = {
+    number: ++w.numbered,
+    rows,
+    report,
+    locals,
+    repeated: false,
+    slowed: false,
+    done: Promise.resolve(),
+  };
+  e.done = batchCreators(
+    api,
+    rows.map((r) => r.item),
+    {
+      onRepeat: () => {
+        e.repeated = true;
+      },
+      onRetry: ({ status }) => {
+        if (status !== 429) return;
+        e.slowed = true;
+        w.calm = 0;
+        if (e.number > w.halvedBefore) {
+          w.limit = Math.max(1, w.limit >> 1);
+          w.halvedBefore = w.numbered;
+        }
+      },
+    },
+  ).then(
+    (res) => {
+      e.res = res;
+    },
+    (err: unknown) => {
+      e.error = err;
+    },
+  );
+  w.inflight.push(e);
+  // --concurrency 1: one batch at a time, its answer taken before the next row is read (as before).
+  if (st.settings.concurrency === 1) await takeHead(st);
+}

@@ -1,0 +1,146 @@
+// The one state of a roster import, shared by its stages (read → check → batch → send → report):
+// what the run was asked to do, what it has counted so far, the rows waiting for a batch, the
+// batches in flight and the outputs being written. Each stage is a module of functions over it.
+import type { BatchCreator, batchCreators } from "../../../api/creators.js";
+import type { Context } from "../../../context.js";
+import type { ColumnMap } from "../../../csv/headers.js";
+import type { IdIndex } from "../../../csv/id-index.js";
+import type { CsvSink } from "../../../csv/write.js";
+import type { Progress } from "../../../io/progress.js";
+
+/** The import's flags, checked. */
+export interface ImportSettings {
+  /** The input as named in messages (the path, or "stdin"). */
+  file: string;
+  batchSize: number;
+  /** Batches in flight at once (--concurrency). */
+  concurrency: number;
+  dryRun: boolean;
+  clearEmpty: boolean;
+  /** --rejects FILE. */
+  rejects?: string | undefined;
+}
+
+export interface Rejected {
+  line: number;
+  externalId: string;
+  reasons: string[];
+  /** The row's cells as read (written to the rejects file, not to the JSON output). */
+  cells: string[];
+}
+
+export interface BatchReport {
+  firstLine: number;
+  lastLine: number;
+  rows: number;
+  added?: number;
+  updated?: number;
+  unchanged?: number;
+  rejected?: number;
+  /** Sent again after an uncertain 500: rows the lost attempt saved are reported unchanged. */
+  repeated?: boolean;
+}
+
+/** A checked row waiting in a batch. */
+export interface SentRow {
+  line: number;
+  item: BatchCreator;
+  cells: string[];
+}
+
+export type BatchAnswer = Awaited<ReturnType<typeof batchCreators>>;
+
+/** A batch sent and not yet accounted for; `done` never rejects (the outcome lands in res/error). */
+export interface InFlight {
+  number: number;
+  rows: SentRow[];
+  report: BatchReport;
+  /** Rows rejected locally before and among this batch's rows, reported with its answer. */
+  locals: Rejected[];
+  repeated: boolean;
+  /** A 429 was answered to this batch. */
+  slowed: boolean;
+  done: Promise<void>;
+  res?: BatchAnswer;
+  error?: unknown;
+}
+
+/**
+ * Up to `limit` batches in flight; their outcomes are taken in file order (the oldest first). A 429
+ * halves the limit (once per wave of requests); it grows back by one after that many calm answers.
+ */
+export interface SendWindow {
+  inflight: InFlight[];
+  limit: number;
+  calm: number;
+  /** Batches numbered so far (from 1, in file order). */
+  numbered: number;
+  /** A 429 to a batch numbered after this halves the limit again. */
+  halvedBefore: number;
+}
+
+/** Where the outcome goes: --json on stdout, the rejects file, the progress bar, stderr lines. */
+export interface Outputs {
+  json: JsonOut;
+  sink: CsvSink | undefined;
+  /** A rejected row as a rejects-file row. */
+  row: (r: Rejected) => (string | number)[];
+  progress: Progress;
+  /** The first rejected rows, listed on stderr at the end. */
+  shown: Rejected[];
+}
+
+export interface ImportState {
+  readonly ctx: Context;
+  readonly settings: ImportSettings;
+  readonly map: ColumnMap;
+  /** externalIds seen, with their first line. */
+  readonly seen: IdIndex;
+  readonly summary: { rows: number; added: number; updated: number; unchanged: number; rejected: number };
+  /** --dry-run: rows that passed the checks. */
+  valid: number;
+  /** Reports of the batches saved (or, with --dry-run, made), in the order their answers were taken. */
+  readonly batches: BatchReport[];
+  /** The number (from 1, in file order) of each saved batch, parallel to `batches`. */
+  readonly numbers: number[];
+  /** Rows in the batches saved. */
+  sentRows: number;
+  /** Line of the last row read. */
+  lastLine: number;
+  /** Ctrl-C was seen between rows: stop reading, finish what is in flight. */
+  interrupted: boolean;
+  /** Checked rows waiting for the next batch. */
+  batch: SentRow[];
+  /** Rows rejected locally, held until the batches around them are answered (line order). */
+  pendingLocal: Rejected[];
+  readonly window: SendWindow;
+  readonly out: Outputs;
+}
+
+/** Writes the --json result as it goes, so rejected rows are never all held in memory. */
+export class JsonOut {
+  private started = false;
+  constructor(private readonly write: ((s: string) => void) | undefined) {}
+  private start() {
+    if (!this.started) {
+      this.started = true;
+      this.write?.('{"rejected":[');
+      return "";
+    }
+    return ",";
+  }
+  rejected(r: Omit<Rejected, "cells">) {
+    if (!this.write) return;
+    this.write(this.start() + JSON.stringify(r));
+  }
+  finish(rest: Record<string, unknown>) {
+    if (!this.write) return;
+    this.start();
+    const tail = JSON.stringify(rest);
+    this.write(`]${tail === "{}" ? "" : `,${tail.slice(1, -1)}`}}\n`);
+  }
+}
+
+/** 12,345 (as toLocaleString("en-US") writes a whole number, without loading the locale data). */
+export const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+export const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;

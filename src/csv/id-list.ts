@@ -1,0 +1,212 @@
+// A file of ids (`links assign --ids FILE`, and any command given creators as a file): the one reader
+// for it, with the same decoding, delimiter detection and header matcher as `roster import`. A file is one id per line only when no line holds
+// the delimiter (taken from --delimiter, else the first line, else the first of , ; tab | found);
+// then a first line that names an id column ("externalId", "Creator ID", "id", ...) is skipped as a
+// header. Otherwise the file is CSV and its header must name the id column (or --column
+// externalId=HEADER). Ids are trimmed, blank ones skipped, repeats dropped, and every id is checked
+// as the service would (1 to 100 characters, one line) plus no control characters. The caller is
+// told (`note`) what was read, with a sample, before anything is sent.
+import type { Readable } from "node:stream";
+import { UsageError } from "../errors.js";
+import { LIMITS } from "../spec/limits.js";
+import { checkEncoding } from "./decode.js";
+import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
+import { openInput } from "./input.js";
+import { CsvReader, detectDelimiter, parseDelimiter } from "./read.js";
+import { controlCharReason } from "./roster.js";
+import { unescapeFormulaCell } from "./write.js";
+
+/** Bigger than any useful id list (10,000 ids) with a few extra columns: refuse past it. */
+const MAX_BYTES = 64 * 1024 * 1024;
+const SAMPLE = 5;
+
+export interface IdList {
+  ids: string[];
+  /** Ids read, repeats included. */
+  read: number;
+  duplicates: number;
+  format: "csv" | "lines";
+}
+
+export interface IdListOptions {
+  /** `--column externalId=HEADER` flags (only externalId can be mapped). */
+  column?: string[] | undefined;
+  /** `--encoding NAME`. */
+  encoding?: string | undefined;
+  /** `--delimiter C`. */
+  delimiter?: string | undefined;
+  /** Receives the lines to show on stderr (what was read, a sample). */
+  note?: ((line: string) => void) | undefined;
+}
+
+/** Bytes of the input, refused past MAX_BYTES. */
+async function* capped(chunks: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const c of chunks) {
+    size += c.length;
+    if (size > MAX_BYTES) throw new UsageError(`${name} is too large (more than 64 MB) for an id list.`);
+    yield c;
+  }
+}
+
+function idProblem(id: string): string | undefined {
+  if ([...id].length > LIMITS.creatorExternalIdMax)
+    return `is longer than ${LIMITS.creatorExternalIdMax} characters`;
+  if (/[\r\n\u2028\u2029]/.test(id)) return "is not one line";
+  return controlCharReason(id);
+}
+
+const show = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
+
+/** An id and the line it is on. */
+interface Entry {
+  id: string;
+  line: number;
+}
+
+/** What was read: the ids in file order (repeats included), and how the file was read (for the note). */
+interface Read {
+  entries: Entry[];
+  format: IdList["format"];
+  from: string;
+}
+
+type IdFlags = Map<RosterField, string>;
+
+/** The whole list as text (it is small), decoded like any input file. */
+async function readText(path: string, stdin: Readable, reader: (name: string) => CsvReader) {
+  const input = await openInput(path, stdin, { passes: 1 });
+  const name = input.name;
+  try {
+    return { name, text: await reader(name).text(capped(input.bytes(), name)) };
+  } finally {
+    await input.close();
+  }
+}
+
+/** One id per line; a first line naming the id column ("externalId", "Creator ID", ...) is a header. */
+function readLines(name: string, lines: string[], firstIdx: number, flags: IdFlags): Read {
+  const first = lines[firstIdx]!.trim();
+  const mapped = flags.get("externalId");
+  const isHeader = mapped
+    ? loose(first) === loose(mapped)
+    : (() => {
+        try {
+          mapColumns(name, [first], new Map(), { fields: ["externalId"] });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+  if (mapped && !isHeader) {
+    throw new UsageError(
+      `--column externalId=${mapped}: ${name} is one id per line and its first line is "${first}", not "${mapped}".`,
+      "Drop --column for a plain list of ids.",
+    );
+  }
+  const entries: Entry[] = [];
+  lines.forEach((l, i) => {
+    if (isHeader && i === firstIdx) return;
+    const id = l.trim();
+    if (id !== "") entries.push({ id, line: i + 1 });
+  });
+  return {
+    entries,
+    format: "lines",
+    from: isHeader ? `one per line, after the header "${first}"` : "one per line",
+  };
+}
+
+/** A CSV file: its header names the id column (or --column externalId=HEADER does). */
+async function readCsv(
+  name: string,
+  text: string,
+  delimiter: string,
+  holder: number,
+  flags: IdFlags,
+): Promise<Read> {
+  const csv = new CsvReader({ name, delimiter });
+  const records = csv.recordsOf(
+    (async function* () {
+      yield text;
+    })(),
+  );
+  const head = await records.next();
+  const found = head.done ? [] : head.value.cells;
+  let col: number;
+  try {
+    col = mapColumns(name, found, flags, { fields: ["externalId"], delimiter }).index.externalId!;
+  } catch (err) {
+    if (!(err instanceof UsageError) || flags.size > 0) throw err;
+    throw new UsageError(
+      `${name} is CSV (line ${holder + 1} holds ${delimiterName(delimiter)}), so its first line must name the id column; its columns are: ${found.map((h) => `"${h}"`).join(", ")}.`,
+      /did you mean/i.test(err.hint ?? "")
+        ? err.hint
+        : `Name the column "externalId" (or "Creator ID", "id"), map it with --column externalId=HEADER, or give one id per line with no ${delimiterName(delimiter)} in it.`,
+    );
+  }
+  const entries: Entry[] = [];
+  for await (const r of records) {
+    const id = unescapeFormulaCell((r.cells[col] ?? "").trim());
+    if (id !== "") entries.push({ id, line: r.line });
+  }
+  return {
+    entries,
+    format: "csv",
+    from: `CSV column "${found[col]!}", fields separated by ${delimiterName(delimiter)}`,
+  };
+}
+
+/** Refuses the list when any id is one the service would refuse (all of them named, up to 10). */
+function checkIds(name: string, entries: Entry[]): void {
+  const bad = entries.flatMap((e) => {
+    const p = idProblem(e.id);
+    return p ? [`  line ${e.line}: ${show(e.id)} ${p}`] : [];
+  });
+  if (bad.length) {
+    throw new UsageError(
+      `${name} holds ${bad.length} invalid externalId${bad.length === 1 ? "" : "s"}:\n${bad.slice(0, 10).join("\n")}${bad.length > 10 ? `\n  … and ${bad.length - 10} more` : ""}`,
+    );
+  }
+}
+
+/** Parses an id list (file path or "-" for stdin). Usage errors name the line. */
+export async function readIdList(path: string, stdin: Readable, o: IdListOptions = {}): Promise<IdList> {
+  const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
+  const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
+  const forced = parseDelimiter(o.delimiter);
+  const { name, text } = await readText(
+    path,
+    stdin,
+    (n) => new CsvReader({ name: n, encoding, delimiter: forced, note: o.note }),
+  );
+  const lines = text.split(/\r\n|\r|\n/);
+  const firstIdx = lines.findIndex((l) => l.trim() !== "");
+  if (firstIdx < 0) throw new UsageError(`${name} holds no externalIds.`);
+
+  const candidates = [",", ";", "\t", "|"];
+  const delimiter =
+    forced ??
+    detectDelimiter(lines[firstIdx]!) ??
+    candidates.find((d) => lines.some((l) => l.includes(d))) ??
+    undefined;
+  const holder = delimiter === undefined ? -1 : lines.findIndex((l) => l.includes(delimiter));
+  const { entries, format, from } =
+    holder < 0
+      ? readLines(name, lines, firstIdx, flags)
+      : await readCsv(name, text, delimiter!, holder, flags);
+
+  checkIds(name, entries);
+  const seen = new Set<string>();
+  for (const e of entries) seen.add(e.id);
+  if (seen.size === 0)
+    throw new UsageError(
+      `${name} holds no externalIds${format === "csv" ? " in its externalId column" : ""}.`,
+    );
+  const ids = [...seen];
+  const sample = ids.slice(0, SAMPLE).map(show).join(", ");
+  o.note?.(
+    `${name}: read ${entries.length.toLocaleString("en-US")} id${entries.length === 1 ? "" : "s"} (${from}): ${sample}${ids.length > SAMPLE ? `, … ${show(ids[ids.length - 1]!)}` : ""}.`,
+  );
+  return { ids, read: entries.length, duplicates: entries.length - seen.size, format };
+}
