@@ -3,6 +3,7 @@
 // RunResult as the harness's in-process and spawned runs).
 import { Temporal } from "temporal-polyfill";
 import { beforeAll } from "vitest";
+import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { Context } from "../../src/context.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
 import { exitCodeFor, formatError } from "../../src/main.js";
@@ -229,6 +230,11 @@ export interface FnResult extends RunResult {
 export interface RunFnOptions extends TestContextOptions {
   /** Runs before `fn` with the same Context (its throw is the run's result too). */
   setup?: (ctx: Context) => Promise<void>;
+  /** Every call of the Context's API client goes through this (`call` makes the real one). */
+  intercept?: (
+    spec: RequestSpec<unknown>,
+    call: (spec: RequestSpec<unknown>) => Promise<unknown>,
+  ) => Promise<unknown>;
 }
 
 /**
@@ -242,12 +248,17 @@ export async function runFn(
   fn: (ctx: Context) => Promise<unknown>,
   o: RunFnOptions = {},
 ): Promise<FnResult> {
-  const { setup, ...ctxOptions } = o;
+  const { setup, intercept, ...ctxOptions } = o;
   const made = on instanceof Context;
   const c = made ? { ctx: on, ...capturedOf(on) } : testContext(on ? runningOf(on) : null, ctxOptions);
   let exitCode = 0;
   let thrown: unknown;
   try {
+    if (intercept) {
+      const api = await c.ctx.api();
+      const call = api.call.bind(api);
+      api.call = ((spec: RequestSpec<unknown>) => intercept(spec, call)) as ApiClient["call"];
+    }
     await setup?.(c.ctx);
     await fn(c.ctx);
   } catch (err) {

@@ -3,7 +3,6 @@
 // exactly which were saved and which are uncertain.
 import { readFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
 import { creatorCount, errorText, writeTemp } from "./harness.js";
 import { type FnResult, runFn } from "../helpers/fixtures.js";
@@ -38,18 +37,14 @@ async function importCounting(file: string, opts: ImportOptions): Promise<FnResu
   let most = 0;
   const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file, ...opts }, ctx), {
     globals: { json: true },
-    setup: async (ctx) => {
-      const api: ApiClient = await ctx.api();
-      const call = api.call.bind(api);
-      api.call = (async (spec: RequestSpec<unknown>) => {
-        if (spec.path !== "/creators/batch") return call(spec);
-        most = Math.max(most, ++now);
-        try {
-          return await call(spec);
-        } finally {
-          now--;
-        }
-      }) as ApiClient["call"];
+    intercept: async (spec, call) => {
+      if (spec.path !== "/creators/batch") return call(spec);
+      most = Math.max(most, ++now);
+      try {
+        return await call(spec);
+      } finally {
+        now--;
+      }
     },
   });
   return { ...r, most };
@@ -107,23 +102,19 @@ describe("roster import --concurrency", () => {
       (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 4 }, ctx),
       {
         globals: { json: true },
-        setup: async (ctx) => {
-          Object.defineProperty(ctx, "signal", { value: ac.signal });
-          const api: ApiClient = await ctx.api();
-          const call = api.call.bind(api);
-          api.call = (async (spec: RequestSpec<unknown>) => {
-            const n = ++calls;
-            if (n === 1) {
-              // The first batch is answered once all three are in flight; Ctrl-C comes with its answer.
-              await thirdSent;
-              const res = await call(spec);
-              ac.abort();
-              return res;
-            }
-            if (n === 3) third();
-            await aborted;
-            return call(spec);
-          }) as ApiClient["call"];
+        signal: ac.signal,
+        intercept: async (spec, call) => {
+          const n = ++calls;
+          if (n === 1) {
+            // The first batch is answered once all three are in flight; Ctrl-C comes with its answer.
+            await thirdSent;
+            const res = await call(spec);
+            ac.abort();
+            return res;
+          }
+          if (n === 3) third();
+          await aborted;
+          return call(spec);
         },
       },
     );

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
 import { creator, creatorCount, errorText, writeTemp } from "./harness.js";
 import { runFn } from "../helpers/fixtures.js";
@@ -277,15 +276,11 @@ describe("roster import", () => {
       (ctx) => rosterImportRun({ file: file, batchSize: 10, rejects, concurrency: 1 }, ctx),
       {
         globals: { json: true },
-        setup: async (ctx) => {
-          Object.defineProperty(ctx, "signal", { value: ac.signal });
-          const api: ApiClient = await ctx.api();
-          const call = api.call.bind(api);
-          api.call = (async (spec: RequestSpec<unknown>) => {
-            const res = await call(spec);
-            if (spec.path === "/creators/batch") ac.abort();
-            return res;
-          }) as ApiClient["call"];
+        signal: ac.signal,
+        intercept: async (spec, call) => {
+          const res = await call(spec);
+          if (spec.path === "/creators/batch") ac.abort();
+          return res;
         },
       },
     );
@@ -308,9 +303,7 @@ describe("roster import", () => {
     const ac = new AbortController();
     ac.abort();
     const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
-      setup: async (ctx) => {
-        Object.defineProperty(ctx, "signal", { value: ac.signal });
-      },
+      signal: ac.signal,
     });
     expect(r.exitCode).toBe(130);
     expect(errorText(r)).toMatch(
@@ -345,9 +338,7 @@ describe("roster import", () => {
   it("a read-only key is exit 4 and nothing is saved", async () => {
     const file = writeTemp("externalId,name\nro-1,Ann\n");
     const t = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), {
-      setup: async (ctx) => {
-        Object.assign(ctx.env, { PARTNER_API_KEY: s.readOnlyKey });
-      },
+      key: s.readOnlyKey,
     });
     expect(t.exitCode).toBe(4);
     expect(t.stderr).toMatch(/Stopped at batch 1 \(lines 2-2\): no rows were sent/);
@@ -362,14 +353,10 @@ describe("roster import", () => {
       (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
       {
         globals: { json: true },
-        setup: async (ctx) => {
-          const api: ApiClient = await ctx.api();
-          const call = api.call.bind(api);
-          api.call = (async (spec: RequestSpec<unknown>) => {
-            const res = await call(spec);
-            s.sb.faults.set({ next: Array(20).fill("502") });
-            return res;
-          }) as ApiClient["call"];
+        intercept: async (spec, call) => {
+          const res = await call(spec);
+          s.sb.faults.set({ next: Array(20).fill("502") });
+          return res;
         },
       },
     );
@@ -392,17 +379,13 @@ describe("roster import", () => {
       (ctx) => rosterImportRun({ file: file, batchSize: 10, concurrency: 1 }, ctx),
       {
         globals: { json: true },
-        setup: async (ctx) => {
-          Object.defineProperty(ctx, "signal", { value: ac.signal });
-          const api: ApiClient = await ctx.api();
-          const call = api.call.bind(api);
-          api.call = (async (spec: RequestSpec<unknown>) => {
-            if (++calls === 2) {
-              s.sb.faults.set({ latencyMs: 400 });
-              setTimeout(() => ac.abort(), 100);
-            }
-            return call(spec);
-          }) as ApiClient["call"];
+        signal: ac.signal,
+        intercept: async (spec, call) => {
+          if (++calls === 2) {
+            s.sb.faults.set({ latencyMs: 400 });
+            setTimeout(() => ac.abort(), 100);
+          }
+          return call(spec);
         },
       },
     );
