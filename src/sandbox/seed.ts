@@ -108,6 +108,48 @@ function addBrand(state: OrgState, name: string, reuse: Reuse): BrandRecord {
   return b;
 }
 
+/**
+ * The seeded ids tests and docs refer to by name (the data below uses them; keep both in step).
+ * Brand ids are random per store, so brands are named; retailers are email domains.
+ */
+export const SEED = {
+  offers: {
+    /** Crunchy Oats 12oz, available, 50,000 codes, redemption days -30..+180. */
+    oats: "0012345000011",
+    /** Crunchy Oats Family Size, available, codesAvailable null (no supply limit). */
+    oatsUnknownSupply: "0012345000028",
+    /** Sparkle Soda 6-pack, retailer choice required (freshmart, cornerstore), 2,000 codes. */
+    sodaRetail: "0098765000014",
+    /** Sparkle Soda Zero, 25 codes, retailer optional (freshmart). */
+    sodaZero: "0098765000021",
+    /** Trail Mix (spring), not yet started. */
+    notYetStarted: "0055555000019",
+    /** Trail Mix (last year), expired. */
+    expired: "0055555000026",
+    /** Trail Mix, temporarily unavailable, no title. */
+    tempUnavailable: "0055555000033",
+    /** Crunchy Oats Bars, not distributable. */
+    notDistributable: "0012345000035",
+    /** Globex Gum: the other organization's offer. */
+    otherOrg: "0044444000017",
+  },
+  brands: {
+    oats: "Crunchy Oats Co.",
+    soda: "Sparkle Soda",
+    snacks: "Trailside Snacks",
+    otherOrg: "Globex Gum",
+  },
+  retailers: {
+    freshmart: "freshmart.example",
+    cornerstore: "cornerstore.example",
+  },
+  orgs: {
+    main: "Northwind Creators",
+    other: "Globex Partners",
+    inactive: "Defunct Foods",
+  },
+} as const;
+
 /** A new seeded store. With `previous`, its organization ids and keys are kept (sandbox reset). */
 export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store): Store {
   const reuse: Reuse = {
@@ -128,19 +170,19 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
     defaultKeys: { writeKey: "", readOnlyKey: "" },
   };
 
-  const main = addOrg(store, "Northwind Creators", "America/New_York", reuse);
+  const main = addOrg(store, SEED.orgs.main, "America/New_York", reuse);
   main.org.alertRecipients = ["ops@northwind.example"];
   const write = addKey(store, reuse, main.org.id, "sandbox write key", true, "sk_sandbox");
   const read = addKey(store, reuse, main.org.id, "sandbox read-only key", false, "rk_sandbox");
   addKey(store, reuse, main.org.id, "revoked key", true, "sk_sandbox", true);
   store.defaultKeys = { writeKey: write.key, readOnlyKey: read.key };
 
-  const oats = addBrand(main, "Crunchy Oats Co.", reuse);
-  const soda = addBrand(main, "Sparkle Soda", reuse);
-  const snacks = addBrand(main, "Trailside Snacks", reuse);
+  const oats = addBrand(main, SEED.brands.oats, reuse);
+  const soda = addBrand(main, SEED.brands.soda, reuse);
+  const snacks = addBrand(main, SEED.brands.snacks, reuse);
   const offers: OfferSeed[] = [
     {
-      baseGs1: "0012345000011",
+      baseGs1: SEED.offers.oats,
       brand: oats,
       title: "Crunchy Oats 12oz: $1.50 off",
       description: "Any 12oz box.",
@@ -151,7 +193,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       codesAvailable: 50_000,
     },
     {
-      baseGs1: "0012345000028",
+      baseGs1: SEED.offers.oatsUnknownSupply,
       brand: oats,
       title: "Crunchy Oats Family Size: BOGO",
       state: "available",
@@ -161,7 +203,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       codesAvailable: null,
     },
     {
-      baseGs1: "0098765000014",
+      baseGs1: SEED.offers.sodaRetail,
       brand: soda,
       title: "Sparkle Soda 6-pack: $2 off at select retailers",
       state: "available",
@@ -170,10 +212,10 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       redemptionDays: [-5, 120],
       codesAvailable: 2_000,
       retailerChoiceRequired: true,
-      allowedRetailers: ["freshmart.example", "cornerstore.example"],
+      allowedRetailers: [SEED.retailers.freshmart, SEED.retailers.cornerstore],
     },
     {
-      baseGs1: "0098765000021",
+      baseGs1: SEED.offers.sodaZero,
       brand: soda,
       title: "Sparkle Soda Zero: 75¢ off",
       state: "available",
@@ -181,10 +223,10 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       productBarcodes: [],
       redemptionDays: [-1, 60],
       codesAvailable: 25,
-      allowedRetailers: ["freshmart.example"],
+      allowedRetailers: [SEED.retailers.freshmart],
     },
     {
-      baseGs1: "0055555000019",
+      baseGs1: SEED.offers.notYetStarted,
       brand: snacks,
       title: "Trail Mix: $1 off (spring)",
       state: "not_yet_started",
@@ -194,7 +236,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       codesAvailable: 10_000,
     },
     {
-      baseGs1: "0055555000026",
+      baseGs1: SEED.offers.expired,
       brand: snacks,
       title: "Trail Mix: $1 off (last year)",
       state: "expired",
@@ -204,7 +246,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       codesAvailable: 0,
     },
     {
-      baseGs1: "0055555000033",
+      baseGs1: SEED.offers.tempUnavailable,
       brand: snacks,
       title: null,
       state: "temporarily_unavailable",
@@ -214,7 +256,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
       codesAvailable: 500,
     },
     {
-      baseGs1: "0012345000035",
+      baseGs1: SEED.offers.notDistributable,
       brand: oats,
       title: "Crunchy Oats Bars: 50¢ off (store-only)",
       state: "not_distributable",
@@ -227,14 +269,14 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
   ];
   for (const o of offers) main.offers.set(o.baseGs1, offer(o, nowMs));
 
-  const other = addOrg(store, "Globex Partners", "Europe/Berlin", reuse);
+  const other = addOrg(store, SEED.orgs.other, "Europe/Berlin", reuse);
   addKey(store, reuse, other.org.id, "globex key", true, "sk_sandbox");
-  const globexBrand = addBrand(other, "Globex Gum", reuse);
+  const globexBrand = addBrand(other, SEED.brands.otherOrg, reuse);
   other.offers.set(
-    "0044444000017",
+    SEED.offers.otherOrg,
     offer(
       {
-        baseGs1: "0044444000017",
+        baseGs1: SEED.offers.otherOrg,
         brand: globexBrand,
         title: "Globex Gum: 30¢ off",
         state: "available",
@@ -247,7 +289,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
     ),
   );
 
-  const gone = addOrg(store, "Defunct Foods", "UTC", reuse);
+  const gone = addOrg(store, SEED.orgs.inactive, "UTC", reuse);
   gone.org.active = false;
   addKey(store, reuse, gone.org.id, "defunct key", true, "sk_sandbox");
 

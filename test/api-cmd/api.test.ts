@@ -2,27 +2,22 @@
 // explicitly (PARTNER_BASE_URL + PARTNER_API_KEY, a private config dir).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = {
-    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-api-"),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
-  };
-});
-afterAll(async () => {
-  await sb.close();
+  env = s.env({}, { configDir: tempDir("pcli-api-") });
 });
 beforeEach(async () => {
-  await http(sb, "DELETE", "/faults", { control: true });
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("DELETE", "/faults", { control: true });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const api = (args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}) =>
@@ -30,16 +25,16 @@ const api = (args: string[], o: { stdin?: string; env?: NodeJS.ProcessEnv } = {}
 
 /** The API key in no output, with or without --verbose. */
 function keyAbsent(r: { stdout: string; stderr: string }) {
-  expect(r.stdout).not.toContain(sb.writeKey);
-  expect(r.stderr).not.toContain(sb.writeKey);
+  expect(r.stdout).not.toContain(s.writeKey);
+  expect(r.stderr).not.toContain(s.writeKey);
 }
 
 const day = (offset: number) =>
-  new Date(sb.sandbox.clock.nowMs() + offset * 86_400_000).toISOString().slice(0, 10);
+  new Date(s.sb.sandbox.clock.nowMs() + offset * 86_400_000).toISOString().slice(0, 10);
 
 describe("api GET", () => {
   it("prints the service's body as it came; the path with or without its slash or prefix", async () => {
-    const direct = await http(sb, "GET", "/me");
+    const direct = await s.http("GET", "/me");
     for (const path of ["/me", "me", "/api/partner/v1/me"]) {
       const r = await api(["GET", path]);
       expect(r.exitCode, r.stderr).toBe(0);
@@ -50,7 +45,7 @@ describe("api GET", () => {
   });
 
   it("-f/-F become the query string; a query in PATH is kept", async () => {
-    await http(sb, "PUT", "/creators/off-1", { body: { name: "Off", active: false } });
+    await s.http("PUT", "/creators/off-1", { body: { name: "Off", active: false } });
     const r = await api(["GET", "/creators?pageSize=100", "-F", "active=false"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const body = JSON.parse(r.stdout);
@@ -82,7 +77,7 @@ describe("api GET", () => {
   });
 
   it("a GET answered 502 is retried like every read", async () => {
-    await http(sb, "POST", "/faults", { control: true, body: { next: ["502", "502"], pathPrefix: "/me" } });
+    await s.http("POST", "/faults", { control: true, body: { next: ["502", "502"], pathPrefix: "/me" } });
     const r = await api(["GET", "/me"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).organization.name).toBeTruthy();
@@ -97,7 +92,7 @@ describe("api writes", () => {
       "-f",
       "name=From the api",
       "-f",
-      "baseGs1=0012345000011",
+      `baseGs1=${SEED.offers.oats}`,
       "-f",
       `dates[from]=${day(1)}`,
       "-f",
@@ -119,9 +114,9 @@ describe("api writes", () => {
       externalReference: "api-post",
       codes: { limit: 250 },
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
-      offer: { baseGs1: "0012345000011" },
+      offer: { baseGs1: SEED.offers.oats },
     });
-    const list = await http(sb, "GET", "/campaigns?externalReference=api-post");
+    const list = await s.http("GET", "/campaigns?externalReference=api-post");
     expect(list.body.totalCount).toBe(1);
     keyAbsent(r);
   });
@@ -164,14 +159,14 @@ describe("api writes", () => {
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).summary.added).toBe(1);
-    expect((await http(sb, "GET", "/creators/in-3")).status).toBe(200);
+    expect((await s.http("GET", "/creators/in-3")).status).toBe(200);
   });
 
   it("an --input that is not JSON, or empty, is exit 2 and nothing is sent", async () => {
     const dir = tempDir("pcli-api-bad-");
     const file = join(dir, "bad.json");
     writeFileSync(file, "externalId,name\nx-1,Nope\n");
-    const before = (await http(sb, "GET", "/creators")).body.totalCount;
+    const before = (await s.http("GET", "/creators")).body.totalCount;
     let r = await api(["POST", "/creators/batch", "--input", file]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/is not JSON .*Nothing was sent/);
@@ -182,18 +177,18 @@ describe("api writes", () => {
     r = await api(["POST", "/creators/batch", "--input", join(dir, "missing.json")]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Cannot read --input .*ENOENT/);
-    expect((await http(sb, "GET", "/creators")).body.totalCount).toBe(before);
+    expect((await s.http("GET", "/creators")).body.totalCount).toBe(before);
   });
 
   it("a POST answered 500 (applied, outcome uncertain) is not repeated: one campaign, exit 1", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/campaigns", method: "POST" },
     });
     const r = await api(["POST", "/campaigns", "--input", "-"], {
       stdin: JSON.stringify({
         name: "Once",
-        baseGs1: "0012345000011",
+        baseGs1: SEED.offers.oats,
         dates: { from: day(1), through: day(10) },
         codeLimit: 10,
         commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
@@ -203,7 +198,7 @@ describe("api writes", () => {
     expect(r.exitCode).toBe(1);
     expect(JSON.parse(r.stdout).error.code).toBe("unexpected_error");
     expect(r.stderr).toMatch(/read the resource back before you repeat/);
-    expect((await http(sb, "GET", "/campaigns?externalReference=api-once")).body.totalCount).toBe(1);
+    expect((await s.http("GET", "/campaigns?externalReference=api-once")).body.totalCount).toBe(1);
   });
 });
 
@@ -245,7 +240,7 @@ describe("api errors", () => {
 
   it("usage mistakes are exit 2 before any request", async () => {
     const cases: [string[], RegExp][] = [
-      [["GET", `${sb.url}/api/partner/v1/me`], /is a URL; api takes a path below \/api\/partner\/v1/],
+      [["GET", `${s.url}/api/partner/v1/me`], /is a URL; api takes a path below \/api\/partner\/v1/],
       [["GET", "//evil.example/me"], /is a URL/],
       [["FETCH", "/me"], /METHOD must be one of GET, POST, PUT, PATCH, DELETE/],
       [["GET", "/campaigns/../me"], /"\." or "\.\." segment/],
@@ -267,7 +262,7 @@ describe("api errors", () => {
 
 describe("api --paginate", () => {
   it("a paged list: every page, one JSON array in order (the service's page size kept)", async () => {
-    const all = (await http(sb, "GET", "/creators?pageSize=200")).body;
+    const all = (await s.http("GET", "/creators?pageSize=200")).body;
     expect(all.totalCount).toBeGreaterThan(5);
     const r = await api(["GET", "/creators", "-F", "pageSize=5", "--paginate", "--verbose"]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -283,9 +278,9 @@ describe("api --paginate", () => {
   });
 
   it("a cursor feed (/redemptions): follows nextCursor; NDJSON prints one item per line", async () => {
-    await activeCampaign(sb);
-    await simulate(sb, { claims: 30, redemptions: 23 });
-    const ids = await feedIds(sb);
+    (await makeCampaign(s.sb, FEED)).id;
+    await simulate(s.sb, { claims: 30, redemptions: 23 });
+    const ids = await feedIds(s.sb);
     expect(ids.length).toBe(23);
     const json = await api(["GET", "/redemptions", "-F", "limit=5", "--paginate"]);
     expect(json.exitCode, json.stderr).toBe(0);
@@ -309,7 +304,7 @@ describe("api --paginate", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const items = JSON.parse(r.stdout);
     expect(items[0]).toEqual({ externalId: expect.any(String) });
-    const total = (await http(sb, "GET", "/creators")).body.totalCount;
+    const total = (await s.http("GET", "/creators")).body.totalCount;
     expect(items).toHaveLength(total);
     const n = await api(["GET", "/creators", "-F", "pageSize=4", "--paginate", "--jq", "length"]);
     expect(n.stdout).toBe(`${total}\n`);

@@ -1,6 +1,3 @@
-// The API client over real HTTP against a sandbox on port 0, with faults injected through
-// POST /_sandbox/faults and, for answers the sandbox never gives, a counting proxy in front of it.
-import { runIn } from "../helpers/run.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient, boundsFromEnv, type ClientOptions, seg } from "../../src/api/client.js";
 import { maskKey as redactKey } from "../../src/config/profiles.js";
@@ -21,24 +18,23 @@ import {
 } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
 import type { Creator } from "../../src/spec/creators.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { closedPort, type Handler, type Misbehaving, misbehaving, stream, trickle } from "./misbehave.js";
 import { type CountingProxy, countingProxy } from "./proxy.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const box = useSandbox();
 let proxy: CountingProxy;
 const P = "/api/partner/v1";
 
 beforeAll(async () => {
-  sb = await sandbox();
-  proxy = await countingProxy(sb.url);
+  proxy = await countingProxy(box.url);
 });
 afterAll(async () => {
   await proxy.close();
-  await sb.close();
 });
 afterEach(async () => {
-  await http(sb, "DELETE", "/faults", { control: true });
+  await box.http("DELETE", "/faults", { control: true });
   proxy.reset();
 });
 
@@ -53,7 +49,7 @@ function fails(p: Promise<unknown>): Promise<ApiError> {
 }
 
 async function faults(body: Record<string, unknown>): Promise<void> {
-  const r = await http(sb, "POST", "/faults", { control: true, body });
+  const r = await box.http("POST", "/faults", { control: true, body });
   expect(r.status).toBe(200);
 }
 
@@ -66,8 +62,8 @@ afterAll(async () => {
 function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
   const lines: string[] = [];
   const c = new ApiClient({
-    baseUrl: o.direct ? sb.url : proxy.url,
-    apiKey: sb.writeKey,
+    baseUrl: o.direct ? box.url : proxy.url,
+    apiKey: box.writeKey,
     trace: (l) => lines.push(l),
     ...o,
     retry: { baseDelayMs: 20, maxDelayMs: 200, ...o.retry },
@@ -76,17 +72,8 @@ function mk(o: Partial<ClientOptions> & { direct?: boolean } = {}) {
   return { c, lines };
 }
 
-async function runCli(args: string[], env: Record<string, string> = {}) {
-  const t0 = Date.now();
-  const r = await runIn(args, {
-    env: {
-      PARTNER_CLI_CONFIG_DIR: tempDir(),
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
-      ...env,
-    },
-  });
-  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr, ms: Date.now() - t0 };
+function runCli(args: string[], env: Record<string, string> = {}) {
+  return box.run(args, { env });
 }
 
 describe("429 rate_limited", () => {
@@ -125,11 +112,22 @@ describe("429 rate_limited", () => {
 
   it("a Retry-After longer than the deadline fails at once (exit 7), without waiting", async () => {
     await faults({ next: ["429"], retryAfterSeconds: 30, pathPrefix: "/me" });
-    const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "2000" });
-    expect(r.code).toBe(7);
-    expect(r.ms).toBeLessThan(5000);
+    const r = await runCli(["me", "--verbose"], { PARTNER_RETRY_DEADLINE_MS: "2000" });
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/429 rate_limited/);
     expect(r.stderr).toMatch(/try again later/);
+    // One request, no wait scheduled: the 30 s Retry-After is past the 2 s deadline.
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/retrying in/);
+    // The client itself never sleeps on it.
+    await faults({ next: ["429"], retryAfterSeconds: 30, pathPrefix: "/me" });
+    const slept: number[] = [];
+    const { c } = mk({ retry: { deadlineMs: 2000 }, clock: { sleep: async (ms) => void slept.push(ms) } });
+    const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(429);
+    expect(slept).toEqual([]);
+    expect(proxy.count("GET", `${P}/me`)).toBe(1);
   });
 });
 
@@ -179,8 +177,8 @@ describe("temporary failures", () => {
   it("a connection reset is retried for a read", async () => {
     await faults({ next: ["reset", "reset"], pathPrefix: "/offers/" });
     const { c, lines } = mk({ direct: true });
-    const o = await getOffer(c, "0012345000011");
-    expect(o.baseGs1).toBe("0012345000011");
+    const o = await getOffer(c, SEED.offers.oats);
+    expect(o.baseGs1).toBe(SEED.offers.oats);
     expect(lines.filter((l) => /retrying in \d+ ms after a network failure/.test(l))).toHaveLength(2);
   });
 
@@ -199,7 +197,7 @@ describe("temporary failures", () => {
     expect(exitCodeFor(err)).toBe(7);
     expect(proxy.count("PUT", `${P}/creators/`)).toBe(1);
     // The write was applied before the connection dropped: that is why it must not be repeated.
-    expect((await http(sb, "GET", "/creators/reset-create")).status).toBe(200);
+    expect((await box.http("GET", "/creators/reset-create")).status).toBe(200);
   });
 
   it("a refused connection is a NetworkError after retries (exit 7)", async () => {
@@ -218,7 +216,7 @@ describe("temporary failures", () => {
 
 describe("4xx answers are never retried", () => {
   it.each([
-    ["404", "GET", "/creators/no-such-creator", undefined, sb?.writeKey, 404],
+    ["404", "GET", "/creators/no-such-creator", undefined, undefined, 404],
     ["400", "PUT", "/creators/bad-email", { name: "X", email: "not an email" }, undefined, 400],
     ["401", "GET", "/me", undefined, "sk_sandbox_not_a_key", 401],
   ] as const)("%s", async (_n, method, path, body, key, status) => {
@@ -226,7 +224,7 @@ describe("4xx answers are never retried", () => {
       proxy.reset();
       const c = new ApiClient({
         baseUrl: proxy.url,
-        apiKey: key ?? sb.writeKey,
+        apiKey: key ?? box.writeKey,
         retry: { baseDelayMs: 5 },
       });
       clients.push(c);
@@ -238,7 +236,7 @@ describe("4xx answers are never retried", () => {
   });
 
   it("403 for a read-only key on a write", async () => {
-    const c = new ApiClient({ baseUrl: proxy.url, apiKey: sb.readOnlyKey, retry: { baseDelayMs: 5 } });
+    const c = new ApiClient({ baseUrl: proxy.url, apiKey: box.readOnlyKey, retry: { baseDelayMs: 5 } });
     clients.push(c);
     const err = await fails(putCreator(c, "ro-write", { name: "No" }));
     expect(err.status).toBe(403);
@@ -322,23 +320,30 @@ describe("500 after the write was applied", () => {
 describe("the overall deadline", () => {
   it("stops retrying 502s: exit 7 through main's table", async () => {
     await faults({ rates: { "502": 1 }, pathPrefix: "/me" });
-    const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "400", PARTNER_RETRY_BASE_MS: "50" });
-    expect(r.code).toBe(7);
-    expect(r.ms).toBeLessThan(5000);
+    const r = await runCli(["me", "--verbose"], {
+      PARTNER_RETRY_DEADLINE_MS: "400",
+      PARTNER_RETRY_BASE_MS: "50",
+    });
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/502 clearing_network_unavailable/);
+    // It stopped because of the deadline: the waits it scheduled fit inside the 400 ms (a timer may
+    // end up to 1 ms early by the wall clock, hence 1 ms per wait), and every wait led to one request.
+    const waits = [...r.stderr.matchAll(/retrying in (\d+) ms after HTTP 502/g)].map((m) => Number(m[1]));
+    expect(waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(400 + waits.length);
+    expect(r.stderr.match(/^> GET /gm)).toHaveLength(waits.length + 1);
   });
 
   it("stops retrying 429s: exit 7", async () => {
     await faults({ rates: { "429": 1 }, retryAfterSeconds: 0, pathPrefix: "/offers" });
     const r = await runCli(["offers", "list"], { PARTNER_RETRY_DEADLINE_MS: "300" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(/429 rate_limited/);
   });
 
   it("stops retrying resets: a NetworkError, exit 7", async () => {
     await faults({ rates: { reset: 1 }, pathPrefix: "/me" });
     const r = await runCli(["me"], { PARTNER_RETRY_DEADLINE_MS: "300" });
-    expect(r.code).toBe(7);
+    expect(r.exitCode).toBe(7);
     expect(r.stderr).toMatch(
       /Could not reach http:\/\/127\.0\.0\.1:\d+ \(PARTNER_BASE_URL\) for GET \/me: connection/,
     );
@@ -383,7 +388,7 @@ describe("error bodies", () => {
   it("decodes code, message and details keyed by field path, as sent", async () => {
     const { c } = mk();
     const body = { creators: [{ externalId: "a", name: "A", active: "yes" }] };
-    const raw = await http(sb, "POST", "/creators/batch", { body });
+    const raw = await box.http("POST", "/creators/batch", { body });
     const err = await fails(c.call({ method: "POST", path: "/creators/batch", body, retry: "idempotent" }));
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(400);
@@ -471,26 +476,26 @@ describe("error bodies", () => {
 describe("tolerant parsing over HTTP", () => {
   it("an unknown field and an unknown enum value pass and are kept", async () => {
     proxy.inject({
-      pathPrefix: `${P}/offers/0012345000011`,
+      pathPrefix: `${P}/offers/${SEED.offers.oats}`,
       status: 200,
       headers: { "content-type": "application/json" },
       body: (o) => ({ ...(o as object), state: "archived_by_brand", loyaltyTier: { level: 2 } }),
     });
     const { c } = mk();
-    const o = (await getOffer(c, "0012345000011")) as unknown as Record<string, unknown>;
+    const o = (await getOffer(c, SEED.offers.oats)) as unknown as Record<string, unknown>;
     expect(o.state).toBe("archived_by_brand");
     expect(o.loyaltyTier).toEqual({ level: 2 });
-    expect(o.baseGs1).toBe("0012345000011");
+    expect(o.baseGs1).toBe(SEED.offers.oats);
   });
 
   it("a missing required field is a ProtocolError", async () => {
     proxy.inject({
-      pathPrefix: `${P}/offers/0012345000011`,
+      pathPrefix: `${P}/offers/${SEED.offers.oats}`,
       status: 200,
       body: (o) => ({ ...(o as object), baseGs1: undefined }),
     });
     const { c } = mk();
-    const err = await fails(getOffer(c, "0012345000011"));
+    const err = await fails(getOffer(c, SEED.offers.oats));
     expect(err).toBeInstanceOf(ProtocolError);
     expect(err.message).toMatch(/baseGs1/);
   });
@@ -558,7 +563,7 @@ describe("path segments", () => {
   it("a base URL with a path prefix keeps it", async () => {
     const c = new ApiClient({
       baseUrl: `${proxy.url}/gateway/`,
-      apiKey: sb.writeKey,
+      apiKey: box.writeKey,
       retry: { maxAttempts: 1 },
     });
     clients.push(c);
@@ -573,7 +578,7 @@ describe("iterators over real pages", () => {
       externalId: `pg-${String(i).padStart(4, "0")}`,
       name: `Page ${i}`,
     }));
-    const r = await http(sb, "POST", "/creators/batch", { body: { creators } });
+    const r = await box.http("POST", "/creators/batch", { body: { creators } });
     expect(r.status).toBe(200);
     const { c } = mk();
     const pages: number[] = [];
@@ -606,20 +611,20 @@ describe("--verbose trace", () => {
   it("shows each request and answer with the key redacted, never the full key", async () => {
     await faults({ next: ["502"], pathPrefix: "/me" });
     const r = await runCli(["me", "--verbose"]);
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain(`> GET ${sb.url}${P}/me  (authorization: Bearer ${redactKey(sb.writeKey)})`);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(`> GET ${box.url}${P}/me  (authorization: Bearer ${redactKey(box.writeKey)})`);
     expect(r.stderr).toMatch(/< 502 GET \/me \(\d+ ms, \d+ bytes\)/);
     expect(r.stderr).toMatch(/retrying in \d+ ms after HTTP 502/);
     expect(r.stderr).toMatch(/< 200 GET \/me/);
-    expect(r.stderr).not.toContain(sb.writeKey);
-    expect(r.stdout).not.toContain(sb.writeKey);
-    expect(redactKey(sb.writeKey)).toBe(`****${sb.writeKey.slice(-4)}`);
+    expect(r.stderr).not.toContain(box.writeKey);
+    expect(r.stdout).not.toContain(box.writeKey);
+    expect(redactKey(box.writeKey)).toBe(`****${box.writeKey.slice(-4)}`);
   });
 
   it("PARTNER_DEBUG=1 does the same; without either there is no trace", async () => {
     const on = await runCli(["me"], { PARTNER_DEBUG: "1" });
     expect(on.stderr).toContain("authorization: Bearer ****");
-    expect(on.stderr).not.toContain(sb.writeKey);
+    expect(on.stderr).not.toContain(box.writeKey);
     const off = await runCli(["me"]);
     expect(off.stderr).not.toContain("> GET");
     expect(off.stderr).not.toContain("authorization");
@@ -682,7 +687,7 @@ describe("real create-class and feed endpoints", () => {
   const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const campaign = (ref: string) => ({
     name: `Bench ${ref}`,
-    baseGs1: "0012345000011",
+    baseGs1: SEED.offers.oats,
     dates: { from: day(1), through: day(10) },
     codeLimit: 100,
     commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
@@ -756,7 +761,7 @@ describe("bounds of one request", () => {
   const at = (url: string, o: Partial<ClientOptions> = {}) => {
     const c = new ApiClient({
       baseUrl: url,
-      apiKey: sb.writeKey,
+      apiKey: box.writeKey,
       ...o,
       retry: { baseDelayMs: 5, ...o.retry },
     });

@@ -1,13 +1,14 @@
 // The campaign form accepts what people type: 10% and 0.1, $4.99 and 4.99, 1,000 and 1000; the wizard
 // echoes what it understood and its prompts state the ranges it enforces; `campaigns update` names
 // every invalid flag at once.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
 import { parseCodeLimit, parseRate, parseUnitPrice } from "../../src/commands/campaigns/input.js";
 import { campaignsUpdateRun } from "../../src/commands/campaigns/update.js";
-import type { Prompter } from "../../src/io/prompter.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
-import { day, exitOf, makeCampaign, OATS, scriptedPrompter, type Step, ZERO } from "./helpers.js";
+import { day } from "./helpers.js";
+import { makeCampaign, runFn, scriptedPrompter } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 describe("number input (unit)", () => {
   it("rates: a percentage or a fraction, 0 to 1 with up to 4 decimals", () => {
@@ -88,35 +89,15 @@ describe("number input (unit)", () => {
   });
 });
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "DELETE", "/faults", { control: true });
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("DELETE", "/faults", { control: true });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
-
-/** A scripted prompter that also keeps each input prompt's validator, by message. */
-function recordingPrompter(steps: Step[]) {
-  const inner = scriptedPrompter(steps);
-  const validators = new Map<string, (v: string) => true | string>();
-  const p: Prompter = {
-    ...inner,
-    input: (o) => {
-      if (o.validate) validators.set(o.message, o.validate);
-      return inner.input(o);
-    },
-  };
-  return { prompter: p, inner, validators };
-}
 
 describe("the wizard accepts what people type", () => {
   it("10%, $4.99 and 1,000: accepted, echoed as understood, and sent as 0.1, 4.99 and 1000", async () => {
-    const { prompter, inner, validators } = recordingPrompter([
+    const prompter = scriptedPrompter([
       { match: /Campaign name/, answer: "Typed" },
       { match: /Code limit/, answer: "1,000" },
       { match: /Commission rate/, answer: "10%" },
@@ -126,11 +107,13 @@ describe("the wizard accepts what people type", () => {
       { match: /Activate the campaign now\?/, answer: false },
       { match: /roster a share link now\?/, answer: false },
     ]);
-    const { ctx, stderr } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: OATS, from: day(0), through: day(10) }, ctx));
+    const { ctx, stderr } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
+      campaignsCreateRun({ offer: SEED.offers.oats, from: day(0), through: day(10) }, ctx),
+    );
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
-    expect(inner.remaining()).toBe(0);
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
+    expect(prompter.remaining()).toBe(0);
     const err = stderr();
     expect(err).toContain("  Code limit: 1,000\n");
     expect(err).toContain("  Commission rate: 0.1 (10%)\n");
@@ -139,23 +122,23 @@ describe("the wizard accepts what people type", () => {
     expect(err).toMatch(/Code limit\s+1,000\n/);
     expect(err).toMatch(/Commission rate\s+0\.1 \(10%\)\n/);
     expect(err).toMatch(/Unit sale price\s+\$4\.99\n/);
-    const c = (await http(sb, "GET", "/campaigns?externalReference=typed-1")).body.items[0];
+    const c = (await s.http("GET", "/campaigns?externalReference=typed-1")).body.items[0];
     expect(c).toMatchObject({
       codes: { limit: 1000 },
       commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
     });
 
     // The plain forms are accepted by the same prompts; the refusals say what to type.
-    const rate = [...validators].find(([m]) => /Commission rate/.test(m))![1];
+    const rate = [...prompter.validators].find(([m]) => /Commission rate/.test(m))![1];
     expect(rate("0.1")).toBe(true);
     expect(rate("10")).toMatch(/or a percentage like 10%/);
-    const price = [...validators].find(([m]) => /unit sale price/.test(m))![1];
+    const price = [...prompter.validators].find(([m]) => /unit sale price/.test(m))![1];
     expect(price("4.99")).toBe(true);
   });
 
   it("each prompt states the range its check enforces: both ends pass, one step past fails", async () => {
-    // ZERO has 25 codes available: the limit prompt says 1 to 25.
-    const { prompter, inner, validators } = recordingPrompter([
+    // SEED.offers.sodaZero has 25 codes available: the limit prompt says 1 to 25.
+    const prompter = scriptedPrompter([
       { match: /Campaign name/, answer: "Ranges" },
       { match: /Code limit/, answer: "25" },
       { match: /Restrict the campaign to one retailer\?/, answer: false },
@@ -164,13 +147,15 @@ describe("the wizard accepts what people type", () => {
       { match: /External reference/, answer: "ranges-1" },
       { match: /Create this campaign\?/, answer: false },
     ]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
+    const { ctx } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
+      campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
+    );
     await ctx.close();
-    expect(r.code).toBe(2); // declined at the summary
-    expect(inner.remaining()).toBe(0);
+    expect(r.exitCode).toBe(2); // declined at the summary
+    expect(prompter.remaining()).toBe(0);
     const byMessage = (re: RegExp) => {
-      const found = [...validators].find(([m]) => re.test(m));
+      const found = [...prompter.validators].find(([m]) => re.test(m));
       expect(found, String(re)).toBeDefined();
       return found!;
     };
@@ -194,22 +179,24 @@ describe("the wizard accepts what people type", () => {
   });
 
   it("an offer without codes is refused before the limit prompt (not a 1 to 0 range)", async () => {
-    await http(sb, "POST", `/offers/${ZERO}`, { control: true, body: { codesAvailable: 0 } });
-    const { prompter } = recordingPrompter([{ match: /Campaign name/, answer: "None" }]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({ offer: ZERO, from: day(0), through: day(5) }, ctx));
+    await s.http("POST", `/offers/${SEED.offers.sodaZero}`, { control: true, body: { codesAvailable: 0 } });
+    const prompter = scriptedPrompter([{ match: /Campaign name/, answer: "None" }]);
+    const { ctx } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
+      campaignsCreateRun({ offer: SEED.offers.sodaZero, from: day(0), through: day(5) }, ctx),
+    );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/has no codes available/);
   });
 
   it("the flags of create accept the same forms", async () => {
-    const { ctx } = testContext(sb);
-    const r = await exitOf(() =>
+    const { ctx } = s.context();
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           name: "Flags",
-          offer: OATS,
+          offer: SEED.offers.oats,
           from: day(0),
           through: day(10),
           codeLimit: "2,500",
@@ -221,8 +208,8 @@ describe("the wizard accepts what people type", () => {
       ),
     );
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
-    const c = (await http(sb, "GET", "/campaigns?externalReference=flags-1")).body.items[0];
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
+    const c = (await s.http("GET", "/campaigns?externalReference=flags-1")).body.items[0];
     expect(c).toMatchObject({
       codes: { limit: 2500 },
       commission: { rate: 0.125, estimatedUnitSalePrice: 1004.5 },
@@ -232,22 +219,25 @@ describe("the wizard accepts what people type", () => {
 
 describe("campaigns update: every invalid flag at once, by flag name", () => {
   const update = async (o: Record<string, unknown>) => {
-    const { ctx } = testContext(sb);
-    const r = await exitOf(() => campaignsUpdateRun({ idOrRef: "upd", ...o } as never, ctx));
+    const { ctx } = s.context();
+    const r = await runFn(ctx, () => campaignsUpdateRun({ idOrRef: "upd", ...o } as never, ctx));
     await ctx.close();
     return r;
   };
 
   it("format problems and what the campaign and its offer decide, together; nothing changes", async () => {
-    const c = await makeCampaign(sb, { externalReference: "upd", dates: { from: day(1), through: day(30) } });
-    const offer = (await http(sb, "GET", `/offers/${OATS}`)).body;
+    const c = await makeCampaign(s.sb, {
+      externalReference: "upd",
+      dates: { from: day(1), through: day(30) },
+    });
+    const offer = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body;
     const r = await update({
       from: day(100_000), // past the offer's redemption dates, and after the campaign's last day
       codeLimit: "99,999,999",
       rate: "150%",
       unitPrice: "$4.999",
     });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     const lines = r.error.split("\n");
     expect(lines[0]).toBe('Error: Cannot update campaign "Test campaign" (upd); nothing was changed:');
     expect(lines.slice(1)).toEqual([
@@ -258,34 +248,36 @@ describe("campaigns update: every invalid flag at once, by flag name", () => {
       "  --unit-price: must have at most 2 decimal places (cents)",
     ]);
     expect(r.error).not.toMatch(/dates\.|codeLimit|commission\./);
-    const after = (await http(sb, "GET", `/campaigns/${c.id}`)).body;
+    const after = (await s.http("GET", `/campaigns/${c.id}`)).body;
     expect(after.updatedAt).toBe(c.updatedAt);
   });
 
   it("a limit above what the offer has and below the codes handed out are named by flag", async () => {
-    await makeCampaign(sb, { externalReference: "upd" });
-    const codes = (await http(sb, "GET", `/offers/${OATS}`)).body.codesAvailable;
+    await makeCampaign(s.sb, { externalReference: "upd" });
+    const codes = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body.codesAvailable;
     let r = await update({ codeLimit: String(codes + 1) });
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toContain(`--code-limit: must be at most ${codes.toLocaleString("en-US")}`);
     r = await update({ codeLimit: "50,000", rate: "12%" });
-    expect(r.code, r.error).toBe(0);
+    expect(r.exitCode, r.error).toBe(0);
   });
 
   it("a 400 the service still answers names the flags, not the API's fields", async () => {
-    const c = await makeCampaign(sb, { externalReference: "upd" });
-    const offer = (await http(sb, "GET", `/offers/${OATS}`)).body;
+    const c = await makeCampaign(s.sb, { externalReference: "upd" });
+    const offer = (await s.http("GET", `/offers/${SEED.offers.oats}`)).body;
     // The offer cannot be read (502s until the retry deadline), so only the service can say that the
     // new last day is past the offer's redemption dates.
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: Array(20).fill("502"), pathPrefix: "/offers", method: "GET" },
     });
-    const { ctx } = testContext(sb, { env: { PARTNER_RETRY_DEADLINE_MS: "150" } });
+    const { ctx } = s.context({ env: { PARTNER_RETRY_DEADLINE_MS: "150" } });
     const late = new Date(Date.parse(offer.redemptionDates.through) + 86_400_000).toISOString().slice(0, 10);
-    const r = await exitOf(() => campaignsUpdateRun({ idOrRef: c.externalReference!, through: late }, ctx));
+    const r = await runFn(ctx, () =>
+      campaignsUpdateRun({ idOrRef: c.externalReference!, through: late }, ctx),
+    );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/\(400 validation_failed; PATCH \/campaigns\//);
     expect(r.error).toMatch(/^ {2}--through: /m);
     expect(r.error).not.toMatch(/dates\.through:/);

@@ -1,27 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { campaignsCreateRun } from "../../src/commands/campaigns/create.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
-import { day, exitOf, OATS, SODA, scriptedPrompter } from "./helpers.js";
+import { day } from "./helpers.js";
+import { runFn, scriptedPrompter } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
-const brandOf = async (baseGs1: string) => (await http(sb, "GET", `/offers/${baseGs1}`)).body.brand;
+const brandOf = async (baseGs1: string) => (await s.http("GET", `/offers/${baseGs1}`)).body.brand;
 
 describe("campaigns create: interactive setup", () => {
   it("walks brand, offer, name, dates, limit, retailer, commission, reference; creates, activates, assigns the roster", async () => {
-    const soda = await brandOf(SODA);
+    const soda = await brandOf(SEED.offers.sodaRetail);
     const prompter = scriptedPrompter([
       { match: /^Brand$/, answer: soda.id },
-      { match: /^Offer$/, answer: SODA },
+      { match: /^Offer$/, answer: SEED.offers.sodaRetail },
       { match: /Campaign name/, answer: "Soda summer" },
       { match: /First day/, answer: day(2) },
       { match: /Last day/, answer: day(40) },
@@ -35,17 +31,19 @@ describe("campaigns create: interactive setup", () => {
       { match: /Activate the campaign now\?/, answer: true },
       { match: /roster a share link now\?/, answer: true },
     ]);
-    const { ctx, stdout, stderr } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() => campaignsCreateRun({}, ctx));
+    const { ctx, stdout, stderr } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () => campaignsCreateRun({}, ctx));
     await ctx.close();
-    expect(r).toEqual({ code: 0, error: "" });
+    expect([r.exitCode, r.error]).toEqual([0, ""]);
     expect(prompter.remaining()).toBe(0);
 
     // The choices shown: brands (one without distributable offers is disabled), offers with their facts.
     const brandPrompt = prompter.asked[0]!;
     expect(brandPrompt.choices!.find((c) => c.name === "Trailside Snacks")?.disabled).toBeTruthy();
     const offerPrompt = prompter.asked[1]!;
-    expect(offerPrompt.choices!.map((c) => c.value)).toEqual(expect.arrayContaining([SODA]));
+    expect(offerPrompt.choices!.map((c) => c.value)).toEqual(
+      expect.arrayContaining([SEED.offers.sodaRetail]),
+    );
     expect(offerPrompt.choices![0]!.description).toMatch(
       /savings \$2\.00 off · redeemable .* · 2,000 codes available · retailer required/,
     );
@@ -54,7 +52,7 @@ describe("campaigns create: interactive setup", () => {
     expect(stderr()).toContain("Estimated commission per redemption: $0.4988");
     expect(stderr()).toMatch(/Summary[\s\S]*Soda summer[\s\S]*cornerstore\.example \(Corner Store\)/);
 
-    const c = (await http(sb, "GET", "/campaigns?externalReference=soda-summer")).body.items[0];
+    const c = (await s.http("GET", "/campaigns?externalReference=soda-summer")).body.items[0];
     expect(c).toMatchObject({
       name: "Soda summer",
       status: "active",
@@ -66,7 +64,7 @@ describe("campaigns create: interactive setup", () => {
     expect(stdout()).toMatch(/^status\s+active$/m);
     expect(stdout()).not.toMatch(/jobId/); // stdout holds the campaign only; the job summary is on stderr
     // The demo roster has 11 active creators: all got links.
-    const links = await http(sb, "GET", `/campaigns/${c.id}/creators`);
+    const links = await s.http("GET", `/campaigns/${c.id}/creators`);
     expect(links.body.totalCount).toBe(11);
     expect(stderr()).toMatch(/11 assigned, 0 could not be assigned/);
   });
@@ -78,22 +76,22 @@ describe("campaigns create: interactive setup", () => {
       { match: /External reference/ },
       { match: /Create this campaign\?/, answer: false },
     ]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() =>
+    const { ctx } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
-        { offer: OATS, from: day(0), through: day(10), codeLimit: "50", unitPrice: "2.50" },
+        { offer: SEED.offers.oats, from: day(0), through: day(10), codeLimit: "50", unitPrice: "2.50" },
         ctx,
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.error).toMatch(/Not created/);
     expect(prompter.asked.map((p) => p.message).join("|")).not.toMatch(
       /Brand|Offer|First day|Code limit|price/,
     );
     // The name defaults to the offer title.
     expect(prompter.asked[0]!.default).toBe("Crunchy Oats 12oz: $1.50 off");
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(0);
+    expect((await s.http("GET", "/campaigns")).body.totalCount).toBe(0);
   });
 
   it("an optional retailer is offered; declining activation and links leaves a draft and says how to assign later", async () => {
@@ -104,11 +102,11 @@ describe("campaigns create: interactive setup", () => {
       { match: /Activate the campaign now\?/, answer: false },
       { match: /roster a share link now\?/, answer: false },
     ]);
-    const { ctx, stderr } = testContext(sb, { tty: true, prompter, globals: { json: true } });
-    const r = await exitOf(() =>
+    const { ctx, stderr } = s.context({ tty: true, prompter, globals: { json: true } });
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
-          offer: "0098765000021",
+          offer: SEED.offers.sodaZero,
           from: day(0),
           through: day(10),
           codeLimit: "20",
@@ -120,9 +118,9 @@ describe("campaigns create: interactive setup", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(stderr()).toContain("partner-cli links assign zero-1 --roster");
-    const c = (await http(sb, "GET", "/campaigns?externalReference=zero-1")).body.items[0];
+    const c = (await s.http("GET", "/campaigns?externalReference=zero-1")).body.items[0];
     expect(c.status).toBe("draft");
     expect(c.retailer).toBeNull();
     expect(prompter.remaining()).toBe(0);
@@ -135,12 +133,12 @@ describe("campaigns create: interactive setup", () => {
       { match: /Activate the campaign now\?/, answer: false },
       { match: /roster a share link now\?/, answer: false },
     ]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() =>
+    const { ctx } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
         {
           name: "Z",
-          offer: "0098765000021",
+          offer: SEED.offers.sodaZero,
           from: day(0),
           through: day(5),
           codeLimit: "5",
@@ -153,22 +151,30 @@ describe("campaigns create: interactive setup", () => {
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
-    const c = (await http(sb, "GET", "/campaigns?externalReference=zero-2")).body.items[0];
+    expect(r.exitCode).toBe(0);
+    const c = (await s.http("GET", "/campaigns?externalReference=zero-2")).body.items[0];
     expect(c.retailer).toEqual({ emailDomain: "freshmart.example", name: "Fresh Mart" });
   });
 
   it("with every flag given on a terminal there are no prompts at all", async () => {
     const prompter = scriptedPrompter([]);
-    const { ctx } = testContext(sb, { tty: true, prompter });
-    const r = await exitOf(() =>
+    const { ctx } = s.context({ tty: true, prompter });
+    const r = await runFn(ctx, () =>
       campaignsCreateRun(
-        { name: "N", offer: OATS, from: day(0), through: day(3), codeLimit: "5", rate: "0", unitPrice: "0" },
+        {
+          name: "N",
+          offer: SEED.offers.oats,
+          from: day(0),
+          through: day(3),
+          codeLimit: "5",
+          rate: "0",
+          unitPrice: "0",
+        },
         ctx,
       ),
     );
     await ctx.close();
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(prompter.asked).toHaveLength(0);
   });
 });

@@ -10,7 +10,8 @@ import {
   patchProblems,
 } from "../../src/spec/campaign-rules.js";
 import { useSandbox } from "../helpers/harness.js";
-import { OFFERS, shift } from "../sandbox/campaigns-fixtures.js";
+import { SEED } from "../helpers/fixtures.js";
+import { shift } from "../sandbox/campaigns-fixtures.js";
 
 const offer: OfferTerms = {
   baseGs1: "0000000000017",
@@ -151,13 +152,13 @@ describe("one wording: the sandbox's details are the CLI's flag lines", () => {
   const s = useSandbox({ seed: "demo", resetEach: true });
 
   it("create: the same rule, the same words, under the field and under the flag", async () => {
-    const o = (await s.http("GET", `/offers/${OFFERS.sodaRetail}`)).body;
+    const o = (await s.http("GET", `/offers/${SEED.offers.sodaRetail}`)).body;
     const from = shift(o.redemptionDates.from, -1);
     const through = shift(o.redemptionDates.through, 1);
     const api = await s.http("POST", "/campaigns", {
       body: {
         name: "Rules",
-        baseGs1: OFFERS.sodaRetail,
+        baseGs1: SEED.offers.sodaRetail,
         dates: { from, through },
         codeLimit: o.codesAvailable + 1,
         commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
@@ -173,7 +174,7 @@ describe("one wording: the sandbox's details are the CLI's flag lines", () => {
       "--name",
       "Rules",
       "--offer",
-      OFFERS.sodaRetail,
+      SEED.offers.sodaRetail,
       "--from",
       from,
       "--through",
@@ -194,11 +195,11 @@ describe("one wording: the sandbox's details are the CLI's flag lines", () => {
   });
 
   it("update: every invalid flag at once by flag name, the same words as the service's details; nothing changes", async () => {
-    const o = (await s.http("GET", `/offers/${OFFERS.sodaZero}`)).body;
+    const o = (await s.http("GET", `/offers/${SEED.offers.sodaZero}`)).body;
     const made = await s.http("POST", "/campaigns", {
       body: {
         name: "Zero",
-        baseGs1: OFFERS.sodaZero,
+        baseGs1: SEED.offers.sodaZero,
         externalReference: "zero-rules",
         dates: { from: o.redemptionDates.from, through: shift(o.redemptionDates.from, 10) },
         codeLimit: 10,

@@ -1,7 +1,6 @@
 // The wizard's steps one by one, each given only the part of the state it declares (no sandbox, no
 // Context): what each asks, the range it shows against the range it enforces, what it echoes.
 import { describe, expect, it } from "vitest";
-import type { Prompter } from "../../src/io/prompter.js";
 import type { Offer } from "../../src/spec/offers.js";
 import {
   askCodeLimit,
@@ -11,7 +10,7 @@ import {
   askRetailer,
   runWizard,
 } from "../../src/commands/campaigns/wizard.js";
-import { scriptedPrompter, type Step } from "./helpers.js";
+import { scriptedPrompter, type Step } from "../helpers/fixtures.js";
 
 const offer: Offer = {
   baseGs1: "0000000000017",
@@ -30,19 +29,11 @@ const offer: Offer = {
   lastUpdatedAt: "2026-01-01T00:00:00Z",
 };
 
-/** The scripted prompter, also keeping each input's validator by message. */
+/** The scripted prompter (it keeps each input's validator by message) and the lines the wizard says. */
 function prompts(steps: Step[]) {
   const inner = scriptedPrompter(steps);
-  const validators = new Map<string, (v: string) => true | string>();
-  const prompt: Prompter = {
-    ...inner,
-    input: (o) => {
-      if (o.validate) validators.set(o.message, o.validate);
-      return inner.input(o);
-    },
-  };
   const said: string[] = [];
-  return { prompt, inner, validators, said, say: (l: string) => said.push(l) };
+  return { prompt: inner, inner, validators: inner.validators, said, say: (l: string) => said.push(l) };
 }
 
 describe("wizard steps", () => {

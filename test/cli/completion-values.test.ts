@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, test } from "vitest";
 import { BIN } from "../helpers/cli.js";
+import { bashCompletionScript, zshCompletionScript } from "./shells.js";
+import { makeCampaign, SEED } from "../helpers/fixtures.js";
 import { tempDir, useSandbox } from "../helpers/harness.js";
 
 const s = useSandbox();
@@ -39,39 +41,18 @@ beforeAll(async () => {
     { mode: 0o755 },
   );
   env = { ...process.env, ...s.env(), PATH: `${bin}:${process.env.PATH}` };
-  const made = await s.run([
-    "campaigns",
-    "create",
-    "--no-input",
-    "--name",
-    "Completion oats",
-    "--offer",
-    "0012345000011",
-    "--from",
-    new Date().toISOString().slice(0, 10),
-    "--through",
-    new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10),
-    "--code-limit",
-    "100",
-    "--rate",
-    "10%",
-    "--unit-price",
-    "4.99",
-    "--external-reference",
-    "completion-oats",
-  ]);
-  expect(made.exitCode, made.stderr).toBe(0);
+  await makeCampaign(s, {
+    name: "Completion oats",
+    baseGs1: SEED.offers.oats,
+    dates: { from: 0, through: 20 },
+    codeLimit: 100,
+    externalReference: "completion-oats",
+  });
 }, 120_000);
 
 /** The bash completion of a command line (`words`, the last being completed), as the shell offers it. */
 function bash(words: string[], fn = "_partner_cli"): Promise<string[]> {
-  const script = `
-source ${JSON.stringify(join(dir, "partner-cli.bash"))}
-COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")})
-COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))
-${fn}
-printf '%s\\n' "\${COMPREPLY[@]}"
-`;
+  const script = bashCompletionScript(join(dir, "partner-cli.bash"), words, fn);
   return run("bash", ["-c", script]);
 }
 
@@ -174,15 +155,7 @@ describe("npx partner-cli", () => {
   });
 
   test.runIf(has("zsh"))("zsh: npx partner-cli completes, values through npx", async () => {
-    const harness = `
-compdef() { }
-_describe() { shift 3; local -a arr; arr=("\${(@P)1}"); local e; for e in $arr; do print -r -- "\${e%%:*}"; done }
-compadd() { [[ $1 == -- ]] && shift; if [[ $1 == -a ]]; then print -l -- "\${(@P)2}"; return; fi; print -l -- "$@" }
-_default() { print "<default>" }
-source ${JSON.stringify(join(dir, "partner-cli.zsh"))}
-words=("$@"); CURRENT=$#words
-_partner_cli_npx
-`;
+    const harness = zshCompletionScript(join(dir, "partner-cli.zsh"), "_partner_cli_npx");
     const zsh = (...words: string[]) => run("zsh", ["-c", harness, "zsh", ...words]);
     expect(await zsh("npx", "partner-cli", "--profile", "x", "profile", "r")).toEqual([
       "list",

@@ -3,24 +3,22 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { BIN } from "../helpers/cli.js";
-import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { runIn } from "./run-helper.js";
+import { bashCompletionScript, zshCompletionScript } from "./shells.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { runIn } from "../helpers/run.js";
 import { allCommands, program } from "./tree.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const commands = allCommands(program());
 const scripts: Record<string, string> = {};
 const dir = mkdtempSync(join(tmpdir(), "pcli-completion-"));
 const has = (bin: string) => spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
 
-let sb: RunningSandbox;
-afterAll(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 beforeAll(async () => {
-  sb = await sandbox();
   for (const shell of ["bash", "zsh", "fish"]) {
     const r = await runIn(["completion", shell]);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -32,13 +30,7 @@ beforeAll(async () => {
 
 /** Runs the bash completion function for a command line whose last word is being completed. */
 function bashComplete(words: string[], env?: NodeJS.ProcessEnv): string[] {
-  const script = `
-source ${JSON.stringify(join(dir, "partner-cli.bash"))}
-COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")})
-COMP_CWORD=$((\${#COMP_WORDS[@]} - 1))
-_partner_cli
-printf '%s\\n' "\${COMPREPLY[@]}"
-`;
+  const script = bashCompletionScript(join(dir, "partner-cli.bash"), words);
   return execFileSync("bash", ["-c", script], { encoding: "utf8", env }).split("\n").filter(Boolean);
 }
 
@@ -91,13 +83,13 @@ describe("completion scripts", () => {
       mode: 0o755,
     });
     const cfg = tempDir("pcli-completion-cfg-");
-    await runIn(["login", "--profile", "prod", "--base-url", sb.url, "--api-key-stdin"], {
+    await runIn(["login", "--profile", "prod", "--base-url", box.url, "--api-key-stdin"], {
       env: { PARTNER_CLI_CONFIG_DIR: cfg },
-      stdin: sb.writeKey,
+      stdin: box.writeKey,
     });
-    await runIn(["login", "--profile", "staging", "--base-url", sb.url, "--api-key-stdin"], {
+    await runIn(["login", "--profile", "staging", "--base-url", box.url, "--api-key-stdin"], {
       env: { PARTNER_CLI_CONFIG_DIR: cfg },
-      stdin: sb.writeKey,
+      stdin: box.writeKey,
     });
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, PARTNER_CLI_CONFIG_DIR: cfg };
     expect(bashComplete(["partner-cli", "--profile", ""], env)).toEqual(["prod", "staging"]);
@@ -131,15 +123,7 @@ describe("completion scripts", () => {
   test.runIf(has("zsh"))("zsh -n accepts the zsh script, and it walks the tree like the bash one", () => {
     expect(spawnSync("zsh", ["-n", join(dir, "partner-cli.zsh")]).status).toBe(0);
     // Stand-ins for zsh's completion builtins that print the candidates they are given.
-    const harness = `
-compdef() { }
-_describe() { shift 3; local -a arr; arr=("\${(@P)1}"); local e; for e in $arr; do print -r -- "\${e%%:*}"; done }
-compadd() { [[ $1 == -- ]] && shift; if [[ $1 == -a ]]; then print -l -- "\${(@P)2}"; return; fi; print -l -- "$@" }
-_default() { print "<default>" }
-source ${JSON.stringify(join(dir, "partner-cli.zsh"))}
-words=("$@"); CURRENT=$#words
-_partner_cli
-`;
+    const harness = zshCompletionScript(join(dir, "partner-cli.zsh"), "_partner_cli");
     const zsh = (...words: string[]) =>
       execFileSync("zsh", ["-c", harness, "zsh", ...words], { encoding: "utf8" })
         .split("\n")

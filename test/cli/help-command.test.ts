@@ -5,7 +5,7 @@ import { describe, expect, test } from "vitest";
 import { examplesOf } from "../../src/cli/define.js";
 import { exampleLines, helpWidth } from "../../src/cli/help.js";
 import { HELP_TOPICS } from "../../src/cli/help-topics.js";
-import { runIn } from "./run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { allCommands, program } from "./tree.js";
 
 const commands = allCommands(program());

@@ -1,7 +1,7 @@
 // Every command in the tree, nouns included, has a description and examples, and `--help` on each exits 0.
 import { describe, expect, test } from "vitest";
 import { examplesOf } from "../../src/cli/define.js";
-import { runIn } from "./run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { allCommands, program } from "./tree.js";
 
 const commands = allCommands(program());

@@ -5,7 +5,7 @@ import { PassThrough } from "node:stream";
 import type { Command } from "commander";
 import { describe, expect, test } from "vitest";
 import { buildProgram, LAZY_NOUNS, REGISTRARS } from "../../src/program.js";
-import { runIn } from "./run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { allCommands, program } from "./tree.js";
 
 function lazyProgram(argv: string[]): Command {

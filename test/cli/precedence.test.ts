@@ -3,18 +3,18 @@
 // PARTNER_BASE_URL, --base-url), observed with `me --json --verbose` against two sandboxes on port 0
 // (each has its own organization and keys). Without a terminal and without credentials: exit 4.
 import { readdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { runIn } from "./run-helper.js";
+import { beforeAll, describe, expect, test } from "vitest";
+import { useSandbox } from "../helpers/harness.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { runIn } from "../helpers/run.js";
 
-let a: RunningSandbox;
-let b: RunningSandbox;
+const a = useSandbox();
+const b = useSandbox();
 let dir: string;
 let orgA: string;
 let orgB: string;
 
 beforeAll(async () => {
-  [a, b] = await Promise.all([sandbox(), sandbox()]);
   dir = tempDir("pcli-prec-");
   const env = { PARTNER_CLI_CONFIG_DIR: dir };
   // Profile "a" (current): sandbox A's write key. Profile "b": sandbox B's read-only key.
@@ -31,9 +31,6 @@ beforeAll(async () => {
   expect(r.exitCode, r.stderr).toBe(0);
   orgB = JSON.parse(r.stdout).organization.id;
   expect(orgA).not.toBe(orgB);
-});
-afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
 });
 
 async function me(args: string[], env: NodeJS.ProcessEnv = {}, o: { tty?: boolean } = {}) {

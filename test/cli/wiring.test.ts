@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { wiringOf } from "../../src/cli/define.js";
-import { makeCampaign } from "../campaigns/helpers.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { program } from "./tree.js";
 

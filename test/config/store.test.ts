@@ -18,7 +18,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { configDir } from "../../src/config/paths.js";
 import { ConfigStore } from "../../src/config/store.js";
-import { runIn } from "../cli/run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));

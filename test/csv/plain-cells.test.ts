@@ -4,18 +4,8 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { MAX_RECORD_BYTES, parseOptions, plainCells } from "../../src/csv/read.js";
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The sandbox's seeded generator (mulberry32), so a failure can be replayed.
+import { prng as rng } from "../../src/sandbox/simulate.js";
 
 // Letters, every candidate delimiter, spaces and the other characters csv-parse trims or treats
 // specially (tab, NBSP, BOM, ideographic space, line separator, form feed), a quote, NUL, non-ASCII.

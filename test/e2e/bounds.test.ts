@@ -13,22 +13,20 @@ import { parse } from "csv-parse/sync";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedPort, type Misbehaving, misbehaving, stream, trickle } from "../api/misbehave.js";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { http, tempDir } from "../helpers/sandbox.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_STACK = /ECOMPROMISED|\n\s+at .+:\d+:\d+|Unexpected error/;
 
-let sb: RunningSandbox;
+const box = useSandbox();
 const servers: Misbehaving[] = [];
-beforeAll(async () => {
-  sb = await sandbox();
-});
 afterAll(async () => {
   for (const s of servers) await s.close();
-  await sb.close();
 });
 
 async function serve(...args: Parameters<typeof misbehaving>): Promise<Misbehaving> {
@@ -42,7 +40,7 @@ function envFor(base: string, extra: Record<string, string> = {}, configDir = te
   return {
     PARTNER_CLI_CONFIG_DIR: configDir,
     PARTNER_BASE_URL: base,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_API_KEY: box.writeKey,
     PARTNER_RETRY_BASE_MS: "20",
     ...extra,
   };
@@ -74,8 +72,8 @@ describe("a server that sends headers, then one byte per second", () => {
   it("an export stuck on it ends with exit 7 and releases its lock; the next run exports everything", {
     timeout: 60_000,
   }, async () => {
-    const campaign = await activeCampaign(sb);
-    await simulate(sb, { campaign, claims: 300, redemptions: 250, seed: 3 });
+    const campaign = (await makeCampaign(box.sb, FEED)).id;
+    await simulate(box.sb, { campaign, claims: 300, redemptions: 250, seed: 3 });
     let trickling = true;
     const s = await serve((req, res) => {
       if (trickling && req.method === "GET" && req.url?.includes("/redemptions")) {
@@ -83,7 +81,7 @@ describe("a server that sends headers, then one byte per second", () => {
         return undefined;
       }
       return "forward";
-    }, sb.url);
+    }, box.url);
     const configDir = tempDir();
     const out = join(tempDir(), "redemptions.csv");
     const env = envFor(
@@ -103,7 +101,7 @@ describe("a server that sends headers, then one byte per second", () => {
     expect(next.exitCode, next.stderr).toBe(0);
     const ids = (parse(readFileSync(out), { columns: true }) as { id: string }[]).map((r) => r.id);
     expect(ids.length).toBe(new Set(ids).size);
-    expect(new Set(ids)).toEqual(new Set(await feedIds(sb)));
+    expect(new Set(ids)).toEqual(new Set(await feedIds(box.sb)));
   });
 });
 
@@ -192,7 +190,7 @@ describe("a redirect is never success", () => {
   let webhookId: string;
   let status0: string;
   beforeAll(async () => {
-    const reg = await http(sb, "POST", "/webhooks", {
+    const reg = await box.http("POST", "/webhooks", {
       body: { url: "https://hooks.example.com/redirect-test", eventTypes: ["code.issued"] },
     });
     expect(reg.status).toBe(201);
@@ -215,7 +213,7 @@ describe("a redirect is never success", () => {
       res.writeHead(status, { location: `https://partner.example.com${req.url}` });
       res.end();
       return undefined;
-    }, sb.url);
+    }, box.url);
 
   for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
     it(`${method}: 301, 302, 307 and 308 each end with exit 4, nothing on stdout, nothing claimed`, async () => {
@@ -241,10 +239,10 @@ describe("a redirect is never success", () => {
         expect(s.count(method, "/api/partner/v1/")).toBe(1); // never retried
       }
       // The sandbox saw none of the redirected writes.
-      const wh = await http(sb, "GET", `/webhooks/${webhookId}`);
+      const wh = await box.http("GET", `/webhooks/${webhookId}`);
       expect(wh.status).toBe(200);
       expect(wh.body.webhook.status).toBe(status0);
-      expect((await http(sb, "GET", "/creators/cr-redirect")).status).toBe(404);
+      expect((await box.http("GET", "/creators/cr-redirect")).status).toBe(404);
     });
   }
 
@@ -257,7 +255,7 @@ describe("a redirect is never success", () => {
     expect(r.stderr).toContain(
       `The service answered 301 (redirect to https://partner.example.com/api/partner/v1/webhooks/${webhookId}) to DELETE /webhooks/${webhookId}; nothing was followed.`,
     );
-    expect((await http(sb, "GET", `/webhooks/${webhookId}`)).status).toBe(200);
+    expect((await box.http("GET", `/webhooks/${webhookId}`)).status).toBe(200);
   });
 });
 
@@ -289,14 +287,16 @@ describe("connection refused names the URL, where it came from, and what to fix"
   });
 
   it("from a profile: the hint is the login command for that profile", async () => {
-    const gone = await sandbox();
     const configDir = tempDir();
-    const login = await cli(["login", "--profile", "prod", "--base-url", gone.url, "--api-key-stdin"], {
-      env: { PARTNER_CLI_CONFIG_DIR: configDir },
-      input: `${gone.writeKey}\n`,
+    // A sandbox that is gone once the profile is saved.
+    const gone = await withSandbox({}, async (f) => {
+      const login = await cli(["login", "--profile", "prod", "--base-url", f.url, "--api-key-stdin"], {
+        env: { PARTNER_CLI_CONFIG_DIR: configDir },
+        input: `${f.writeKey}\n`,
+      });
+      expect(login.exitCode, login.stderr).toBe(0);
+      return { url: f.url, writeKey: f.writeKey };
     });
-    expect(login.exitCode, login.stderr).toBe(0);
-    await gone.close();
     const r = await cli(["me"], { env: { PARTNER_CLI_CONFIG_DIR: configDir, ...fast } });
     expect(r.exitCode, r.stderr).toBe(7);
     expect(r.stderr).toContain(
@@ -350,7 +350,7 @@ describe("a base URL that is some other web server", () => {
   });
 
   it("a 404 with the API's error body stays exit 5 (redemptions get nosuch)", async () => {
-    const r = await cli(["redemptions", "get", "nosuch"], { env: envFor(sb.url) });
+    const r = await cli(["redemptions", "get", "nosuch"], { env: envFor(box.url) });
     expect(r.exitCode, r.stderr).toBe(5);
     expect(r.stderr).not.toMatch(/does not answer like the Partner API/);
   });
@@ -371,7 +371,7 @@ describe("a base URL that is some other web server", () => {
     const r = await cli(["me"], { env: envFor(s.url) });
     expect(r.exitCode).toBe(4);
     expect(r.stderr).toMatch(/bad request from Bearer \*\*\*\*/);
-    expect(r.stderr).not.toContain(sb.writeKey);
+    expect(r.stderr).not.toContain(box.writeKey);
   });
 });
 
@@ -379,9 +379,8 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
   it("old-looking lock files do not matter: the second export exits 9; resumed, the first finishes; every row once", {
     timeout: 120_000,
   }, async () => {
-    const own = await sandbox();
-    try {
-      const campaign = await activeCampaign(own);
+    await withSandbox({}, async ({ sb: own }) => {
+      const campaign = (await makeCampaign(own, FEED)).id;
       await simulate(own, { campaign, claims: 3200, redemptions: 3000, seed: 21 });
       await http(own, "POST", "/faults", { control: true, body: { latencyMs: 20 } });
       const configDir = tempDir();
@@ -422,8 +421,6 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
       expect(ids.length).toBe(3000);
       expect(new Set(ids).size).toBe(3000);
       expect(new Set(ids)).toEqual(new Set(await feedIds(own)));
-    } finally {
-      await own.close();
-    }
+    });
   });
 });

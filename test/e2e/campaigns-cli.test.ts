@@ -2,29 +2,25 @@
 // config dir. Exit codes, stdout vs stderr, piped output; and the interactive setup in a real
 // terminal (tmux).
 import { execFileSync, spawnSync } from "node:child_process";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { day, OATS } from "../campaigns/helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { day } from "../campaigns/helpers.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const box = useSandbox();
 let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  await box.http("POST", "/reset", { control: true, body: {} });
+  env = box.env({}, { configDir: tempDir() });
 });
 
 const createFlags = (ref: string) => [
   "--name",
   "E2E oats",
   "--offer",
-  OATS,
+  SEED.offers.oats,
   "--from",
   day(0),
   "--through",
@@ -68,23 +64,23 @@ describe("campaigns (built bin)", () => {
     const n = await cli(["campaigns", "create", "--no-input"], { env });
     expect(n.exitCode).toBe(2);
     expect(n.stderr).toMatch(/--name, --offer/);
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(0);
+    expect((await box.http("GET", "/campaigns")).body.totalCount).toBe(0);
   });
 
   it("a 500 after the create was applied: one campaign; a duplicate reference: exit 6 with the command to inspect it", async () => {
-    await http(sb, "POST", "/faults", {
+    await box.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/campaigns", method: "POST" },
     });
     const r = await cli(["campaigns", "create", ...createFlags("e2e-500"), "--json"], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).externalReference).toBe("e2e-500");
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(1);
+    expect((await box.http("GET", "/campaigns")).body.totalCount).toBe(1);
     const dup = await cli(["campaigns", "create", ...createFlags("e2e-500")], { env });
     expect(dup.exitCode).toBe(6);
     expect(dup.stdout).toBe("");
     expect(dup.stderr).toContain("partner-cli campaigns get e2e-500");
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(1);
+    expect((await box.http("GET", "/campaigns")).body.totalCount).toBe(1);
   });
 
   it("status verbs: refusal exit 6, end refused without --yes (exit 2), unknown campaign exit 5, update merges", async () => {
@@ -195,7 +191,7 @@ describe("campaigns create: interactive setup in a real terminal (tmux)", () => 
           // already gone
         }
       }
-      const c = (await http(sb, "GET", "/campaigns?externalReference=tmux-ref")).body.items[0];
+      const c = (await box.http("GET", "/campaigns?externalReference=tmux-ref")).body.items[0];
       expect(c).toMatchObject({
         name: "Tmux campaign",
         status: "active",

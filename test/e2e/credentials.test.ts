@@ -5,10 +5,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { hasTmux, shq, tmuxSession, tmuxSkipNote } from "../helpers/tmux.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../docs/examples/roster.csv", import.meta.url));
 
@@ -26,13 +27,7 @@ function bare(extra: NodeJS.ProcessEnv = {}) {
   return { dir, env };
 }
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const s = useSandbox();
 
 function expectNoCredentialsMessage(stderr: string) {
   expect(stderr).toContain("No API key");
@@ -161,24 +156,24 @@ describe("the embedded sandbox on purpose, without a terminal", () => {
   });
 
   it("--sandbox with a key and a base URL in the environment uses the sandbox, not that service", async () => {
-    const { dir, env } = bare({ PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey });
-    expect((await http(sb, "GET", "/creators/nw-1001")).status).toBe(404);
+    const { dir, env } = bare({ PARTNER_BASE_URL: s.url, PARTNER_API_KEY: s.writeKey });
+    expect((await s.http("GET", "/creators/nw-1001")).status).toBe(404);
     const r = await cli(["roster", "import", EXAMPLE, "--sandbox"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(
       "Using the embedded sandbox (chosen with --sandbox; PARTNER_API_KEY and PARTNER_BASE_URL are not used)",
     );
-    expect(`${r.stdout}${r.stderr}`).not.toContain(sb.writeKey);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(s.writeKey);
     // The served sandbox did not get the roster; the embedded one did.
-    expect((await http(sb, "GET", "/creators/nw-1001")).status).toBe(404);
+    expect((await s.http("GET", "/creators/nw-1001")).status).toBe(404);
     expect(existsSync(join(dir, "sandbox"))).toBe(true);
   });
 
   it("--sandbox with a stored profile uses the sandbox, not the profile's service", async () => {
     const { env } = bare();
-    const login = await cli(["login", "--profile", "prod", "--base-url", sb.url, "--api-key-stdin"], {
+    const login = await cli(["login", "--profile", "prod", "--base-url", s.url, "--api-key-stdin"], {
       env,
-      input: sb.writeKey,
+      input: s.writeKey,
     });
     expect(login.exitCode, login.stderr).toBe(0);
     const viaProfile = JSON.parse((await cli(["me", "--json"], { env })).stdout).organization.id;
@@ -199,13 +194,13 @@ describe("the embedded sandbox on purpose, without a terminal", () => {
     expect(maybe.exitCode).toBe(2);
     expect(maybe.stdout).toBe("");
     expect(maybe.stderr).toContain("PARTNER_SANDBOX must be 1, true or yes");
-    const clash = await cli(["roster", "import", EXAMPLE, "--sandbox", "--base-url", sb.url], { env });
+    const clash = await cli(["roster", "import", EXAMPLE, "--sandbox", "--base-url", s.url], { env });
     expect(clash.exitCode).toBe(2);
     expect(clash.stderr).toContain("--sandbox chooses the embedded sandbox, and --base-url another service");
     const clash2 = await cli(["profiles", "list", "--sandbox", "--profile", "x"], { env });
     expect(clash2.exitCode).toBe(2);
     expect(readdirSync(dir)).toEqual([]);
-    expect((await http(sb, "GET", "/creators/nw-1001")).status).toBe(404);
+    expect((await s.http("GET", "/creators/nw-1001")).status).toBe(404);
   });
 });
 

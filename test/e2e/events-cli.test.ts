@@ -1,27 +1,26 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { startReceiver } from "../../src/webhooks/receiver.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { until } from "../sandbox/webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let org: OrgState;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const me = await s.http("GET", "/me");
+  org = s.sb.sandbox.org(me.body.organization.id)!;
+  env = s.env({}, { configDir: tempDir() });
 }, 120_000);
-afterAll(() => sb?.close());
 
 const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "S" };
 const emit = () =>
-  sb.sandbox.emit(org, "campaign.status_changed", { campaign, from: "active", to: "paused" }).id;
+  s.sb.sandbox.emit(org, "campaign.status_changed", { campaign, from: "active", to: "paused" }).id;
 
 describe("events through the built bin", () => {
   test("tail: only events after the start, NDJSON when piped; SIGINT exits 0", async () => {
@@ -83,7 +82,7 @@ describe("events through the built bin", () => {
     const probe = await startReceiver({ secrets: ["whsec_probe"], out: join(dir, "probe.ndjson") });
     const { url, port } = probe;
     await probe.close();
-    const reg = await http(sb, "POST", "/webhooks", {
+    const reg = await s.http("POST", "/webhooks", {
       body: { url, eventTypes: ["campaign.status_changed"] },
     });
     const secretFile = join(dir, "secret");
@@ -106,7 +105,7 @@ describe("events through the built bin", () => {
     } finally {
       listen.kill("SIGINT");
       await listen;
-      await http(sb, "DELETE", `/webhooks/${reg.body.webhook.id}`);
+      await s.http("DELETE", `/webhooks/${reg.body.webhook.id}`);
     }
     const accepted = await cli(["events", "sync", "--out", out, "--json"], { env });
     expect(accepted.exitCode, accepted.stderr).toBe(0);

@@ -5,34 +5,34 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("redemptions export (e2e)", () => {
-  let sb: RunningSandbox;
+  const s = useSandbox();
   let campaignId: string;
   beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb);
-    await simulate(sb, { campaign: campaignId, claims: 3200, redemptions: 3000, seed: 11 });
+    campaignId = (await makeCampaign(s.sb, FEED)).id;
+    await simulate(s.sb, { campaign: campaignId, claims: 3200, redemptions: 3000, seed: 11 });
   });
-  afterAll(async () => sb.close());
 
   const envFor = (configDir: string) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: s.url,
+    PARTNER_API_KEY: s.writeKey,
   });
 
   it("killed with SIGKILL at twenty random moments and rerun, the output holds every id exactly once", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "redemptions.csv");
     // Slow each request a little so kills land mid-run, at every stage.
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 25 } });
     let killed = 0;
     let killedMidExport = 0;
     let repaired = 0;
@@ -40,7 +40,7 @@ describe("redemptions export (e2e)", () => {
     try {
       for (let i = 0; i < 20; i++) {
         // New rows arrive between runs, so every run has pages to write when it is killed.
-        await simulate(sb, { campaign: campaignId, claims: 400, redemptions: 400, seed: 100 + i });
+        await simulate(s.sb, { campaign: campaignId, claims: 400, redemptions: 400, seed: 100 + i });
         const child = execa("node", [BIN, "redemptions", "export", "--out", out, "--limit", "50"], {
           env: envFor(configDir),
           reject: false,
@@ -68,7 +68,7 @@ describe("redemptions export (e2e)", () => {
           repaired++;
       }
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
     const final = await cli(["redemptions", "export", "--out", out], { env: envFor(configDir) });
     expect(final.exitCode, final.stderr).toBe(0);
@@ -80,13 +80,13 @@ describe("redemptions export (e2e)", () => {
     // Most kills must land while rows were being written, not only during start-up.
     expect(killedMidExport).toBeGreaterThanOrEqual(8);
     expect(ids.length).toBe(new Set(ids).size);
-    expect(new Set(ids)).toEqual(new Set(await feedIds(sb)));
+    expect(new Set(ids)).toEqual(new Set(await feedIds(s.sb)));
     // Twenty runs of a few seconds each: more than the default minute on a busy machine.
   }, 180_000);
 
   it("two runs started together: one exports, the other exits 9", async () => {
     const configDir = tempDir();
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 30 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 30 } });
     try {
       const outA = join(tempDir(), "a.csv");
       const outB = join(tempDir(), "b.csv");
@@ -99,7 +99,7 @@ describe("redemptions export (e2e)", () => {
       const loser = a.exitCode === 9 ? a : b;
       expect(loser.stderr).toMatch(/in use by another partner-cli run/);
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
   });
 
@@ -109,7 +109,7 @@ describe("redemptions export (e2e)", () => {
     expect(first.exitCode).toBe(0);
     const lines = first.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^id,serializedGs1,redeemedAt/);
-    expect(lines.length - 1).toBe((await feedIds(sb)).length);
+    expect(lines.length - 1).toBe((await feedIds(s.sb)).length);
     const second = await cli(["redemptions", "export"], { env: envFor(configDir) });
     expect(second.exitCode).toBe(0);
     expect(second.stdout.trim().split("\n")).toHaveLength(1);

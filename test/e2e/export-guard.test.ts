@@ -17,10 +17,12 @@ import {
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, feedIds, simulate } from "../export/arrange.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { feedIds } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -44,23 +46,21 @@ function expectOnce(ids: string[], all: string[]) {
   expect(new Set(ids)).toEqual(new Set(all));
 }
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let campaignId: string;
 let seed = 500;
 beforeAll(async () => {
-  sb = await sandbox();
-  campaignId = await activeCampaign(sb);
-  await simulate(sb, { campaign: campaignId, claims: 1300, redemptions: 1200, seed: 41 });
+  campaignId = (await makeCampaign(s.sb, FEED)).id;
+  await simulate(s.sb, { campaign: campaignId, claims: 1300, redemptions: 1200, seed: 41 });
 }, 120_000);
-afterAll(async () => sb?.close());
 
-const envFor = (configDir: string, key = sb.writeKey) => ({
+const envFor = (configDir: string, key = s.writeKey) => ({
   PARTNER_CLI_CONFIG_DIR: configDir,
-  PARTNER_BASE_URL: sb.url,
+  PARTNER_BASE_URL: s.url,
   PARTNER_API_KEY: key,
 });
 const more = (n: number) =>
-  simulate(sb, { campaign: campaignId, claims: n + 10, redemptions: n, seed: seed++ });
+  simulate(s.sb, { campaign: campaignId, claims: n + 10, redemptions: n, seed: seed++ });
 const exportTo = (env: NodeJS.ProcessEnv, out: string, ...args: string[]) =>
   cli(["redemptions", "export", "--out", out, "--limit", "400", ...args], { env });
 const cursorOf = async (env: NodeJS.ProcessEnv, name = "default") => {
@@ -159,12 +159,12 @@ describe("an export file that is not what its cursor committed is refused, untou
       const cont = await exportTo(env, next, ...(c.args ?? []));
       expect(cont.exitCode, cont.stderr).toBe(0);
       expect(cont.stderr).toContain("Exported 25 new redemptions");
-      expectOnce([...idsIn(committed, false), ...idsIn(next)], await feedIds(sb));
+      expectOnce([...idsIn(committed, false), ...idsIn(next)], await feedIds(s.sb));
       // Way on 2: everything again, into another new file.
       const all = join(dir, `all.${ext}`);
       const again = await exportTo(env, all, "--from-start", ...(c.args ?? []));
       expect(again.exitCode, again.stderr).toBe(0);
-      expectOnce(idsIn(all), await feedIds(sb));
+      expectOnce(idsIn(all), await feedIds(s.sb));
       if (mutated) expect(readFileSync(out).equals(mutated)).toBe(true);
     }, 120_000);
   }
@@ -183,7 +183,7 @@ describe("an export file that is not what its cursor committed is refused, untou
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Note: ${out} is another file than the one cursor "default" last wrote to`);
     expect(r.stderr).toContain("Exported 5 new redemptions");
-    expectOnce(idsIn(out), await feedIds(sb));
+    expectOnce(idsIn(out), await feedIds(s.sb));
   }, 60_000);
 
   it("--from-start into the cursor's own non-empty file is refused (it would double every row)", async () => {
@@ -228,7 +228,7 @@ describe("whose file it is", () => {
     const r = await exportTo(env, out, "--cursor", "ops");
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(
-      `it is the output of cursor "finance" of ${sb.url}, organization Northwind Creators (`,
+      `it is the output of cursor "finance" of ${s.url}, organization Northwind Creators (`,
     );
     expect(readFileSync(out).equals(bytes)).toBe(true);
     expect((await cli(["cursors", "show", "ops"], { env })).exitCode).toBe(2); // never created
@@ -239,7 +239,7 @@ describe("whose file it is", () => {
     const out = join(tempDir(), "r.csv");
     expect((await exportTo(envFor(configDir), out)).exitCode).toBe(0);
     const bytes = readFileSync(out);
-    const other = envFor(configDir, sb.testKeys.otherOrgKey);
+    const other = envFor(configDir, s.sb.testKeys.otherOrgKey);
     const r = await exportTo(other, out);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(
@@ -261,9 +261,9 @@ describe("a cursor belongs to the service and the organization", () => {
     const fromEnv = envFor(configDir);
     const first = await exportTo(fromEnv, out);
     expect(first.exitCode, first.stderr).toBe(0);
-    const login = await cli(["login", "--profile", "p", "--base-url", sb.url, "--api-key-stdin"], {
+    const login = await cli(["login", "--profile", "p", "--base-url", s.url, "--api-key-stdin"], {
       env: { PARTNER_CLI_CONFIG_DIR: configDir, PARTNER_API_KEY: "", PARTNER_BASE_URL: "" },
-      input: `${sb.writeKey}\n`,
+      input: `${s.writeKey}\n`,
     });
     expect(login.exitCode, login.stderr).toBe(0);
     await more(20);
@@ -280,21 +280,21 @@ describe("a cursor belongs to the service and the organization", () => {
     const third = await exportTo(fromEnv, out);
     expect(third.exitCode, third.stderr).toBe(0);
     expect(third.stderr).toContain("Exported 15 new redemptions");
-    expectOnce(idsIn(out), await feedIds(sb));
+    expectOnce(idsIn(out), await feedIds(s.sb));
     // One cursor, shown with its service and organization name.
     const list = JSON.parse((await cli(["cursors", "list", "--json"], { env: fromProfile })).stdout);
     const main = list.filter((c: { feed: string }) => c.feed === "redemptions");
     expect(main).toHaveLength(1);
     expect(main[0]).toMatchObject({
       name: "default",
-      service: sb.url,
+      service: s.url,
       organizationName: "Northwind Creators",
     });
     const table = await cli(["cursors", "list"], { env: fromEnv });
     expect(table.stdout.split("\n")[0]).toBe(
       "name\tfeed\tservice\torganization\trows\tatStart\tupdatedAt\tout",
     );
-    expect(table.stdout).toContain(`\t${sb.url}\tNorthwind Creators\t`);
+    expect(table.stdout).toContain(`\t${s.url}\tNorthwind Creators\t`);
   }, 120_000);
 
   it("a checkpoint saved by an older version is adopted once by the same target label, and continues", async () => {
@@ -303,7 +303,7 @@ describe("a cursor belongs to the service and the organization", () => {
     const env = envFor(configDir);
     expect((await exportTo(env, out)).exitCode).toBe(0);
     const configFile = join(configDir, "config.json");
-    const label = `env@${new URL(sb.url).host}`;
+    const label = `env@${new URL(s.url).host}`;
     // Rewrite the checkpoints as the older version kept them: keyed by label, no service, no file state.
     const toOld = () => {
       const data = JSON.parse(readFileSync(configFile, "utf8"));
@@ -333,7 +333,7 @@ describe("a cursor belongs to the service and the organization", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`Cursor "default" was saved by an older partner-cli as "${label}"`);
     expect(r.stderr).toContain("Exported 10 new redemptions");
-    expectOnce(idsIn(out), await feedIds(sb));
+    expectOnce(idsIn(out), await feedIds(s.sb));
     const keys = Object.keys(JSON.parse(readFileSync(configFile, "utf8")).cursors);
     expect(keys.some((k) => k.startsWith(label))).toBe(false);
     const again = await exportTo(env, out);
@@ -354,7 +354,7 @@ describe("a cursor belongs to the service and the organization", () => {
 describe("locks", () => {
   /** Starts an export held in the middle of its run: stopped once it has written to its file. */
   async function heldExport(env: NodeJS.ProcessEnv, out: string, cursor: string) {
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 50 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 50 } });
     const child = execa(
       "node",
       [BIN, "redemptions", "export", "--out", out, "--cursor", cursor, "--limit", "20"],
@@ -370,7 +370,7 @@ describe("locks", () => {
     return {
       async finish() {
         child.kill("SIGCONT");
-        await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+        await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
         return child;
       },
     };
@@ -394,7 +394,7 @@ describe("locks", () => {
       const done = await a.finish();
       expect(done.exitCode, String(done.stderr)).toBe(0);
     }
-    expectOnce(idsIn(out), await feedIds(sb));
+    expectOnce(idsIn(out), await feedIds(s.sb));
   }, 120_000);
 
   it("cursors reset while an export of that cursor runs: exit 9, the cursor intact", async () => {
@@ -414,7 +414,7 @@ describe("locks", () => {
       const done = await a.finish();
       expect(done.exitCode, String(done.stderr)).toBe(0);
     }
-    expectOnce(idsIn(out), await feedIds(sb));
+    expectOnce(idsIn(out), await feedIds(s.sb));
     const reset = await cli(["cursors", "reset", "default", "--yes"], { env });
     expect(reset.exitCode, reset.stderr).toBe(0);
     expect(reset.stderr).toContain('Reset cursor "default" (3 checkpoints)');

@@ -5,16 +5,18 @@ import { readFileSync, statSync, writeFileSync, chmodSync, existsSync, readdirSy
 import { join } from "node:path";
 import ExcelJS from "exceljs";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
-import { BIN, type CliResult } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { BIN } from "../helpers/cli.js";
+import { type RunResult, runResult } from "../helpers/result.js";
+import { http, tempDir } from "../helpers/sandbox.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const box = useSandbox();
 const CAMPAIGN = "modes-camp";
 beforeAll(async () => {
-  sb = await sandbox();
-  const r = await http(sb, "POST", "/creators/batch", {
+  const r = await box.http("POST", "/creators/batch", {
     body: {
       creators: [
         { externalId: "0012345", name: "Chloé Dupont", email: "chloe@example.com" },
@@ -23,20 +25,17 @@ beforeAll(async () => {
     },
   });
   if (r.status !== 200) throw new Error(`batch: ${r.status}`);
-  const id = await activeCampaign(sb, CAMPAIGN);
-  await simulate(sb, { campaign: id, views: 20, claims: 10, redemptions: 5, seed: 7 });
+  const id = (await makeCampaign(box.sb, { ...FEED, externalReference: CAMPAIGN })).id;
+  await simulate(box.sb, { campaign: id, views: 20, claims: 10, redemptions: 5, seed: 7 });
   // Joined after the roster got its links: each assign test gives one of them a link.
-  const late = await http(sb, "POST", "/creators/batch", {
+  const late = await box.http("POST", "/creators/batch", {
     body: { creators: [1, 2].map((i) => ({ externalId: `late-${i}`, name: `Late ${i}` })) },
   });
   if (late.status !== 200) throw new Error(`batch: ${late.status}`);
 });
-afterAll(async () => {
-  await sb.close();
-});
 
 /** The built CLI under `umask 000`, without a terminal. */
-async function umask000(args: string[], dir: string, configDir = tempDir()): Promise<CliResult> {
+async function umask000(args: string[], dir: string, configDir = tempDir()): Promise<RunResult> {
   const r = await execa("bash", ["-c", 'umask 000; exec node "$0" "$@"', BIN, ...args], {
     reject: false,
     cwd: dir,
@@ -45,12 +44,12 @@ async function umask000(args: string[], dir: string, configDir = tempDir()): Pro
     env: {
       NO_COLOR: "1",
       PARTNER_RETRY_BASE_MS: "20",
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
+      PARTNER_BASE_URL: box.url,
+      PARTNER_API_KEY: box.writeKey,
       PARTNER_CLI_CONFIG_DIR: configDir,
     },
   });
-  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  return runResult({ exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) });
 }
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -292,7 +291,7 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
     expect(ws.name).toBe("Redemptions");
     expect(ws.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
     const header = (ws.getRow(1).values as unknown[]).slice(1) as string[];
-    const feed = await http(sb, "GET", "/redemptions?limit=1000");
+    const feed = await box.http("GET", "/redemptions?limit=1000");
     const first5 = feed.body.items as { id: string; serializedGs1: string; redeemedAt: string }[];
     for (let n = 2; n <= 6; n++) {
       const row = ws.getRow(n);
@@ -300,7 +299,7 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
       const api = first5.find((x) => x.id === cell("id").value)!;
       expect(cell("serializedGs1").value).toBe(api.serializedGs1);
       expect(cell("serializedGs1").type).toBe(ExcelJS.ValueType.String);
-      expect(cell("baseGs1").value).toBe("0012345000028");
+      expect(cell("baseGs1").value).toBe(SEED.offers.oatsUnknownSupply);
       expect(cell("redeemedAt").type).toBe(ExcelJS.ValueType.Date);
       expect((cell("redeemedAt").value as Date).getTime()).toBe(Date.parse(api.redeemedAt));
     }
@@ -340,9 +339,8 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
   });
 
   it("--format xlsx: a run that fails after writing rows leaves no workbook and does not move the cursor", async () => {
-    const own = await sandbox();
-    try {
-      const id = await activeCampaign(own, "fail-camp");
+    await withSandbox({}, async ({ sb: own }) => {
+      const id = (await makeCampaign(own, { ...FEED, externalReference: "fail-camp" })).id;
       await simulate(own, { campaign: id, views: 10, claims: 6, redemptions: 4, seed: 9 });
       const dir = tempDir();
       const config = tempDir();
@@ -372,8 +370,6 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
       expect(ok.exitCode).toBe(0);
       expect(JSON.parse(String(ok.stdout)).summary.rows).toBe(4);
       expect(readdirSync(dir)).toEqual(["day.xlsx"]);
-    } finally {
-      await own.close();
-    }
+    });
   });
 });

@@ -3,51 +3,41 @@
 // nothing is exit 5 naming it, never an empty result with exit 0 (a payout CSV once came out empty).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { day, ZERO } from "../campaigns/helpers.js";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 let oats: string; // campaign "spring-oats" (Crunchy Oats Co.)
 let soda: string; // campaign "soda-zero" (Sparkle Soda)
 let crunchyId: string;
 
-/** An active campaign on Sparkle Soda Zero with links for the roster. */
-async function sodaCampaign(): Promise<string> {
-  const created = await http(sb, "POST", "/campaigns", {
-    body: {
+beforeAll(async () => {
+  env = s.env({}, { configDir: tempDir() });
+  oats = (await makeCampaign(s.sb, { ...FEED, externalReference: "spring-oats" })).id;
+  // An active campaign on Sparkle Soda Zero with links for two creators.
+  soda = (
+    await makeCampaign(s.sb, {
       name: "Soda zero",
-      baseGs1: ZERO,
-      dates: { from: day(-1), through: day(20) }, // day(0) is UTC: after 00:00 UTC it is tomorrow in New York
+      baseGs1: SEED.offers.sodaZero,
+      dates: { from: 0, through: 20 }, // days in New York, like the offer's window (UTC is a day ahead after 00:00 UTC)
       codeLimit: 20,
       commission: { rate: 0.05, estimatedUnitSalePrice: 2.5 },
       externalReference: "soda-zero",
-    },
-  });
-  if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
-  const id = created.body.id as string;
-  await http(sb, "POST", `/campaigns/${id}/status`, { body: { status: "active" } });
-  for (const c of ["cr-0001", "cr-0002"]) await http(sb, "POST", `/campaigns/${id}/creators/${c}`);
-  return id;
-}
-
-beforeAll(async () => {
-  sb = await sandbox();
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-  oats = await activeCampaign(sb, "spring-oats");
-  soda = await sodaCampaign();
-  expect((await simulate(sb, { campaign: oats, redemptions: 6, seed: 1 })).redemptions).toBe(6);
-  expect((await simulate(sb, { campaign: soda, redemptions: 3, seed: 2 })).redemptions).toBe(3);
-  const offers = (await http(sb, "GET", "/offers?pageSize=200")).body.items as {
+      status: "active",
+      creators: ["cr-0001", "cr-0002"],
+    })
+  ).id;
+  expect((await simulate(s.sb, { campaign: oats, redemptions: 6, seed: 1 })).redemptions).toBe(6);
+  expect((await simulate(s.sb, { campaign: soda, redemptions: 3, seed: 2 })).redemptions).toBe(3);
+  const offers = (await s.http("GET", "/offers?pageSize=200")).body.items as {
     brand: { id: string; name: string };
   }[];
   crunchyId = offers.find((o) => o.brand.name === "Crunchy Oats Co.")!.brand.id;
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 const run = (args: string[]) => cli(args, { env });

@@ -2,17 +2,12 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { BIN, cli } from "../helpers/cli.js";
-import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const s = useSandbox();
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
@@ -21,20 +16,20 @@ describe("login through the bin", () => {
     const dir = join(tempDir("pcli-e2e-umask-"), "cfg");
     const r = await execa(
       "sh",
-      ["-c", `umask 000 && node "${BIN}" login --base-url "${sb.url}" --api-key-stdin`],
-      { input: `${sb.writeKey}\n`, reject: false, env: { PARTNER_CLI_CONFIG_DIR: dir, NO_COLOR: "1" } },
+      ["-c", `umask 000 && node "${BIN}" login --base-url "${s.url}" --api-key-stdin`],
+      { input: `${s.writeKey}\n`, reject: false, env: { PARTNER_CLI_CONFIG_DIR: dir, NO_COLOR: "1" } },
     );
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(mode(dir)).toBe(0o700);
     expect(mode(join(dir, "config.json"))).toBe(0o600);
     expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).profiles.default.apiKey).toBe(
-      sb.writeKey,
+      s.writeKey,
     );
   });
 
   test("without a terminal and without --api-key-stdin: exit 2, pointing at --api-key-stdin", async () => {
     const dir = tempDir("pcli-e2e-notty-");
-    const r = await cli(["login", "--base-url", sb.url], { env: { PARTNER_CLI_CONFIG_DIR: dir } });
+    const r = await cli(["login", "--base-url", s.url], { env: { PARTNER_CLI_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("--api-key-stdin");
     expect(r.stdout).toBe("");
@@ -42,12 +37,12 @@ describe("login through the bin", () => {
 
   test("login, profiles list/use/show, me, logout", async () => {
     const env = { PARTNER_CLI_CONFIG_DIR: tempDir("pcli-e2e-flow-") };
-    let r = await cli(["login", "--base-url", sb.url, "--api-key-stdin"], { env, input: `${sb.writeKey}\n` });
+    let r = await cli(["login", "--base-url", s.url, "--api-key-stdin"], { env, input: `${s.writeKey}\n` });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain("Logged in to Northwind Creators");
     r = await cli(["login", "--profile", "ro", "--api-key-stdin"], {
-      env: { ...env, PARTNER_BASE_URL: sb.url },
-      input: sb.readOnlyKey,
+      env: { ...env, PARTNER_BASE_URL: s.url },
+      input: s.readOnlyKey,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     r = await cli(["profiles", "list"], { env });

@@ -3,25 +3,21 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { addCreators, makeCampaign } from "../campaigns/helpers.js";
-import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { campaignsArea } from "../../src/sandbox/store.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
+import { campaignsArea } from "../../src/sandbox/store.js";
+import { addCreators } from "../campaigns/helpers.js";
+import { makeCampaign } from "../helpers/fixtures.js";
+import { BIN, cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 const pace = { ...JOB_PACE };
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
+  await s.http("POST", "/reset", { control: true, body: {} });
+  env = s.env({}, { configDir: tempDir() });
 });
 afterEach(() => {
   Object.assign(JOB_PACE, pace);
@@ -38,14 +34,14 @@ function savedJobs(): { jobId: string }[] {
 
 function jobsInSandbox(campaignId: string): string[] {
   const ids: string[] = [];
-  for (const state of sb.sandbox.store.orgs.values())
+  for (const state of s.sb.sandbox.store.orgs.values())
     for (const j of campaignsArea(state).jobs.values()) if (j.campaignId === campaignId) ids.push(j.id);
   return ids;
 }
 
 describe("links (built bin)", () => {
   it("the nightly job: assign --roster twice exits 0 both times; the second says there is nothing to do, once", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await cli(["links", "assign", "camp", "--roster"], { env });
     expect(first.exitCode).toBe(0);
     expect(first.stderr).toMatch(/11 assigned/);
@@ -59,7 +55,7 @@ describe("links (built bin)", () => {
     // No second job was queued.
     expect(jobsInSandbox(c.id)).toHaveLength(1);
     // A creator joins: the next night assigns exactly that one.
-    await http(sb, "PUT", "/creators/cr-new", { body: { name: "New Creator" } });
+    await s.http("PUT", "/creators/cr-new", { body: { name: "New Creator" } });
     const third = await cli(["links", "assign", "camp", "--roster", "--json"], { env });
     expect(third.exitCode).toBe(0);
     expect(JSON.parse(third.stdout).summary).toEqual({ assigned: 1, failed: 0, unassignable: 0 });
@@ -71,7 +67,7 @@ describe("links (built bin)", () => {
   });
 
   it("assign --roster --json, piped: one JSON object on stdout; export as CSV; alias 'link'", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const r = await cli(["links", "assign", "camp", "--roster", "--json"], { env });
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -87,7 +83,7 @@ describe("links (built bin)", () => {
   });
 
   it("more than 10,000 ids: exit 2 before any request; unassignable creators: exit 3", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const dir = tempDir();
     const big = join(dir, "big.txt");
     writeFileSync(big, Array.from({ length: 10_001 }, (_, i) => `c-${i}`).join("\n"));
@@ -106,8 +102,8 @@ describe("links (built bin)", () => {
     timeout: 90_000,
   }, async () => {
     Object.assign(JOB_PACE, { chunk: 20, tickMs: 100 });
-    await addCreators(sb, 1000);
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    await addCreators(s.sb, 1000);
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const child = execa("node", [BIN, "links", "assign", "camp", "--roster"], {
       env: { NO_COLOR: "1", ...env },
       reject: false,

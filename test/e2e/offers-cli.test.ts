@@ -1,16 +1,14 @@
 // End to end: the built bin (built by test/global-setup.ts) against a sandbox on port 0.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
-});
-afterAll(async () => {
-  await sb.close();
+  env = s.env({}, { configDir: tempDir() });
 });
 
 describe.concurrent("partner-cli offers (built bin)", () => {
@@ -22,7 +20,7 @@ describe.concurrent("partner-cli offers (built bin)", () => {
       "baseGs1\tbrand\ttitle\tstate\tdistributable\tsavings\tredemptionDates\tcodesAvailable\tretailerRule",
     );
     expect(lines).toHaveLength(9);
-    expect(lines.map((l) => l.split("\t")[0])).toContain("0012345000011");
+    expect(lines.map((l) => l.split("\t")[0])).toContain(SEED.offers.oats);
     expect(r.stdout).not.toContain("\u001b[");
   });
 
@@ -34,19 +32,19 @@ describe.concurrent("partner-cli offers (built bin)", () => {
     const items = JSON.parse(r.stdout);
     expect(items).toHaveLength(4);
     expect(items.every((o: { canDistribute: boolean }) => o.canDistribute)).toBe(true);
-    expect(r.stdout).toContain('"baseGs1":"0012345000028"');
+    expect(r.stdout).toContain(`"baseGs1":"${SEED.offers.oatsUnknownSupply}"`);
   });
 
   it("get --json keeps barcodes as text", async () => {
-    const r = await cli(["offers", "get", "0012345000028", "--json"], { env });
+    const r = await cli(["offers", "get", SEED.offers.oatsUnknownSupply, "--json"], { env });
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).productBarcodes).toEqual(["000000012345"]);
   });
 
   it("get piped: one field per line, barcodes with their zeros", async () => {
-    const r = await cli(["offers", "get", "0012345000011"], { env });
+    const r = await cli(["offers", "get", SEED.offers.oats], { env });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain("baseGs1\t0012345000011\n");
+    expect(r.stdout).toContain(`baseGs1\t${SEED.offers.oats}\n`);
     expect(r.stdout).toContain("productBarcodes\t001234500001, 001234500002\n");
   });
 
@@ -75,7 +73,7 @@ describe.concurrent("partner-cli offers (built bin)", () => {
 // Faults affect every request to the sandbox: not alongside the concurrent tests above.
 describe("partner-cli offers under faults", () => {
   it("502s until the deadline exit 7", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { rates: { "502": 1 }, pathPrefix: "/offers" },
     });
@@ -84,7 +82,7 @@ describe("partner-cli offers under faults", () => {
       expect(r.exitCode).toBe(7);
       expect(r.stderr).toMatch(/502 clearing_network_unavailable/);
     } finally {
-      await http(sb, "DELETE", "/faults", { control: true });
+      await s.http("DELETE", "/faults", { control: true });
     }
   });
 });

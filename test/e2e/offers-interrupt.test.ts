@@ -1,20 +1,15 @@
 // Ctrl-C through the built bin: SIGINT during a long Retry-After wait ends the command at once
 // (the client's waits listen to the run's abort signal), with status 130 as a shell sees it.
 import { execa } from "execa";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
 it("SIGINT during a 30 s Retry-After wait ends the command promptly (status 130)", async () => {
-  await http(sb, "POST", "/faults", {
+  await s.http("POST", "/faults", {
     control: true,
     body: { next: ["429"], retryAfterSeconds: 30, pathPrefix: "/offers" },
   });
@@ -24,14 +19,14 @@ it("SIGINT during a 30 s Retry-After wait ends the command promptly (status 130)
     env: {
       NO_COLOR: "1",
       PARTNER_CLI_CONFIG_DIR: tempDir(),
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
+      PARTNER_BASE_URL: s.url,
+      PARTNER_API_KEY: s.writeKey,
     },
   });
   // Wait until the 429 has been served (the queued fault is consumed), then interrupt.
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const f = await http(sb, "GET", "/faults", { control: true });
+    const f = await s.http("GET", "/faults", { control: true });
     if (f.body.next.length === 0) break;
     await new Promise((r) => setTimeout(r, 50));
   }

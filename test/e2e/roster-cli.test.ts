@@ -4,29 +4,20 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { type SandboxFixture, useSandbox, withSandbox } from "../helpers/harness.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../docs/examples/roster.csv", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const box = useSandbox();
 
 /** A private config dir and temp dir per test, so the tests can run concurrently. */
-function setup(target: RunningSandbox = sb) {
+function setup(target: SandboxFixture = box) {
   const dir = tempDir();
-  const env = {
-    PARTNER_BASE_URL: target.url,
-    PARTNER_API_KEY: target.writeKey,
-    PARTNER_CLI_CONFIG_DIR: tempDir(),
-  };
+  const env = target.env({}, { configDir: tempDir() });
   const file = (name: string, content: string | Buffer) => {
     const p = join(dir, name);
     writeFileSync(p, content);
@@ -113,7 +104,7 @@ describe("partner-cli roster (built bin)", () => {
     expect(c.stderr).toMatch(/no externalId column\. The columns found are: "code", "name"/);
     expect(c.stderr).toMatch(/--column externalId=/);
 
-    expect((await http(sb, "GET", "/creators/x-1")).status).toBe(404);
+    expect((await box.http("GET", "/creators/x-1")).status).toBe(404);
   });
 
   it("--column, --dry-run: nothing sent", async () => {
@@ -134,26 +125,26 @@ describe("partner-cli roster (built bin)", () => {
     );
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/2 valid and would be sent in 1 batch/);
-    expect((await http(sb, "GET", "/creators/m-1")).status).toBe(404);
+    expect((await box.http("GET", "/creators/m-1")).status).toBe(404);
   });
 
   it("set, get and export → import round trip", async () => {
-    const own = await sandbox();
-    const { dir, env } = setup(own);
-    const id = "Zoë/100% sure";
-    const s = await cli(["roster", "set", id, "--name", "Zoë", "--handle", "@zoe"], { env });
-    expect(s.exitCode).toBe(0);
-    expect(s.stderr).toMatch(/Created creator Zoë\/100% sure/);
-    const g = await cli(["roster", "get", id, "--json"], { env });
-    expect(JSON.parse(g.stdout)).toMatchObject({ externalId: id, handle: "@zoe" });
-    const out = join(dir, "export.csv");
-    const e = await cli(["roster", "export", "--out", out], { env });
-    expect(e.exitCode).toBe(0);
-    expect(readFileSync(out, "utf8")).toContain("Zoë/100% sure,Zoë,,'@zoe,true");
-    const back = await cli(["roster", "import", out, "--json"], { env });
-    expect(back.exitCode).toBe(0);
-    expect(JSON.parse(back.stdout).summary).toMatchObject({ rows: 13, unchanged: 13 });
-    await own.close();
+    await withSandbox({}, async (own) => {
+      const { dir, env } = setup(own);
+      const id = "Zoë/100% sure";
+      const s = await cli(["roster", "set", id, "--name", "Zoë", "--handle", "@zoe"], { env });
+      expect(s.exitCode).toBe(0);
+      expect(s.stderr).toMatch(/Created creator Zoë\/100% sure/);
+      const g = await cli(["roster", "get", id, "--json"], { env });
+      expect(JSON.parse(g.stdout)).toMatchObject({ externalId: id, handle: "@zoe" });
+      const out = join(dir, "export.csv");
+      const e = await cli(["roster", "export", "--out", out], { env });
+      expect(e.exitCode).toBe(0);
+      expect(readFileSync(out, "utf8")).toContain("Zoë/100% sure,Zoë,,'@zoe,true");
+      const back = await cli(["roster", "import", out, "--json"], { env });
+      expect(back.exitCode).toBe(0);
+      expect(JSON.parse(back.stdout).summary).toMatchObject({ rows: 13, unchanged: 13 });
+    });
   });
 
   it("--help shows examples", async () => {

@@ -2,17 +2,13 @@
 // any mode (plain, --json, --verbose, errors); only its masked form "****" + last 4 characters.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type CliResult, cli } from "../helpers/cli.js";
-import { type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { describe, expect, test } from "vitest";
+import { cli } from "../helpers/cli.js";
+import type { RunResult } from "../helpers/result.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 const masked = (k: string) => `****${k.slice(-4)}`;
 
@@ -20,11 +16,11 @@ describe("secrets stay secret", () => {
   test("login, me, profiles, a failing call, logout: no key in any output", async () => {
     const dir = tempDir("pcli-secrets-");
     const env = { PARTNER_CLI_CONFIG_DIR: dir, PARTNER_RETRY_DEADLINE_MS: "500" };
-    const write = sb.writeKey;
-    const read = sb.readOnlyKey;
-    const bad = sb.testKeys.revokedKey;
+    const write = box.writeKey;
+    const read = box.readOnlyKey;
+    const bad = box.sb.testKeys.revokedKey;
     const secrets = [write, read, bad];
-    const outputs: { args: string[]; r: CliResult }[] = [];
+    const outputs: { args: string[]; r: RunResult }[] = [];
     const run = async (args: string[], o: { env?: NodeJS.ProcessEnv; input?: string } = {}) => {
       const r = await cli(args, { env: { ...env, ...o.env }, input: o.input });
       outputs.push({ args, r });
@@ -32,12 +28,12 @@ describe("secrets stay secret", () => {
     };
 
     expect(
-      (await run(["login", "--base-url", sb.url, "--api-key-stdin"], { input: `${write}\n` })).exitCode,
+      (await run(["login", "--base-url", box.url, "--api-key-stdin"], { input: `${write}\n` })).exitCode,
     ).toBe(0);
     expect(
       (
         await run(
-          ["login", "--profile", "ro", "--base-url", sb.url, "--api-key-stdin", "--json", "--verbose"],
+          ["login", "--profile", "ro", "--base-url", box.url, "--api-key-stdin", "--json", "--verbose"],
           { input: read },
         )
       ).exitCode,
@@ -67,14 +63,14 @@ describe("secrets stay secret", () => {
     const failJson = await run(["me", "--json"], { env: { PARTNER_API_KEY: bad } });
     expect(failJson.exitCode).toBe(4);
     const badLogin = await run(
-      ["login", "--profile", "x", "--base-url", sb.url, "--api-key-stdin", "--verbose"],
+      ["login", "--profile", "x", "--base-url", box.url, "--api-key-stdin", "--verbose"],
       {
         input: bad,
       },
     );
     expect(badLogin.exitCode).toBe(4);
     // A malformed key (two lines) is refused without echoing it.
-    const twoLines = await run(["login", "--profile", "y", "--base-url", sb.url, "--api-key-stdin"], {
+    const twoLines = await run(["login", "--profile", "y", "--base-url", box.url, "--api-key-stdin"], {
       input: `${write}\n${read}\n`,
     });
     expect(twoLines.exitCode).toBe(2);

@@ -2,22 +2,21 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { type OrgState, existingWebhooksArea } from "../../src/sandbox/store.js";
+import { beforeAll, describe, expect, test } from "vitest";
+import { existingWebhooksArea, type OrgState } from "../../src/sandbox/store.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const box = useSandbox({ seed: "empty" });
 let org: OrgState;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const me = await box.http("GET", "/me");
+  org = box.sb.sandbox.org(me.body.organization.id)!;
+  env = box.env({}, { configDir: tempDir() });
 }, 120_000);
-afterAll(() => sb?.close());
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -64,7 +63,7 @@ const data = () => ({
   claimId: "6f1c2d8e-1111-4222-8333-944445555666",
   campaign: { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "S" },
   creator: { externalId: "c1", name: "C" },
-  issuedAt: sb.sandbox.clock.iso(),
+  issuedAt: box.sb.sandbox.clock.iso(),
 });
 
 describe("webhooks through the built bin", () => {
@@ -86,7 +85,7 @@ describe("webhooks through the built bin", () => {
 
     let l = listen(["--secret-file", secretFile, "--port", String(port), "--out", out]);
     expect(JSON.parse(await l.first)).toEqual({ url, out });
-    const ids = Array.from({ length: 200 }, () => sb.sandbox.emit(org, "code.issued", data()).id);
+    const ids = Array.from({ length: 200 }, () => box.sb.sandbox.emit(org, "code.issued", data()).id);
     const deliveries = () =>
       [...existingWebhooksArea(org)!.deliveries.values()].filter((d) => d.endpointId === epId);
     // Wait for 50 acknowledgements as the sandbox counts them (a line can be in the file before its
@@ -111,7 +110,7 @@ describe("webhooks through the built bin", () => {
     l = listen(["--secret-file", secretFile, "--port", String(port), "--out", out]);
     await l.first;
     for (let i = 0; i < 10 && deliveries().some((d) => d.nextAttemptAtMs !== null); i++) {
-      await http(sb, "POST", "/advance", { control: true, body: { duration: "1h" } });
+      await box.http("POST", "/advance", { control: true, body: { duration: "1h" } });
       await until(() => deliveries().every((d) => d.nextAttemptAtMs === null) || undefined, 3_000).catch(
         () => {},
       );
@@ -128,7 +127,7 @@ describe("webhooks through the built bin", () => {
     const r = await l.proc;
     expect(r.exitCode).toBe(0);
     expect(l.stderr()).toContain("Stopped; 200 events");
-    await http(sb, "DELETE", `/webhooks/${epId}`);
+    await box.http("DELETE", `/webhooks/${epId}`);
   }, 120_000);
 
   test("verify: 0 valid, 3 invalid, 2 unreadable", async () => {

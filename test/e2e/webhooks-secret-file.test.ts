@@ -17,19 +17,16 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type EndpointRecord, webhooksArea } from "../../src/sandbox/store.js";
+import { BIN, cli } from "../helpers/cli.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-});
-afterAll(async () => {
-  await sb?.close();
+  env = s.env({}, { configDir: tempDir() });
 });
 
 let port = 1;
@@ -37,12 +34,12 @@ const url = () => `http://127.0.0.1:${port++}/hook`;
 const run = (args: string[]) => cli(args, { env });
 
 async function endpointIds(): Promise<string[]> {
-  return (await http(sb, "GET", "/webhooks")).body.items.map((w: { id: string }) => w.id);
+  return (await s.http("GET", "/webhooks")).body.items.map((w: { id: string }) => w.id);
 }
 
 /** The sandbox's own record of an endpoint (its current and previous secret). */
 function endpoint(id: string): EndpointRecord {
-  for (const state of sb.sandbox.store.orgs.values()) {
+  for (const state of s.sb.sandbox.store.orgs.values()) {
     const ep = webhooksArea(state).endpoints.get(id);
     if (ep) return ep;
   }
@@ -50,7 +47,7 @@ function endpoint(id: string): EndpointRecord {
 }
 
 async function register(): Promise<string> {
-  const r = await http(sb, "POST", "/webhooks", { body: { url: url(), eventTypes: ["code.issued"] } });
+  const r = await s.http("POST", "/webhooks", { body: { url: url(), eventTypes: ["code.issued"] } });
   expect(r.status).toBe(201);
   return r.body.webhook.id;
 }
@@ -134,7 +131,7 @@ describe("--secret-file that is a symbolic link", () => {
     }
     expect(endpoint(id).secret).toBe(secret);
     expect(endpoint(id).previousSecret).toBeNull();
-    expect((await http(sb, "GET", `/webhooks/${id}`)).body.webhook.previousSecretExpiresAt).toBeNull();
+    expect((await s.http("GET", `/webhooks/${id}`)).body.webhook.previousSecretExpiresAt).toBeNull();
     l.check();
   });
 });

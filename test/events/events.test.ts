@@ -1,34 +1,33 @@
 // events types | get | list | tail against a sandbox on port 0.
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { eventsTailRun } from "../../src/commands/events/tail.js";
 import type { OrgState } from "../../src/sandbox/store.js";
-import { runIn } from "../cli/run-helper.js";
-import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { runIn } from "../helpers/run.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let org: OrgState;
 let env: NodeJS.ProcessEnv;
 const ids: string[] = [];
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const me = await s.http("GET", "/me");
+  org = s.sb.sandbox.org(me.body.organization.id)!;
+  env = s.env({}, { configDir: tempDir() });
   for (let i = 0; i < 5; i++) ids.push(emit("code.issued").id);
   ids.push(emit("campaign.status_changed").id);
 });
-afterAll(() => sb?.close());
 
 const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
 function emit(type: "code.issued" | "campaign.status_changed") {
   return type === "code.issued"
-    ? sb.sandbox.emit(org, type, {
+    ? s.sb.sandbox.emit(org, type, {
         claimId: "6f1c2d8e-1111-4222-8333-944445555666",
         campaign,
         creator: { externalId: "c1", name: "C" },
-        issuedAt: sb.sandbox.clock.iso(),
+        issuedAt: s.sb.sandbox.clock.iso(),
       })
-    : sb.sandbox.emit(org, type, { campaign, from: "active", to: "paused" });
+    : s.sb.sandbox.emit(org, type, { campaign, from: "active", to: "paused" });
 }
 const run = (args: string[], o: Parameters<typeof runIn>[1] = {}) => runIn(args, { env, ...o });
 
@@ -79,7 +78,7 @@ describe("events types, get, list", () => {
 
 describe("events tail", () => {
   test("prints only events after the start, NDJSON when piped, with the type filter", async () => {
-    const { ctx, stdout, stderr } = testContext(sb);
+    const { ctx, stdout, stderr } = s.context();
     const fresh: string[] = [];
     await eventsTailRun(
       {
@@ -101,7 +100,7 @@ describe("events tail", () => {
     expect(stderr()).toContain("earlier events skipped");
     await ctx.close();
 
-    const typed = testContext(sb, { tty: true });
+    const typed = s.context({ tty: true });
     const more: string[] = [];
     await eventsTailRun(
       {
@@ -127,7 +126,7 @@ describe("events tail", () => {
 
   test("stops at Ctrl-C with exit 0", async () => {
     const ac = new AbortController();
-    const { ctx, stderr } = testContext(sb);
+    const { ctx, stderr } = s.context();
     // The run's Ctrl-C signal, for the test.
     (ctx as unknown as { signal: AbortSignal }).signal = ac.signal;
     setTimeout(() => ac.abort(), 100);

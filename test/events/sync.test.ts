@@ -2,36 +2,35 @@
 // profile, organization, store and type; run lock (exit 9); a store fed by both has each event once.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { cursorLockPath, serviceOf } from "../../src/export/checkpoint.js";
 import { resolveOutPath } from "../../src/export/durable-output.js";
 import { takeRunLock } from "../../src/export/run-lock.js";
 import { type OrgState, existingWebhooksArea } from "../../src/sandbox/store.js";
 import { startReceiver } from "../../src/webhooks/receiver.js";
-import { runIn } from "../cli/run-helper.js";
-import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { runIn } from "../helpers/run.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { until } from "../sandbox/webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const box = useSandbox({ seed: "empty" });
 let org: OrgState;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
+  const me = await box.http("GET", "/me");
+  org = box.sb.sandbox.org(me.body.organization.id)!;
 });
-afterAll(() => sb?.close());
 
 const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
 function emit(type: "code.issued" | "campaign.status_changed" = "code.issued"): string {
   return (
     type === "code.issued"
-      ? sb.sandbox.emit(org, type, {
+      ? box.sb.sandbox.emit(org, type, {
           claimId: "6f1c2d8e-1111-4222-8333-944445555666",
           campaign,
           creator: { externalId: "c1", name: "C" },
-          issuedAt: sb.sandbox.clock.iso(),
+          issuedAt: box.sb.sandbox.clock.iso(),
         })
-      : sb.sandbox.emit(org, type, { campaign, from: "active", to: "paused" })
+      : box.sb.sandbox.emit(org, type, { campaign, from: "active", to: "paused" })
   ).id;
 }
 const idsIn = (path: string): string[] =>
@@ -43,7 +42,7 @@ const idsIn = (path: string): string[] =>
 function setup() {
   const config = tempDir("pcli-sync-");
   const out = join(tempDir("pcli-store-"), "events.ndjson");
-  const env = { PARTNER_CLI_CONFIG_DIR: config, PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const env = box.env({}, { configDir: config });
   const run = (args: string[]) => runIn(["events", "sync", "--out", out, ...args], { env });
   return { config, out, env, run };
 }
@@ -89,7 +88,7 @@ describe("events sync", () => {
     ).toBe(true);
     expect(stored).toEqual(expect.arrayContaining(status));
     const line = readFileSync(out, "utf8").split("\n")[0]!;
-    const logged = (await http(sb, "GET", `/events/${JSON.parse(line).id}`)).body;
+    const logged = (await box.http("GET", `/events/${JSON.parse(line).id}`)).body;
     expect(JSON.parse(line)).toEqual(logged);
     // Without --type: a different checkpoint, so the other types are added now, none twice.
     const all = await run(["--json"]);
@@ -100,7 +99,7 @@ describe("events sync", () => {
 
   test("a second sync of the same store exits 9 while the first holds the lock", async () => {
     const { env, out, run } = setup();
-    const { ctx } = testContext(sb, { configDir: env.PARTNER_CLI_CONFIG_DIR });
+    const { ctx } = box.context({ configDir: env.PARTNER_CLI_CONFIG_DIR });
     const lock = await takeRunLock(
       cursorLockPath(ctx.configDir(), serviceOf(await ctx.target()), "events", await resolveOutPath(out)),
       "test holder",
@@ -122,7 +121,7 @@ describe("events sync", () => {
     const probe = await startReceiver({ secrets: ["whsec_x"], out: join(tempDir(), "probe") });
     const { url, port } = probe;
     await probe.close();
-    const reg = await http(sb, "POST", "/webhooks", { body: { url, eventTypes: ["code.issued"] } });
+    const reg = await box.http("POST", "/webhooks", { body: { url, eventTypes: ["code.issued"] } });
     const secret = reg.body.secret as string;
     const epId = reg.body.webhook.id as string;
     const pending = () =>
@@ -151,7 +150,7 @@ describe("events sync", () => {
       },
     });
     try {
-      await http(sb, "POST", "/advance", { control: true, body: { duration: "2m" } });
+      await box.http("POST", "/advance", { control: true, body: { duration: "2m" } });
       await until(() => pending() === 0, 15_000);
       expect(duplicates).toBe(30);
       const stored = idsIn(out);
@@ -160,7 +159,7 @@ describe("events sync", () => {
       expect(new Set(stored)).toEqual(new Set(org.events.map((e) => e.id)));
     } finally {
       await rx.close();
-      await http(sb, "DELETE", `/webhooks/${epId}`);
+      await box.http("DELETE", `/webhooks/${epId}`);
     }
   });
 
@@ -168,7 +167,7 @@ describe("events sync", () => {
     const { env, out, run } = setup();
     // A store no sync has written yet, with envelopes only (as webhooks listen leaves it): accepted,
     // the events it holds are not added twice.
-    const held = (await http(sb, "GET", "/events?limit=2")).body.items as { id: string }[];
+    const held = (await box.http("GET", "/events?limit=2")).body.items as { id: string }[];
     writeFileSync(out, held.map((e) => `${JSON.stringify(e)}\n`).join(""));
     const first = await run(["--json"]);
     expect(first.exitCode, first.stderr).toBe(0);
@@ -178,7 +177,7 @@ describe("events sync", () => {
     // Another organization's key on the same store (same service): refused, the file as it was.
     const bytes = readFileSync(out);
     const other = await runIn(["events", "sync", "--out", out], {
-      env: { ...env, PARTNER_API_KEY: sb.testKeys.otherOrgKey },
+      env: { ...env, PARTNER_API_KEY: box.sb.testKeys.otherOrgKey },
     });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/it holds the events of organization .+, and this run is for /);

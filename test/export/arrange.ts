@@ -1,44 +1,6 @@
-// Arranges redemptions in a sandbox through its API and control routes: an active campaign with
-// links for the demo roster, then simulated claims and redemptions.
+// Reads a sandbox's redemption feed with a raw loop (campaigns and simulated traffic are arranged with
+// test/helpers/fixtures.ts).
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
-
-export async function activeCampaign(
-  sb: RunningSandbox,
-  ref = `exp-${Math.random().toString(36).slice(2, 8)}`,
-): Promise<string> {
-  // Five days back (UTC): whatever the hour, the reporting time zone's last three days are inside.
-  const today = new Date(sb.sandbox.clock.nowMs() - 5 * 86_400_000).toISOString().slice(0, 10);
-  const later = new Date(sb.sandbox.clock.nowMs() + 60 * 86_400_000).toISOString().slice(0, 10);
-  const created = await http(sb, "POST", "/campaigns", {
-    body: {
-      name: `Export test ${ref}`,
-      baseGs1: "0012345000028",
-      dates: { from: today, through: later },
-      codeLimit: 5_000_000,
-      commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
-      externalReference: ref,
-    },
-  });
-  if (created.status !== 201)
-    throw new Error(`campaign create: ${created.status} ${JSON.stringify(created.body)}`);
-  const id = created.body.id as string;
-  const act = await http(sb, "POST", `/campaigns/${id}/status`, { body: { status: "active" } });
-  if (act.status !== 200) throw new Error(`activate: ${act.status} ${JSON.stringify(act.body)}`);
-  const job = await http(sb, "POST", `/campaigns/${id}/assignments`, { body: { scope: "roster" } });
-  if (job.status !== 202) throw new Error(`assign: ${job.status} ${JSON.stringify(job.body)}`);
-  for (let i = 0; i < 200; i++) {
-    const j = await http(sb, "GET", `/campaigns/${id}/assignments/${job.body.job.id}`);
-    if (j.body.status === "completed" || j.body.status === "failed") break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return id;
-}
-
-export async function simulate(sb: RunningSandbox, body: Record<string, unknown>): Promise<any> {
-  const r = await http(sb, "POST", "/simulate", { control: true, body });
-  if (r.status !== 200) throw new Error(`simulate: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
 
 /** Every redemption id in the feed, read with a raw loop. */
 export async function feedIds(sb: RunningSandbox): Promise<string[]> {

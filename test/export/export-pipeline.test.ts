@@ -17,7 +17,8 @@ import { csvHeader, renderRows } from "../../src/export/redemption-rows.js";
 import { looseRedemptions, type Redemption } from "../../src/spec/redemptions.js";
 import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { activeCampaign, feedIds, simulate } from "./arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { feedIds } from "./arrange.js";
 
 interface Save {
   /** The output file's size when the save started. */
@@ -94,7 +95,7 @@ describe("redemptions export: rendered pages, blocks of pages, at most one save 
   });
 
   it("records each intent before its write, exactly the bytes written, mostly with the previous page's save", async () => {
-    campaign = await activeCampaign(s.sb);
+    campaign = (await makeCampaign(s.sb, FEED)).id;
     await simulate(s.sb, { campaign, claims: 2100, redemptions: 2000, seed: 21 });
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");

@@ -1,14 +1,17 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redemptionsExportRun as exportRun } from "../../src/commands/redemptions/export.js";
 import { ConfigStore } from "../../src/config/store.js";
 import type { Checkpoint } from "../../src/export/checkpoint.js";
 import { intentFor } from "../../src/export/durable-output.js";
 import { exitCodeFor } from "../../src/main.js";
-import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
-import { activeCampaign, feedIds, simulate } from "./arrange.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { feedIds } from "./arrange.js";
+import { simulate, useFeedCampaign } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 function csvIds(path: string): string[] {
   const rows = parse(readFileSync(path), { columns: true }) as Record<string, string>[];
@@ -16,30 +19,24 @@ function csvIds(path: string): string[] {
 }
 
 describe("redemptions export", () => {
-  let sb: RunningSandbox;
-  let campaignId: string;
-  beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb);
-    await simulate(sb, { campaign: campaignId, claims: 2600, redemptions: 2500, seed: 7 });
-  });
-  afterAll(async () => sb.close());
+  const box = useSandbox();
+  const campaign = useFeedCampaign(box, { claims: 2600, redemptions: 2500, seed: 7 });
 
   it("a cold export equals the sandbox's full set; a second run writes nothing and succeeds", async () => {
     const dir = tempDir();
     const out = join(dir, "r.csv");
     const configDir = tempDir();
-    const a = testContext(sb, { configDir });
+    const a = box.context({ configDir });
     const s1 = await exportRun({ out, limit: 700 }, a.ctx);
     await a.ctx.close();
-    const all = await feedIds(sb);
+    const all = await feedIds(box.sb);
     const ids = csvIds(out);
     expect(ids.length).toBe(all.length);
     expect(new Set(ids)).toEqual(new Set(all));
     expect(s1.rows).toBe(all.length);
     expect(a.stderr()).toMatch(/Exported \d+ new redemptions/);
 
-    const b = testContext(sb, { configDir });
+    const b = box.context({ configDir });
     const s2 = await exportRun({ out }, b.ctx);
     await b.ctx.close();
     expect(s2.rows).toBe(0);
@@ -47,40 +44,40 @@ describe("redemptions export", () => {
     expect(b.stderr()).toContain("Exported 0 new redemptions");
 
     // New redemptions between runs appear exactly once.
-    await simulate(sb, { campaign: campaignId, claims: 30, redemptions: 25, seed: 8 });
-    const c = testContext(sb, { configDir });
+    await simulate(box.sb, { campaign: campaign.id, claims: 30, redemptions: 25, seed: 8 });
+    const c = box.context({ configDir });
     const s3 = await exportRun({ out }, c.ctx);
     await c.ctx.close();
     expect(s3.rows).toBe(25);
     const after = csvIds(out);
     expect(after.length).toBe(new Set(after).size);
-    expect(new Set(after)).toEqual(new Set(await feedIds(sb)));
+    expect(new Set(after)).toEqual(new Set(await feedIds(box.sb)));
   });
 
   it("writes identifiers as text and NDJSON lines that are the API's objects", async () => {
     const dir = tempDir();
     const out = join(dir, "r.ndjson");
-    const { ctx } = testContext(sb);
+    const { ctx } = box.context();
     await exportRun({ out, format: "ndjson" }, ctx);
     await ctx.close();
     const lines = readFileSync(out, "utf8")
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    expect(lines.length).toBe((await feedIds(sb)).length);
+    expect(lines.length).toBe((await feedIds(box.sb)).length);
     expect(typeof lines[0].serializedGs1).toBe("string");
-    expect(lines[0].offer.baseGs1).toBe("0012345000028");
+    expect(lines[0].offer.baseGs1).toBe(SEED.offers.oatsUnknownSupply);
     const csvOut = join(dir, "r.csv");
-    const c = testContext(sb);
+    const c = box.context();
     await exportRun({ out: csvOut }, c.ctx);
     await c.ctx.close();
     const rows = parse(readFileSync(csvOut), { columns: true }) as Record<string, string>[];
-    expect(rows[0]!.baseGs1).toBe("0012345000028");
+    expect(rows[0]!.baseGs1).toBe(SEED.offers.oatsUnknownSupply);
   });
 
   it("with faults injected (429, 502, 500, resets, stalls) exports every id exactly once", async () => {
     const out = join(tempDir(), "r.csv");
-    await http(sb, "POST", "/faults", {
+    await box.http("POST", "/faults", {
       control: true,
       body: {
         rates: { "429": 0.08, "502": 0.08, "500": 0.08, reset: 0.08, stall: 0.04 },
@@ -90,29 +87,29 @@ describe("redemptions export", () => {
       },
     });
     try {
-      const { ctx } = testContext(sb, {
+      const { ctx } = box.context({
         env: { PARTNER_RETRY_BASE_MS: "5", PARTNER_RETRY_DEADLINE_MS: "60000" },
       });
       await exportRun({ out, limit: 100 }, ctx);
       await ctx.close();
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { rates: {}, pathPrefix: null } });
+      await box.http("POST", "/faults", { control: true, body: { rates: {}, pathPrefix: null } });
     }
     const ids = csvIds(out);
     expect(ids.length).toBe(new Set(ids).size);
-    expect(new Set(ids)).toEqual(new Set(await feedIds(sb)));
+    expect(new Set(ids)).toEqual(new Set(await feedIds(box.sb)));
   });
 
   it("a correction produces a change row with the new counting state", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
-    const a = testContext(sb, { configDir });
+    const a = box.context({ configDir });
     await exportRun({ out, corrections: true }, a.ctx);
     await a.ctx.close();
     const before = parse(readFileSync(out), { columns: true }) as Record<string, string>[];
     const target = before.find((r) => r.countingState === "counted" && r.change === "")!;
-    await simulate(sb, { exclude: [target.id], reason: "duplicate receipt" });
-    const b = testContext(sb, { configDir });
+    await simulate(box.sb, { exclude: [target.id], reason: "duplicate receipt" });
+    const b = box.context({ configDir });
     const s = await exportRun({ out, corrections: true }, b.ctx);
     await b.ctx.close();
     expect(s.rows).toBe(0);
@@ -123,23 +120,23 @@ describe("redemptions export", () => {
     expect(change[0]!.countingState).toBe("excluded");
     expect(change[0]!.exclusionReason).toBe("duplicate receipt");
     // Nothing new: no second change row.
-    const c = testContext(sb, { configDir });
+    const c = box.context({ configDir });
     const s2 = await exportRun({ out, corrections: true }, c.ctx);
     await c.ctx.close();
     expect(s2.corrections).toBe(0);
   });
 
   it("refuses --json with rows on stdout and a bad --format (usage errors)", async () => {
-    const { ctx } = testContext(sb, { globals: { json: true } });
+    const { ctx } = box.context({ globals: { json: true } });
     await expect(exportRun({}, ctx)).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
-    const b = testContext(sb);
+    const b = box.context();
     await expect(exportRun({ format: "xml" }, b.ctx)).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
   });
 
   it("cuts a tail only when it is the start of the write this cursor recorded, and refuses anything else", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
-    const a = testContext(sb, { configDir });
+    const a = box.context({ configDir });
     await exportRun({ out }, a.ctx);
     await a.ctx.close();
     const good = readFileSync(out);
@@ -153,7 +150,7 @@ describe("redemptions export", () => {
         cp.file = { ...cp.file!, intent: intentFor(cp.file!.bytes, pending) };
       });
     const runAgain = async () => {
-      const c = testContext(sb, { configDir });
+      const c = box.context({ configDir });
       try {
         return await exportRun({ out }, c.ctx);
       } finally {

@@ -13,18 +13,8 @@ import {
   renderRows,
 } from "../../src/export/redemption-rows.js";
 import type { Redemption } from "../../src/spec/redemptions.js";
-
-/** mulberry32: a small seeded PRNG, so a failure can be reproduced. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The sandbox's seeded generator (mulberry32), so a failure can be replayed.
+import { prng as rng } from "../../src/sandbox/simulate.js";
 
 // Characters that matter to CSV and to formula escapes, plus plain and non-ASCII text.
 const SPECIAL = ['"', ",", "\r", "\n", "\r\n", "=", "+", "-", "@", "\t", "'", "''", " ", ";"];

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { ApiClient } from "../../src/api/client.js";
 import type { SeedKind } from "../../src/sandbox/seed.js";
 import { type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
-import { type CliResult, cli } from "./cli.js";
-import { type InProcessResult, runIn } from "./run.js";
+import { cli } from "./cli.js";
+import type { RunResult } from "./result.js";
+import { runIn } from "./run.js";
 import {
   type Captured,
   client,
@@ -20,15 +21,7 @@ import {
   testContext,
 } from "./sandbox.js";
 
-export type { Captured, RunningSandbox, TestContextOptions };
-
-export interface RunResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed as JSON (throws with the text when it is not JSON). */
-  json<T = any>(): T;
-}
+export type { Captured, RunResult, RunningSandbox, TestContextOptions };
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -69,6 +62,8 @@ export interface SandboxFixture {
   cli(argv: string[], o?: RunOptions): Promise<RunResult>;
   /** Back to a freshly seeded state, clock at zero offset. */
   reset(seed?: SeedKind): Promise<void>;
+  /** Closes the sandbox and starts it again with the same options (a restart over its data dir). */
+  restart(): Promise<void>;
 }
 
 export interface UseSandboxOptions extends Omit<SandboxOptions, "port"> {
@@ -76,23 +71,14 @@ export interface UseSandboxOptions extends Omit<SandboxOptions, "port"> {
   resetEach?: boolean | SeedKind;
 }
 
-function result(r: InProcessResult | CliResult): RunResult {
-  return {
-    exitCode: r.exitCode,
-    stdout: r.stdout,
-    stderr: r.stderr,
-    json<T>(): T {
-      try {
-        return JSON.parse(r.stdout) as T;
-      } catch {
-        throw new Error(`stdout is not JSON (exit ${r.exitCode}):\n${r.stdout}\n--- stderr ---\n${r.stderr}`);
-      }
-    },
-  };
-}
-
 /** The fixture's methods over a getter for the running sandbox. */
-export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): SandboxFixture {
+export function fixtureOf(
+  get: () => RunningSandbox,
+  seed: SeedKind = "demo",
+  restart: () => Promise<void> = async () => {
+    throw new Error("this fixture cannot restart its sandbox");
+  },
+): SandboxFixture {
   const env = (extra: NodeJS.ProcessEnv = {}, o: Pick<RunOptions, "key" | "configDir"> = {}) => {
     const sb = get();
     const key = o.key === undefined ? sb.writeKey : o.key;
@@ -121,30 +107,27 @@ export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): S
     client: (key) => client(get(), key),
     http: (method, path, o) => http(get(), method, path, o),
     async run(argv, o = {}) {
-      return result(
-        await runIn(argv, {
-          env: env(o.env, o),
-          ...(o.input !== undefined ? { stdin: o.input } : {}),
-          ...(o.tty !== undefined ? { tty: o.tty } : {}),
-          ...(o.prompter ? { prompter: o.prompter } : {}),
-        }),
-      );
+      return await runIn(argv, {
+        env: env(o.env, o),
+        ...(o.input !== undefined ? { stdin: o.input } : {}),
+        ...(o.tty !== undefined ? { tty: o.tty } : {}),
+        ...(o.prompter ? { prompter: o.prompter } : {}),
+      });
     },
     async cli(argv, o = {}) {
-      return result(
-        await cli(argv, {
-          env: env(o.env, o),
-          ...(o.input !== undefined ? { input: o.input } : {}),
-          ...(o.cwd ? { cwd: o.cwd } : {}),
-          ...(o.timeout ? { timeout: o.timeout } : {}),
-        }),
-      );
+      return await cli(argv, {
+        env: env(o.env, o),
+        ...(o.input !== undefined ? { input: o.input } : {}),
+        ...(o.cwd ? { cwd: o.cwd } : {}),
+        ...(o.timeout ? { timeout: o.timeout } : {}),
+      });
     },
     async reset(s = seed) {
       const res = await http(get(), "POST", "/reset", { control: true, body: { seed: s } });
       if (res.status !== 200)
         throw new Error(`sandbox reset failed: ${res.status} ${JSON.stringify(res.body)}`);
     },
+    restart,
   };
 }
 
@@ -152,11 +135,19 @@ export function fixtureOf(get: () => RunningSandbox, seed: SeedKind = "demo"): S
 export function useSandbox(o: UseSandboxOptions = {}): SandboxFixture {
   const { resetEach, ...options } = o;
   let running: RunningSandbox | undefined;
-  const fixture = fixtureOf(() => {
-    if (!running)
-      throw new Error("useSandbox(): the sandbox is not started yet (use it inside a test or hook)");
-    return running;
-  }, options.seed ?? "demo");
+  const fixture = fixtureOf(
+    () => {
+      if (!running)
+        throw new Error("useSandbox(): the sandbox is not started yet (use it inside a test or hook)");
+      return running;
+    },
+    options.seed ?? "demo",
+    async () => {
+      await running?.close();
+      running = undefined;
+      running = await startSandbox({ port: 0, ...options });
+    },
+  );
   beforeAll(async () => {
     running = await startSandbox({ port: 0, ...options });
   });
@@ -177,11 +168,21 @@ export async function withSandbox<T>(
   options: Omit<SandboxOptions, "port"> & { port?: number },
   fn: (f: SandboxFixture) => Promise<T>,
 ): Promise<T> {
-  const running = await startSandbox({ port: 0, ...options });
+  let running: RunningSandbox | undefined = await startSandbox({ port: 0, ...options });
+  const get = () => {
+    if (!running) throw new Error("withSandbox(): the sandbox did not start again");
+    return running;
+  };
   try {
-    return await fn(fixtureOf(() => running, options.seed ?? "demo"));
+    return await fn(
+      fixtureOf(get, options.seed ?? "demo", async () => {
+        await running?.close();
+        running = undefined;
+        running = await startSandbox({ port: 0, ...options });
+      }),
+    );
   } finally {
-    await running.close();
+    await running?.close();
   }
 }
 

@@ -1,13 +1,9 @@
 // In-process runs of the whole program (parse → action → exit code) with captured streams.
-import { PassThrough } from "node:stream";
 import type { Prompter } from "../../src/io/prompter.js";
 import { run } from "../../src/main.js";
 
-export interface InProcessResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+import { type RunResult, runResult } from "./result.js";
+import { captureStreams } from "./sandbox.js";
 
 export async function runIn(
   args: string[],
@@ -17,20 +13,9 @@ export async function runIn(
     tty?: boolean;
     prompter?: Prompter;
   } = {},
-): Promise<InProcessResult> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (c) => {
-    stdout += c;
-  });
-  err.on("data", (c) => {
-    stderr += c;
-  });
-  const stdin = new PassThrough();
-  if (o.stdin !== undefined) stdin.end(o.stdin);
-  else if (!o.tty) stdin.end();
+): Promise<RunResult> {
+  const { out, err, stdin, stdout, stderr } = captureStreams(o.stdin);
+  if (o.stdin === undefined && !o.tty) stdin.end();
   const tty = o.tty ?? false;
   const exitCode = await run(args, {
     streams: { stdout: out, stderr: err, stdin, stdoutIsTTY: tty, stderrIsTTY: tty, stdinIsTTY: tty },
@@ -38,5 +23,5 @@ export async function runIn(
     prompter: o.prompter,
     signal: new AbortController().signal,
   });
-  return { exitCode, stdout, stderr };
+  return runResult({ exitCode, stdout: stdout(), stderr: stderr() });
 }

@@ -4,15 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { ApiClient } from "../../src/api/client.js";
-import { Context, type GlobalOptions } from "../../src/context.js";
+import { type Clock, Context, type GlobalOptions } from "../../src/context.js";
 import type { Prompter } from "../../src/io/prompter.js";
-import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+import type { RunningSandbox } from "../../src/sandbox/server.js";
 
 export type { RunningSandbox };
-
-export async function sandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  return startSandbox({ port: 0, ...opts });
-}
 
 export function tempDir(prefix = "pcli-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -31,13 +27,16 @@ export interface TestContextOptions {
   prompter?: Prompter;
   configDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** The Context's clock (default: the system's); a fake one records and skips waits. */
+  clock?: Clock;
+  /** The run's Ctrl-C signal. */
+  signal?: AbortSignal;
 }
 
-/** A Context aimed at `sb` through PARTNER_BASE_URL/PARTNER_API_KEY, with captured stdout/stderr. */
-export function testContext(
-  sb: RunningSandbox | null,
-  o: TestContextOptions = {},
-): { ctx: Context } & Captured {
+const captures = new WeakMap<Context, Captured>();
+
+/** stdout/stderr that keep what is written, and a stdin holding `input` (ended; open when undefined). */
+export function captureStreams(input?: string) {
   const out = new PassThrough();
   const err = new PassThrough();
   let outText = "";
@@ -49,7 +48,23 @@ export function testContext(
     errText += c;
   });
   const stdin = new PassThrough();
-  if (o.stdin !== undefined) stdin.end(o.stdin);
+  if (input !== undefined) stdin.end(input);
+  return { out, err, stdin, stdout: () => outText, stderr: () => errText };
+}
+
+/** What a Context made by testContext() has written so far. */
+export function capturedOf(ctx: Context): Captured {
+  const c = captures.get(ctx);
+  if (!c) throw new Error("capturedOf: this Context was not made by testContext()");
+  return c;
+}
+
+/** A Context aimed at `sb` through PARTNER_BASE_URL/PARTNER_API_KEY, with captured stdout/stderr. */
+export function testContext(
+  sb: RunningSandbox | null,
+  o: TestContextOptions = {},
+): { ctx: Context } & Captured {
+  const { out, err, stdin, stdout, stderr } = captureStreams(o.stdin);
   const tty =
     typeof o.tty === "object"
       ? o.tty
@@ -72,8 +87,12 @@ export function testContext(
     env,
     globals: { json: false, color: false, input: true, yes: false, verbose: false, ...o.globals },
     prompter: o.prompter,
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
   });
-  return { ctx, stdout: () => outText, stderr: () => errText };
+  const captured = { stdout, stderr };
+  captures.set(ctx, captured);
+  return { ctx, ...captured };
 }
 
 /** A raw client for arranging state in tests (no retries). */

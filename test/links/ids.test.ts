@@ -4,11 +4,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
 import { type IdListOptions, readIdList } from "../../src/csv/id-list.js";
-import { exitOf, makeCampaign } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
+import { makeCampaign, runFn } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ids-"));
 function file(name: string, content: string | Buffer): string {
@@ -100,27 +100,21 @@ describe("--ids files", () => {
 });
 
 describe("links assign --ids with a CRM file", () => {
-  let sb: RunningSandbox;
-  beforeAll(async () => {
-    sb = await sandbox();
-  });
-  afterAll(async () => {
-    await sb.close();
-  });
+  const s = useSandbox();
   beforeEach(async () => {
-    await http(sb, "POST", "/reset", { control: true, body: {} });
+    await s.http("POST", "/reset", { control: true, body: {} });
   });
 
   it("sends the ids of the mapped column (not whole lines) and says which it read before sending", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const ids = file("crm.csv", "Name;Member No\r\nAnn;cr-0001\r\nBo;cr-0002\r\n");
-    const t = testContext(sb, { globals: { json: true } });
-    const r = await exitOf(() =>
+    const t = s.context({ globals: { json: true } });
+    const r = await runFn(t.ctx, () =>
       linksAssignRun({ campaign: "camp", externalIds: [], ids, column: ["externalId=Member No"] }, t.ctx),
     );
     await t.ctx.close();
     expect(r.error).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     const stderr = t.stderr();
     expect(stderr.indexOf(`${ids}: read 2 ids (CSV column "Member No"`)).toBeLessThan(
       stderr.indexOf("Queued job"),

@@ -1,29 +1,24 @@
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { linksExportRun } from "../../src/commands/links/export.js";
 import { linksListRun } from "../../src/commands/links/list.js";
 import { linksCreateRun } from "../../src/commands/links/create.js";
 import { linksGetRun } from "../../src/commands/links/get.js";
 import { linksPauseRun } from "../../src/commands/links/pause.js";
 import { linksResumeRun } from "../../src/commands/links/resume.js";
-import { makeCampaign, runCommand } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, type testContext } from "../helpers/sandbox.js";
+import { makeCampaign, runFn } from "../helpers/fixtures.js";
+import type { testContext } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const run = <T>(fn: (o: T, ctx: any) => Promise<void>, o: T, opts: Parameters<typeof testContext>[1] = {}) =>
-  runCommand(sb, fn, o, opts);
+  runFn(s, (ctx) => fn(o, ctx), opts);
 
 const single = (verb: "get" | "create" | "pause" | "resume", externalId: string, campaign = "camp") => ({
   verb,
@@ -33,9 +28,9 @@ const single = (verb: "get" | "create" | "pause" | "resume", externalId: string,
 
 describe("links get | create | pause | resume", () => {
   it("create says created, then 'already existed (status kept)'; pause and resume via PATCH", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run(linksCreateRun, single("create", "cr-0001"), { globals: { json: true } });
-    expect(first.code).toBe(0);
+    expect(first.exitCode).toBe(0);
     expect(first.stderr).toMatch(/Created the share link for cr-0001/);
     const link = JSON.parse(first.stdout);
     expect(link).toMatchObject({ creator: { externalId: "cr-0001" }, active: true });
@@ -45,7 +40,7 @@ describe("links get | create | pause | resume", () => {
     expect(JSON.parse(paused.stdout).deactivatedAt).not.toBeNull();
 
     const again = await run(linksCreateRun, single("create", "cr-0001"));
-    expect(again.code).toBe(0);
+    expect(again.exitCode).toBe(0);
     expect(again.stderr).toMatch(/already existed \(status kept: paused\)/);
     expect(again.stdout).toMatch(/^active\tno$/m);
     expect(again.stdout).toContain(`shareUrl\t${link.shareUrl}`);
@@ -58,14 +53,14 @@ describe("links get | create | pause | resume", () => {
   });
 
   it("pause on a paused link and resume on an active one: exit 0, 'already ...; nothing changed', nothing sent", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     await run(linksCreateRun, single("create", "cr-0001"));
     const p1 = await run(linksPauseRun, single("pause", "cr-0001"), { globals: { json: true } });
-    expect(p1.code).toBe(0);
+    expect(p1.exitCode).toBe(0);
     expect(p1.stderr).toMatch(/^Paused the share link for cr-0001 on campaign camp\.$/m);
     const pausedAt = JSON.parse(p1.stdout).deactivatedAt;
     const p2 = await run(linksPauseRun, single("pause", "cr-0001"), { globals: { json: true } });
-    expect(p2.code).toBe(0);
+    expect(p2.exitCode).toBe(0);
     expect(p2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already paused; nothing changed.\n",
     );
@@ -73,50 +68,50 @@ describe("links get | create | pause | resume", () => {
     const r1 = await run(linksResumeRun, single("resume", "cr-0001"));
     expect(r1.stderr).toMatch(/^Resumed the share link/);
     const r2 = await run(linksResumeRun, single("resume", "cr-0001"));
-    expect(r2.code).toBe(0);
+    expect(r2.exitCode).toBe(0);
     expect(r2.stderr).toBe(
       "The share link for cr-0001 on campaign camp is already active; nothing changed.\n",
     );
     expect(r2.stdout).toMatch(/^active\tyes$/m);
     // Pausing a link that does not exist is still a 404 (exit 5) with the next step.
     const none = await run(linksPauseRun, single("pause", "cr-0002"));
-    expect(none.code).toBe(5);
+    expect(none.exitCode).toBe(5);
     expect(none.error).toMatch(/partner-cli links create camp cr-0002/);
   });
 
   it("refusals: unknown creator 404 (exit 5), deactivated creator 409 (exit 6), unknown campaign exit 5", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const unknown = await run(linksCreateRun, single("create", "nobody"));
-    expect(unknown.code).toBe(5);
+    expect(unknown.exitCode).toBe(5);
     expect(unknown.error).toMatch(/roster get nobody/);
     const inactive = await run(linksCreateRun, single("create", "cr-0012"));
-    expect(inactive.code).toBe(6);
+    expect(inactive.exitCode).toBe(6);
     const noLink = await run(linksGetRun, single("get", "cr-0002"));
-    expect(noLink.code).toBe(5);
+    expect(noLink.exitCode).toBe(5);
     expect(noLink.error).toMatch(/partner-cli links create camp cr-0002/);
     const noCampaign = await run(linksGetRun, single("get", "cr-0002", "no-such-campaign"));
-    expect(noCampaign.code).toBe(5);
+    expect(noCampaign.exitCode).toBe(5);
     expect(noCampaign.error).toMatch(/No campaign has the external reference "no-such-campaign"/);
   });
 
   it("externalIds with slashes, spaces and unicode are sent as one path segment", async () => {
-    await makeCampaign(sb, { externalReference: "camp" });
+    await makeCampaign(s.sb, { externalReference: "camp" });
     const id = "a/b c%ü";
-    await http(sb, "PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
+    await s.http("PUT", `/creators/${encodeURIComponent(id)}`, { body: { name: "Odd Id" } });
     const r = await run(linksCreateRun, single("create", id), { globals: { json: true } });
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).creator.externalId).toBe(id);
   });
 });
 
 describe("links list | export", () => {
   it("list by campaign id or reference, --active filter, --all; export as CSV to stdout or a file", async () => {
-    const c = await makeCampaign(sb, { externalReference: "camp" });
+    const c = await makeCampaign(s.sb, { externalReference: "camp" });
     for (const id of ["cr-0001", "cr-0002", "cr-0003"])
-      await http(sb, "POST", `/campaigns/${c.id}/creators/${id}`);
-    await http(sb, "PATCH", `/campaigns/${c.id}/creators/cr-0002`, { body: { active: false } });
-    await http(sb, "PUT", "/creators/=HYPERLINK(1)", { body: { name: '@formula, "quoted"' } });
-    await http(sb, "POST", `/campaigns/${c.id}/creators/${encodeURIComponent("=HYPERLINK(1)")}`);
+      await s.http("POST", `/campaigns/${c.id}/creators/${id}`);
+    await s.http("PATCH", `/campaigns/${c.id}/creators/cr-0002`, { body: { active: false } });
+    await s.http("PUT", "/creators/=HYPERLINK(1)", { body: { name: '@formula, "quoted"' } });
+    await s.http("POST", `/campaigns/${c.id}/creators/${encodeURIComponent("=HYPERLINK(1)")}`);
 
     const paused = await run(linksListRun, { campaign: c.id, active: false }, { globals: { json: true } });
     expect(JSON.parse(paused.stdout).map((l: any) => l.creator.externalId)).toEqual(["cr-0002"]);
@@ -137,14 +132,14 @@ describe("links list | export", () => {
     const dir = mkdtempSync(join(tmpdir(), "links-export-"));
     const file = join(dir, "links.csv");
     const f = await run(linksExportRun, { campaign: "camp", out: file });
-    expect(f.code).toBe(0);
+    expect(f.exitCode).toBe(0);
     expect(f.stdout).toBe("");
     expect(readFileSync(file, "utf8")).toBe(out.stdout);
     expect(readdirSync(dir)).toEqual(["links.csv"]); // no temporary file left
   });
 
   it("an empty campaign exports only the header", async () => {
-    await makeCampaign(sb, { externalReference: "empty" });
+    await makeCampaign(s.sb, { externalReference: "empty" });
     const out = await run(linksExportRun, { campaign: "empty" });
     expect(out.stdout).toBe("externalId,name,shareUrl,shortCode,statsUrl,active\n");
   });

@@ -1,23 +1,16 @@
 // Polling an assignment job: the adaptive interval, --timeout (exit 8) and Ctrl-C, on a fake clock.
-import { PassThrough } from "node:stream";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { queueAssignment } from "../../src/api/links.js";
 import { followJob, POLL_MAX_MS, POLL_START_MS } from "../../src/commands/links/jobs.js";
-import { type Clock, Context } from "../../src/context.js";
+import type { Clock } from "../../src/context.js";
 import { CancelledError, PendingError } from "../../src/errors.js";
 import { exitCodeFor } from "../../src/main.js";
-import { makeCampaign } from "../campaigns/helpers.js";
-import { client, http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
 import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
+import { makeCampaign } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const box = useSandbox();
 const pace = { ...JOB_PACE };
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
 afterEach(() => {
   Object.assign(JOB_PACE, pace);
 });
@@ -33,28 +26,15 @@ function fakeContext(onSleep: (ms: number) => void, signal?: AbortSignal) {
       onSleep(ms);
     },
   };
-  const ctx = new Context({
-    streams: {
-      stdout: new PassThrough(),
-      stderr: new PassThrough(),
-      stdin: new PassThrough(),
-      stdoutIsTTY: false,
-      stderrIsTTY: false,
-      stdinIsTTY: false,
-    },
-    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey },
-    globals: { json: false, color: false, input: true, yes: false, verbose: false },
-    clock,
-    signal,
-  });
+  const { ctx } = box.context({ clock, ...(signal ? { signal } : {}) });
   return { ctx, sleeps };
 }
 
 async function queuedJob() {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await box.http("POST", "/reset", { control: true, body: {} });
   JOB_PACE.tickMs = 600_000; // the job stays queued for the whole test
-  const c = await makeCampaign(sb, { externalReference: "camp" });
-  const { job } = await queueAssignment(client(sb), c.id, { scope: "roster" }, "camp");
+  const c = await makeCampaign(box.sb, { externalReference: "camp" });
+  const { job } = await queueAssignment(box.client(), c.id, { scope: "roster" }, "camp");
   return { campaign: c as never, jobId: job.id };
 }
 

@@ -1,37 +1,23 @@
-// offers list | get: run functions against a sandbox on port 0, and run() for flags and exit codes.
-import { runIn } from "../helpers/run.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { offersGetRun } from "../../src/commands/offers/get.js";
 import { offersListRun } from "../../src/commands/offers/list.js";
 import { retailerRule } from "../../src/commands/offers/format.js";
 import { ApiError, UsageError } from "../../src/errors.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import type { testContext } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
 async function list(opts: Parameters<typeof offersListRun>[0], o: Parameters<typeof testContext>[1] = {}) {
-  const t = testContext(sb, o);
+  const t = s.context(o);
   try {
     await offersListRun(opts, t.ctx);
   } finally {
     await t.ctx.close();
   }
   return t;
-}
-
-/** run(argv) in-process against the sandbox: exit code and captured output. */
-async function runCli(args: string[]) {
-  const r = await runIn(args, {
-    env: { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey },
-  });
-  return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 function tsv(text: string): string[][] {
@@ -57,7 +43,7 @@ describe("offers list", () => {
       "retailerRule",
     ]);
     expect(rows).toHaveLength(9);
-    const soda = rows.find((r) => r[0] === "0098765000014")!;
+    const soda = rows.find((r) => r[0] === SEED.offers.sodaRetail)!;
     expect(soda[1]).toBe("Sparkle Soda");
     expect(soda[3]).toBe("available");
     expect(soda[4]).toBe("yes");
@@ -66,8 +52,8 @@ describe("offers list", () => {
     expect(soda[7]).toBe("2000");
     expect(soda[8]).toBe("required: freshmart.example, cornerstore.example");
     // Leading zeros kept; nulls are empty cells in TSV.
-    expect(rows.map((r) => r[0])).toContain("0012345000011");
-    const noDates = rows.find((r) => r[0] === "0012345000035")!;
+    expect(rows.map((r) => r[0])).toContain(SEED.offers.oats);
+    const noDates = rows.find((r) => r[0] === SEED.offers.notDistributable)!;
     expect(noDates[6]).toBe("");
     expect(noDates[7]).toBe("");
     expect(t.stderr()).toBe("");
@@ -78,15 +64,15 @@ describe("offers list", () => {
     const items = JSON.parse(t.stdout());
     expect(items).toHaveLength(8);
     for (const o of items) strictOffers.Offer.parse(o);
-    const oats = items.find((o: { baseGs1: string }) => o.baseGs1 === "0012345000028");
+    const oats = items.find((o: { baseGs1: string }) => o.baseGs1 === SEED.offers.oatsUnknownSupply);
     expect(oats.productBarcodes).toEqual(["000000012345"]);
-    expect(t.stdout()).toContain('"baseGs1":"0012345000011"');
+    expect(t.stdout()).toContain(`"baseGs1":"${SEED.offers.oats}"`);
   });
 
   it("on a terminal: a table with the leading zeros", async () => {
     // --wide: every column at full width (at 80 columns the retailer rule is dropped to fit).
     const t = await list({ state: "available" }, { tty: true, globals: { wide: true } });
-    expect(t.stdout()).toContain("0012345000011");
+    expect(t.stdout()).toContain(SEED.offers.oats);
     expect(t.stdout()).toContain("baseGs1");
     expect(t.stdout()).toContain("optional: freshmart.example");
     // Borderless, like gh's: the header row, then one row per offer, columns two spaces apart.
@@ -97,16 +83,16 @@ describe("offers list", () => {
   it("--state filters on the API side", async () => {
     const t = await list({ state: "expired" }, { globals: { json: true } });
     const items = JSON.parse(t.stdout());
-    expect(items.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0055555000026"]);
+    expect(items.map((o: { baseGs1: string }) => o.baseGs1)).toEqual([SEED.offers.expired]);
   });
 
   it("an unknown --state is passed through with a warning (this sandbox answers 400 for it)", async () => {
-    const r = await runCli(["offers", "list", "--state", "paused_by_brand"]);
+    const r = await s.run(["offers", "list", "--state", "paused_by_brand"]);
     expect(r.stderr).toMatch(/Warning: "paused_by_brand" is not a known offer state/);
     // The request was sent: the API's own answer comes back (400 validation_failed → exit 2).
     expect(r.stderr).toMatch(/400 validation_failed; GET \/offers/);
     expect(r.stderr).toMatch(/ {2}state: must be one of/);
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
   });
 
   it("a known --state gives no warning", async () => {
@@ -120,8 +106,8 @@ describe("offers list", () => {
     const t = await list({ brand: soda }, { globals: { json: true } });
     const items = JSON.parse(t.stdout());
     expect(items.map((o: { baseGs1: string }) => o.baseGs1).sort()).toEqual([
-      "0098765000014",
-      "0098765000021",
+      SEED.offers.sodaRetail,
+      SEED.offers.sodaZero,
     ]);
   });
 
@@ -141,7 +127,10 @@ describe("offers list", () => {
     const page = await list({ distributable: true, pageSize: 3 }, { globals: { json: true } });
     const first = JSON.parse(page.stdout());
     // Page 0 (sorted by baseGs1) holds two available offers and one not_distributable one.
-    expect(first.map((o: { baseGs1: string }) => o.baseGs1)).toEqual(["0012345000011", "0012345000028"]);
+    expect(first.map((o: { baseGs1: string }) => o.baseGs1)).toEqual([
+      SEED.offers.oats,
+      SEED.offers.oatsUnknownSupply,
+    ]);
     const all = await list({ distributable: true, all: true, pageSize: 3 }, { globals: { json: true } });
     const items = JSON.parse(all.stdout());
     expect(items).toHaveLength(4);
@@ -158,11 +147,11 @@ describe("offers list", () => {
 
 describe("offers get", () => {
   it("every field, barcodes and retailers as text", async () => {
-    const t = testContext(sb);
-    await offersGetRun({ baseGs1: "0098765000014" }, t.ctx);
+    const t = s.context();
+    await offersGetRun({ baseGs1: SEED.offers.sodaRetail }, t.ctx);
     await t.ctx.close();
     const fields = Object.fromEntries(tsv(t.stdout()).map(([k, v]) => [k, v]));
-    expect(fields.baseGs1).toBe("0098765000014");
+    expect(fields.baseGs1).toBe(SEED.offers.sodaRetail);
     expect(fields.productBarcodes).toBe("009876500001");
     expect(fields.allowedRetailers).toBe("freshmart.example, cornerstore.example");
     expect(fields.retailerChoiceRequired).toBe("yes");
@@ -188,8 +177,8 @@ describe("offers get", () => {
   });
 
   it("--json keeps leading zeros in barcodes", async () => {
-    const t = testContext(sb, { globals: { json: true } });
-    await offersGetRun({ baseGs1: "0012345000028" }, t.ctx);
+    const t = s.context({ globals: { json: true } });
+    await offersGetRun({ baseGs1: SEED.offers.oatsUnknownSupply }, t.ctx);
     await t.ctx.close();
     const o = JSON.parse(t.stdout());
     strictOffers.Offer.parse(o);
@@ -198,8 +187,8 @@ describe("offers get", () => {
   });
 
   it("a 404 is an ApiError with a next step; another organization's offer is not visible", async () => {
-    const t = testContext(sb);
-    const err = await offersGetRun({ baseGs1: "0044444000017" }, t.ctx).catch((e) => e);
+    const t = s.context();
+    const err = await offersGetRun({ baseGs1: SEED.offers.otherOrg }, t.ctx).catch((e) => e);
     await t.ctx.close();
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(404);
@@ -207,7 +196,7 @@ describe("offers get", () => {
   });
 
   it("an empty BASE_GS1 is a usage error before any request", async () => {
-    const t = testContext(sb);
+    const t = s.context();
     await expect(offersGetRun({ baseGs1: "  " }, t.ctx)).rejects.toBeInstanceOf(UsageError);
     await t.ctx.close();
   });
@@ -215,17 +204,17 @@ describe("offers get", () => {
 
 describe("through run(): flags and exit codes", () => {
   it("get of an unknown offer exits 5 with the API's message and a hint", async () => {
-    const r = await runCli(["offers", "get", "0000000000000"]);
-    expect(r.code).toBe(5);
+    const r = await s.run(["offers", "get", "0000000000000"]);
+    expect(r.exitCode).toBe(5);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/Offer not found\. \(404 not_found; GET \/offers\/0000000000000\)/);
     expect(r.stderr).toMatch(/offers list/);
   });
 
   it("the singular alias works", async () => {
-    const r = await runCli(["offer", "get", "0012345000011", "--json"]);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).baseGs1).toBe("0012345000011");
+    const r = await s.run(["offer", "get", SEED.offers.oats, "--json"]);
+    expect(r.exitCode).toBe(0);
+    expect(JSON.parse(r.stdout).baseGs1).toBe(SEED.offers.oats);
   });
 
   it.each([
@@ -235,8 +224,8 @@ describe("through run(): flags and exit codes", () => {
     [["offers", "list", "--all", "--page", "2"]],
     [["offers", "get"]],
   ])("%j is a usage error (exit 2)", async (args) => {
-    const r = await runCli(args);
-    expect(r.code).toBe(2);
+    const r = await s.run(args);
+    expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).not.toBe("");
   });

@@ -1,32 +1,26 @@
 // --fields and --jq, applied in one place (the Io) to every command that prints through it: a list,
 // a get, a report and api output. In-process runs against a sandbox on port 0.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
+import { makeCampaign } from "../helpers/fixtures.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = {
-    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-out-"),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
-  };
-});
-afterAll(async () => {
-  await sb.close();
+  env = s.env({}, { configDir: tempDir("pcli-out-") });
 });
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: {} });
+  await s.http("POST", "/reset", { control: true, body: {} });
 });
 
 const run = (args: string[], o: { tty?: boolean } = {}) => runIn(args, { env, ...o });
-const OATS = "0012345000011";
 
 describe("--fields", () => {
   it("a list, piped: TSV with exactly the fields as columns (nested with dots)", async () => {
-    const offers = (await http(sb, "GET", "/offers?pageSize=200")).body.items;
+    const offers = (await s.http("GET", "/offers?pageSize=200")).body.items;
     const r = await run(["offers", "list", "--fields", "baseGs1,brand.name,state"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
@@ -42,7 +36,7 @@ describe("--fields", () => {
     const r = await run(["offers", "list", "--fields", "baseGs1,state"], { tty: true });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^baseGs1 {2,}state$/m);
-    expect(r.stdout).toContain(OATS);
+    expect(r.stdout).toContain(SEED.offers.oats);
     expect(r.stdout).not.toContain("Crunchy Oats"); // the brand column was not asked for
   });
 
@@ -61,7 +55,7 @@ describe("--fields", () => {
   });
 
   it("roster list --all --json (written as a stream) gets them too", async () => {
-    const total = (await http(sb, "GET", "/creators")).body.totalCount;
+    const total = (await s.http("GET", "/creators")).body.totalCount;
     const r = await run(["roster", "list", "--all", "--json", "--fields", "externalId"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const items = JSON.parse(r.stdout);
@@ -70,22 +64,27 @@ describe("--fields", () => {
   });
 
   it("a get: 'field value' lines, or the picked object with --json; a null parent stays null", async () => {
-    let r = await run(["offers", "get", OATS, "--fields", "baseGs1,savings.display,codesAvailable"]);
+    let r = await run([
+      "offers",
+      "get",
+      SEED.offers.oats,
+      "--fields",
+      "baseGs1,savings.display,codesAvailable",
+    ]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`baseGs1\t${OATS}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`);
-    r = await run(["offers", "get", OATS, "--json", "--fields", "baseGs1,savings.display"]);
-    expect(JSON.parse(r.stdout)).toEqual({ baseGs1: OATS, savings: { display: "$1.50 off" } });
-    const c = await http(sb, "POST", "/campaigns", {
-      body: {
-        name: "F",
-        baseGs1: OATS,
-        dates: { from: "2026-11-01", through: "2026-11-30" },
-        codeLimit: 10,
-        commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
-        externalReference: "fields-null",
-      },
+    expect(r.stdout).toBe(
+      `baseGs1\t${SEED.offers.oats}\nsavings.display\t$1.50 off\ncodesAvailable\t50000\n`,
+    );
+    r = await run(["offers", "get", SEED.offers.oats, "--json", "--fields", "baseGs1,savings.display"]);
+    expect(JSON.parse(r.stdout)).toEqual({ baseGs1: SEED.offers.oats, savings: { display: "$1.50 off" } });
+    await makeCampaign(s, {
+      name: "F",
+      baseGs1: SEED.offers.oats,
+      dates: { from: "2026-11-01", through: "2026-11-30" },
+      codeLimit: 10,
+      commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
+      externalReference: "fields-null",
     });
-    expect(c.status, JSON.stringify(c.body)).toBe(201);
     r = await run(["campaigns", "get", "fields-null", "--json", "--fields", "retailer.name,codes.limit"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ retailer: null, codes: { limit: 10 } });
@@ -111,7 +110,7 @@ describe("--fields", () => {
   });
 
   it("an unknown field is exit 2 naming the fields there are; nothing on stdout", async () => {
-    const r = await run(["offers", "get", OATS, "--fields", "baseGs1,brandName"]);
+    const r = await run(["offers", "get", SEED.offers.oats, "--fields", "baseGs1,brandName"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain('--fields: no field "brandName" in this output.');
@@ -135,10 +134,10 @@ describe("--jq", () => {
     const r = await run(["offers", "list", "--jq", ".[] | select(.canDistribute) | .baseGs1"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout.trimEnd().split("\n")).toEqual([
-      "0012345000011",
-      "0012345000028",
-      "0098765000014",
-      "0098765000021",
+      SEED.offers.oats,
+      SEED.offers.oatsUnknownSupply,
+      SEED.offers.sodaRetail,
+      SEED.offers.sodaZero,
     ]);
     const objs = await run(["offers", "list", "--jq", ".[:2][] | {baseGs1, state}"]);
     expect(
@@ -147,8 +146,8 @@ describe("--jq", () => {
         .split("\n")
         .map((l) => JSON.parse(l)),
     ).toEqual([
-      { baseGs1: "0012345000011", state: "available" },
-      { baseGs1: "0012345000028", state: "available" },
+      { baseGs1: SEED.offers.oats, state: "available" },
+      { baseGs1: SEED.offers.oatsUnknownSupply, state: "available" },
     ]);
   });
 
@@ -157,14 +156,14 @@ describe("--jq", () => {
       const r = await run([
         "offers",
         "get",
-        OATS,
+        SEED.offers.oats,
         ...extra,
         "--jq",
         ".baseGs1, .codesAvailable, .productBarcodes",
       ]);
       expect(r.exitCode, r.stderr).toBe(0);
       const [id, codes, barcodes] = r.stdout.trimEnd().split("\n");
-      expect(id).toBe(OATS);
+      expect(id).toBe(SEED.offers.oats);
       expect(codes).toBe("50000");
       expect(JSON.parse(barcodes!).every((b: unknown) => typeof b === "string")).toBe(true);
     }
@@ -185,14 +184,14 @@ describe("--jq", () => {
   });
 
   it("a jq syntax error is exit 2 with jq's message, before anything is done (a create creates nothing)", async () => {
-    const before = (await http(sb, "GET", "/campaigns")).body.totalCount;
+    const before = (await s.http("GET", "/campaigns")).body.totalCount;
     const r = await run([
       "campaigns",
       "create",
       "--name",
       "J",
       "--offer",
-      OATS,
+      SEED.offers.oats,
       "--from",
       "2026-11-01",
       "--through",
@@ -210,7 +209,7 @@ describe("--jq", () => {
     expect(r.stderr).toContain("jq: error: syntax error");
     expect(r.stderr).toContain("jq: 1 compile error");
     expect(r.stdout).toBe("");
-    expect((await http(sb, "GET", "/campaigns")).body.totalCount).toBe(before);
+    expect((await s.http("GET", "/campaigns")).body.totalCount).toBe(before);
   });
 
   it("a jq runtime error is exit 2 with jq's message and nothing on stdout", async () => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import stringWidth from "string-width";
 import { beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, SEED, simulate } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
 
@@ -18,7 +18,7 @@ let webhookId = "";
 let baseGs1 = "";
 
 beforeAll(async () => {
-  const id = await activeCampaign(s.sb, REF);
+  const { id } = await makeCampaign(s.sb, { ...FEED, name: `Export test ${REF}`, externalReference: REF });
   await simulate(s.sb, { campaign: id, views: 60, claims: 20, redemptions: 12, seed: 5 });
   const r = await s.run(["redemptions", "list", "--preset", "7d", "--json"]);
   redemptionId = r.json<{ id: string }[]>()[0]!.id;
@@ -264,7 +264,7 @@ describe("--out FILE", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("");
     const rows = parse(readFileSync(csv, "utf8"), { columns: true }) as Record<string, string>[];
-    expect(rows.map((x) => x.baseGs1)).toContain("0012345000011");
+    expect(rows.map((x) => x.baseGs1)).toContain(SEED.offers.oats);
     const json = join(dir, "creators.json");
     const j = await s.run([
       "reports",

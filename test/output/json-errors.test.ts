@@ -1,21 +1,15 @@
 // With --json a failure is one JSON object on stderr ({"error":{"code","message","details"},"exitCode"});
 // --quiet leaves nothing on stderr but errors. In-process runs, credentials given explicitly.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = {
-    PARTNER_CLI_CONFIG_DIR: tempDir("pcli-jerr-"),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
-  };
-});
-afterAll(async () => {
-  await sb.close();
+  env = s.env({}, { configDir: tempDir("pcli-jerr-") });
 });
 
 /** stderr must be exactly one line holding one JSON object; returns it. */
@@ -31,7 +25,7 @@ const createFlags = (ref: string) => [
   "--name",
   "Quiet",
   "--offer",
-  "0012345000011",
+  SEED.offers.oats,
   "--from",
   "2026-11-01",
   "--through",
@@ -132,7 +126,7 @@ describe("--quiet", () => {
     expect(quiet.exitCode, quiet.stderr).toBe(0);
     expect(quiet.stderr).toBe("");
     expect(quiet.stdout).toMatch(/^externalReference\tquiet-1$/m);
-    expect((await http(sb, "GET", "/campaigns?externalReference=quiet-1")).body.totalCount).toBe(1);
+    expect((await s.http("GET", "/campaigns?externalReference=quiet-1")).body.totalCount).toBe(1);
   });
 
   it("errors still print, in prose or (with --json) as the JSON object", async () => {

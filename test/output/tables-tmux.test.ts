@@ -3,7 +3,7 @@
 // capture-pane -J joins wrapped lines, so a line that wrapped shows up wider than the pane.
 import stringWidth from "string-width";
 import { beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN } from "../helpers/cli.js";
 import { useSandbox } from "../helpers/harness.js";
 import { hasTmux, shq, tmuxSession, tmuxSkipNote } from "../helpers/tmux.js";
@@ -12,7 +12,7 @@ const s = useSandbox({ seed: "demo" });
 const REF = "tmux-fit-spring-oats-launch-with-a-long-reference";
 
 beforeAll(async () => {
-  const id = await activeCampaign(s.sb, REF);
+  const { id } = await makeCampaign(s.sb, { ...FEED, name: `Export test ${REF}`, externalReference: REF });
   await simulate(s.sb, { campaign: id, views: 80, claims: 30, redemptions: 20, seed: 9 });
 }, 120_000);
 

@@ -1,24 +1,22 @@
 // --brand ID_OR_NAME on offers list and campaigns list, and two brands with one name (in-process runs
 // against a sandbox on port 0 whose second brand is renamed to the first one's name).
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { makeCampaign, SODA } from "../campaigns/helpers.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { makeCampaign } from "../helpers/fixtures.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 let brands: Map<string, string>; // name → id
 beforeAll(async () => {
-  sb = await sandbox();
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-  const offers = (await http(sb, "GET", "/offers?pageSize=200")).body.items as {
+  env = s.env({}, { configDir: tempDir() });
+  const offers = (await s.http("GET", "/offers?pageSize=200")).body.items as {
     brand: { id: string; name: string };
   }[];
   brands = new Map(offers.map((o) => [o.brand.name, o.brand.id]));
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 const run = (args: string[]) => runIn(args, { env });
@@ -34,12 +32,12 @@ describe("--brand on offers list and campaigns list", () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((o) => o.brand.id === soda)).toBe(true);
 
-    await makeCampaign(sb, {
+    await makeCampaign(s.sb, {
       externalReference: "soda-1",
-      baseGs1: SODA,
+      baseGs1: SEED.offers.sodaRetail,
       retailer: { emailDomain: "freshmart.example", name: "FreshMart" },
     });
-    await makeCampaign(sb, { externalReference: "oats-1" });
+    await makeCampaign(s.sb, { externalReference: "oats-1" });
     const camps = await run(["campaigns", "list", "--brand", "Sparkle Soda", "--all", "--json"]);
     expect(camps.exitCode).toBe(0);
     expect(JSON.parse(camps.stdout).map((c: { externalReference: string }) => c.externalReference)).toEqual([
@@ -59,7 +57,7 @@ describe("--brand on offers list and campaigns list", () => {
     // Rename the snacks brand (on its offers) to the oats brand's name.
     const oats = brands.get("Crunchy Oats Co.")!;
     const snacks = brands.get("Trailside Snacks")!;
-    for (const state of sb.sandbox.store.orgs.values())
+    for (const state of s.sb.sandbox.store.orgs.values())
       for (const o of state.offers.values())
         if (o.brand.id === snacks) o.brand = { id: snacks, name: "Crunchy Oats Co." };
     const out = tempDir();

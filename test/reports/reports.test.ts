@@ -1,33 +1,32 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { reportsCampaignRun } from "../../src/commands/reports/campaign.js";
 import { reportsCreatorsRun } from "../../src/commands/reports/creators.js";
 import { reportsSummaryRun } from "../../src/commands/reports/summary.js";
 import { exitCodeFor } from "../../src/main.js";
-import { activeCampaign, simulate } from "../export/arrange.js";
-import { http, type RunningSandbox, sandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { http, tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
 describe("reports commands", () => {
-  let sb: RunningSandbox;
+  const box = useSandbox();
   let campaignId: string;
   const ref = "report-test";
   beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb, ref);
-    await simulate(sb, { campaign: campaignId, views: 400, claims: 120, redemptions: 90, seed: 3 });
+    campaignId = (await makeCampaign(box.sb, { ...FEED, externalReference: ref })).id;
+    await simulate(box.sb, { campaign: campaignId, views: 400, claims: 120, redemptions: 90, seed: 3 });
   });
-  afterAll(async () => sb.close());
 
   it("summary: totals and brands as TSV when piped, the API object with --json", async () => {
-    const a = testContext(sb);
+    const a = box.context();
     await reportsSummaryRun({ preset: "7d" }, a.ctx);
     await a.ctx.close();
     expect(a.stdout()).toMatch(/^range\t/m);
     expect(a.stdout()).toMatch(/^verifiedRedemptions\t90$/m);
     expect(a.stdout()).toMatch(/^brand\tcampaigns/m);
-    const b = testContext(sb, { globals: { json: true } });
+    const b = box.context({ globals: { json: true } });
     await reportsSummaryRun({ preset: "7d" }, b.ctx);
     await b.ctx.close();
     const s = JSON.parse(b.stdout());
@@ -36,7 +35,7 @@ describe("reports commands", () => {
   });
 
   it("campaign report by externalReference: chart and ranked creators on a terminal, null ratios as '-'", async () => {
-    const a = testContext(sb, { tty: true });
+    const a = box.context({ tty: true });
     await reportsCampaignRun({ campaign: ref, preset: "7d" }, a.ctx);
     await a.ctx.close();
     const out = a.stdout();
@@ -45,15 +44,15 @@ describe("reports commands", () => {
     expect(out).toContain("Creators");
     expect(out).toMatch(/^1 {2,}cr-\d{4} {2,}/m);
     // A range without activity: ratios are null, shown as "-" on a terminal and null in JSON.
-    const quiet = testContext(sb, { tty: true });
+    const quiet = box.context({ tty: true });
     await reportsCampaignRun({ campaign: ref, from: "2026-01-01", through: "2026-01-31" }, quiet.ctx);
     await quiet.ctx.close();
     expect(quiet.stdout()).toMatch(/redemptionRate\s+-$/m);
-    const quietJson = testContext(sb, { globals: { json: true } });
+    const quietJson = box.context({ globals: { json: true } });
     await reportsCampaignRun({ campaign: ref, from: "2026-01-01", through: "2026-01-31" }, quietJson.ctx);
     await quietJson.ctx.close();
     expect(JSON.parse(quietJson.stdout()).totals.redemptionRate).toBeNull();
-    const b = testContext(sb, { globals: { json: true } });
+    const b = box.context({ globals: { json: true } });
     await reportsCampaignRun(
       { campaign: campaignId, from: "2026-01-01", through: "2026-12-31", allCreators: true },
       b.ctx,
@@ -69,12 +68,12 @@ describe("reports commands", () => {
 
   it("creator counts as CSV across pages, no 366-day cap", async () => {
     const out = join(tempDir(), "counts.csv");
-    const a = testContext(sb);
+    const a = box.context();
     await reportsCreatorsRun({ from: "2025-06-01", through: "2026-12-31", out }, a.ctx);
     await a.ctx.close();
     const rows = parse(readFileSync(out), { columns: true }) as Record<string, string>[];
     const api = await http(
-      sb,
+      box.sb,
       "GET",
       "/reports/creator-counts?from=2025-06-01&through=2026-12-31&pageSize=1",
     );
@@ -84,7 +83,7 @@ describe("reports commands", () => {
   });
 
   it("a bad range is a usage error before any request", async () => {
-    const a = testContext(sb);
+    const a = box.context();
     await expect(
       reportsSummaryRun({ preset: "7d", from: "2026-01-01", through: "2026-01-02" }, a.ctx),
     ).rejects.toSatisfy((e) => exitCodeFor(e) === 2);
@@ -97,7 +96,7 @@ describe("reports commands", () => {
   });
 
   it("an unknown campaign is not found (exit 5)", async () => {
-    const a = testContext(sb);
+    const a = box.context();
     await expect(reportsCampaignRun({ campaign: "no-such-ref" }, a.ctx)).rejects.toSatisfy(
       (e) => exitCodeFor(e) === 5,
     );

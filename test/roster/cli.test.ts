@@ -4,30 +4,26 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { makeSpool } from "../../src/csv/input.js";
 import { BIN } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { creator, creatorCount } from "./harness.js";
+import { useSandbox } from "../helpers/harness.js";
+import { runResult } from "../helpers/result.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let dir: string;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: { seed: "empty" } });
+  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
   dir = tempDir("pcli-pipes-");
 });
 
 /** Environment of a scripted run: explicit credentials, a private config dir and temp dir. */
 function env(tmp: string): NodeJS.ProcessEnv {
   return {
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: s.url,
+    PARTNER_API_KEY: s.writeKey,
     PARTNER_CLI_CONFIG_DIR: join(dir, "config"),
     TMPDIR: tmp,
     NO_COLOR: "1",
@@ -44,7 +40,7 @@ async function bash(script: string, args: string[], tmp: string, input?: string)
     timeout: 60_000,
     ...(input !== undefined ? { input } : { stdin: "ignore" }),
   });
-  return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+  return runResult({ exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) });
 }
 
 const ROSTER = "externalId,name\r\np-1,Zoë\r\np-2,Bob\r\n";
@@ -54,9 +50,9 @@ describe("roster import from stdin and pipes", () => {
     const tmp = mkdtempSync(join(dir, "tmp-"));
     const r = await bash('"$NODE" "$BIN" roster import - --json', [], tmp, ROSTER);
     expect(r.stderr).toBe("Imported stdin: 2 rows in 1 batch: 2 added, 0 updated, 0 unchanged, 0 rejected.");
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ rows: 2, added: 2 });
-    expect((await creator(sb, "p-1")).name).toBe("Zoë");
+    expect((await creator(s.sb, "p-1")).name).toBe("Zoë");
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -65,9 +61,9 @@ describe("roster import from stdin and pipes", () => {
     const file = join(dir, "r.csv");
     writeFileSync(file, ROSTER);
     const r = await bash('cat "$1" | "$NODE" "$BIN" roster import /dev/stdin', [file], tmp);
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(r.stderr).toMatch(/Imported \/dev\/stdin: 2 rows in 1 batch: 2 added/);
-    expect(await creatorCount(sb)).toBe(2);
+    expect(await creatorCount(s.sb)).toBe(2);
   });
 
   it("a named FIFO (mkfifo): read once, never reopened", async () => {
@@ -82,7 +78,7 @@ describe("roster import from stdin and pipes", () => {
       tmp,
     );
     expect(r.stderr).toMatch(/Imported .*roster\.fifo: 2 rows in 1 batch: 2 added/);
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -92,18 +88,18 @@ describe("roster import from stdin and pipes", () => {
     writeFileSync(file, ROSTER);
     const r = await bash('"$NODE" "$BIN" roster import <(cat "$1")', [file], tmp);
     expect(r.stderr).toMatch(/Imported \/dev\/fd\/\d+: 2 rows in 1 batch: 2 added/);
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
   });
 
   it("a broken file on stdin still sends nothing (the checking pass reads it all first)", async () => {
     const tmp = mkdtempSync(join(dir, "tmp-"));
     const text = `externalId,name\n${Array.from({ length: 3000 }, (_, i) => `b-${i},N ${i}`).join("\n")}\nb-x,"open\n`;
     const r = await bash('"$NODE" "$BIN" roster import -', [], tmp, text);
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(
       /^Error: stdin: line 3002, field 2 \(name\): a quoted field opens here and is never closed\. Nothing was sent\./,
     );
-    expect(await creatorCount(sb)).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -134,8 +130,8 @@ describe("roster import of big files", () => {
     expect(r.stderr).toBe(
       `Imported ${file}: 20,000 rows in 20 batches: 20,000 added, 0 updated, 0 unchanged, 0 rejected.`,
     );
-    expect(r.code).toBe(0);
-    expect(await creatorCount(sb)).toBe(20_000);
+    expect(r.exitCode).toBe(0);
+    expect(await creatorCount(s.sb)).toBe(20_000);
   }, 120_000);
 
   it("a file of 1,000,000 blank lines after the header finishes with no rows", async () => {
@@ -143,7 +139,7 @@ describe("roster import of big files", () => {
     const file = join(dir, "blank.csv");
     writeFileSync(file, `externalId,name\n${"\n".repeat(1_000_000)}`);
     const r = await bash('"$NODE" "$BIN" roster import "$1" --json', [file], tmp);
-    expect(r.code).toBe(0);
+    expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).summary).toEqual({
       rows: 0,
       added: 0,

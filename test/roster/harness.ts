@@ -1,49 +1,14 @@
-// Shared helpers for the roster command tests: run a command function against a sandbox with a
-// captured test context and report the exit code main.ts would give.
+// Shared helpers for the roster command tests: temp files and creator reads (runs: runFn in
+// test/helpers/fixtures.ts).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { exitCodeFor } from "../../src/main.js";
-import { http, type RunningSandbox, tempDir, testContext } from "../helpers/sandbox.js";
-
-export interface RunResult {
-  code: number;
-  error: unknown;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
+import type { FnResult } from "../helpers/fixtures.js";
+import { http, type RunningSandbox, tempDir } from "../helpers/sandbox.js";
 
 export function writeTemp(content: string | Buffer, name = "roster.csv"): string {
   const path = join(tempDir("pcli-roster-"), name);
   writeFileSync(path, content);
   return path;
-}
-
-export async function runWith(
-  sb: RunningSandbox | null,
-  fn: (ctx: ReturnType<typeof testContext>["ctx"]) => Promise<void>,
-  o: {
-    json?: boolean;
-    tty?: boolean;
-    setup?: (ctx: ReturnType<typeof testContext>["ctx"]) => Promise<void>;
-  } = {},
-): Promise<RunResult> {
-  const t = testContext(sb, { globals: { json: o.json ?? false }, tty: o.tty ?? false });
-  let code = 0;
-  let error: unknown;
-  try {
-    await o.setup?.(t.ctx);
-    await fn(t.ctx);
-  } catch (err) {
-    error = err;
-    code = exitCodeFor(err);
-  } finally {
-    await t.ctx.close();
-  }
-  const stdout = t.stdout();
-  let json: unknown;
-  if (o.json && stdout.trim()) json = JSON.parse(stdout);
-  return { code, error, stdout, stderr: t.stderr(), json };
 }
 
 export async function creatorCount(sb: RunningSandbox): Promise<number> {
@@ -56,4 +21,5 @@ export async function creator(sb: RunningSandbox, id: string) {
   return r.status === 200 ? r.body : undefined;
 }
 
-export const errorText = (r: RunResult) => (r.error instanceof Error ? r.error.message : "");
+/** The message of what the run threw ("" when it returned). */
+export const errorText = (r: FnResult) => (r.thrown instanceof Error ? r.thrown.message : "");

@@ -4,11 +4,12 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIo } from "../../src/io/io.js";
 import { formatEta, renderBar, startProgress } from "../../src/io/progress.js";
 import { BIN } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
 function ttyIo(tty = true) {
   const stderr = new PassThrough();
@@ -75,13 +76,7 @@ const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 const tmuxNote = hasTmux ? "" : " (SKIPPED: tmux is not installed)";
 
 describe("roster import in a real terminal (tmux)", () => {
-  let sb: RunningSandbox;
-  beforeAll(async () => {
-    sb = await sandbox({ seed: "empty" });
-  });
-  afterAll(async () => {
-    await sb.close();
-  });
+  const box = useSandbox({ seed: "empty" });
 
   it.skipIf(!hasTmux)(
     `retry notes and rejected rows are whole lines; the bar shows rate and ETA and is gone at the end${tmuxNote}`,
@@ -94,7 +89,7 @@ describe("roster import in a real terminal (tmux)", () => {
       );
       writeFileSync(file, `externalId,name,email\n${rows.join("\n")}\n`);
       // Slow answers so the bar is drawn; 429s so retry notes are written while it is on screen.
-      await http(sb, "POST", "/faults", {
+      await box.http("POST", "/faults", {
         control: true,
         body: {
           latencyMs: 250,
@@ -119,8 +114,8 @@ describe("roster import in a real terminal (tmux)", () => {
       const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
       const command = [
         "env",
-        `PARTNER_BASE_URL=${q(sb.url)}`,
-        `PARTNER_API_KEY=${q(sb.writeKey)}`,
+        `PARTNER_BASE_URL=${q(box.url)}`,
+        `PARTNER_API_KEY=${q(box.writeKey)}`,
         `PARTNER_CLI_CONFIG_DIR=${q(join(dir, "config"))}`,
         "PARTNER_RETRY_BASE_MS=20",
         "NO_COLOR=1",
@@ -169,7 +164,7 @@ describe("roster import in a real terminal (tmux)", () => {
         } catch {
           // already gone
         }
-        await http(sb, "POST", "/faults", {
+        await box.http("POST", "/faults", {
           control: true,
           body: { latencyMs: 0, next: [], pathPrefix: null },
         });

@@ -2,20 +2,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { rosterImportRun } from "../../src/commands/roster/import.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
-import { creator, creatorCount, runWith, writeTemp } from "./harness.js";
+import { creator, creatorCount, writeTemp } from "./harness.js";
+import { runFn } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox({ seed: "empty" });
 beforeEach(async () => {
-  await http(sb, "POST", "/reset", { control: true, body: { seed: "empty" } });
+  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
 });
 
 describe("control characters", () => {
@@ -32,9 +27,9 @@ describe("control characters", () => {
         "",
       ].join("\n"),
     );
-    const r = await runWith(sb, (ctx) => rosterImportRun({ file: file }, ctx), { json: true });
-    expect(r.code).toBe(3);
-    expect(r.json.rejected).toEqual([
+    const r = await runFn(s.sb, (ctx) => rosterImportRun({ file: file }, ctx), { globals: { json: true } });
+    expect(r.exitCode).toBe(3);
+    expect(r.json().rejected).toEqual([
       {
         line: 2,
         externalId: "n\u0000-1",
@@ -53,14 +48,14 @@ describe("control characters", () => {
       },
       { line: 6, externalId: "n-5", reasons: ["handle: holds a control character (U+001B) at position 3"] },
     ]);
-    expect(await creatorCount(sb)).toBe(1);
-    expect((await creator(sb, "n-6")).name).toBe("Tab\there");
+    expect(await creatorCount(s.sb)).toBe(1);
+    expect((await creator(s.sb, "n-6")).name).toBe("Tab\there");
   });
 });
 
 describe("the rejects file", () => {
   it("holds line, reasons and the row's own columns in the input's order; fixed by a script, it imports as it is with 0 rejected", async () => {
-    await http(sb, "POST", "/creators/batch", { body: { creators: [{ externalId: "k-0", name: "Kept" }] } });
+    await s.http("POST", "/creators/batch", { body: { creators: [{ externalId: "k-0", name: "Kept" }] } });
     const input = writeTemp(
       [
         "Creator ID,Full Name,notes,E-mail,Instagram,Status",
@@ -76,9 +71,11 @@ describe("the rejects file", () => {
       "crm.csv",
     );
     const rejects = writeTemp("", "rejects.csv");
-    const first = await runWith(sb, (ctx) => rosterImportRun({ file: input, rejects }, ctx), { json: true });
-    expect(first.code).toBe(3);
-    expect(first.json.summary).toEqual({ rows: 7, added: 1, updated: 0, unchanged: 0, rejected: 6 });
+    const first = await runFn(s.sb, (ctx) => rosterImportRun({ file: input, rejects }, ctx), {
+      globals: { json: true },
+    });
+    expect(first.exitCode).toBe(3);
+    expect(first.json().summary).toEqual({ rows: 7, added: 1, updated: 0, unchanged: 0, rejected: 6 });
 
     const rows = parse(readFileSync(rejects), { relax_column_count: true }) as string[][];
     expect(rows[0]).toEqual([
@@ -143,16 +140,22 @@ describe("the rejects file", () => {
     });
     writeFileSync(rejects, stringify(fixed));
 
-    const again = await runWith(sb, (ctx) => rosterImportRun({ file: rejects }, ctx), { json: true });
-    expect(again.json.rejected).toEqual([]);
-    expect(again.code).toBe(0);
-    expect(again.json.summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });
+    const again = await runFn(s.sb, (ctx) => rosterImportRun({ file: rejects }, ctx), {
+      globals: { json: true },
+    });
+    expect(again.json().rejected).toEqual([]);
+    expect(again.exitCode).toBe(0);
+    expect(again.json().summary).toEqual({ rows: 6, added: 6, updated: 0, unchanged: 0, rejected: 0 });
     // The line and reasons columns are recognized, not named as ignored; the extra notes column is.
     expect(again.stderr).toMatch(/Ignoring 1 column not used by the roster: notes\./);
-    expect(await creator(sb, "k-1")).toMatchObject({ name: "Ann", email: "ann@example.com", handle: "@ann" });
-    expect(await creator(sb, "k-1b")).toMatchObject({ name: "Ann again" });
-    expect(await creator(sb, "k-3")).toMatchObject({ active: true });
-    expect(await creator(sb, "k-5")).toMatchObject({ name: "Eve" });
-    expect(await creatorCount(sb)).toBe(8); // k-0, k-6 and the six fixed rows
+    expect(await creator(s.sb, "k-1")).toMatchObject({
+      name: "Ann",
+      email: "ann@example.com",
+      handle: "@ann",
+    });
+    expect(await creator(s.sb, "k-1b")).toMatchObject({ name: "Ann again" });
+    expect(await creator(s.sb, "k-3")).toMatchObject({ active: true });
+    expect(await creator(s.sb, "k-5")).toMatchObject({ name: "Eve" });
+    expect(await creatorCount(s.sb)).toBe(8); // k-0, k-6 and the six fixed rows
   });
 });

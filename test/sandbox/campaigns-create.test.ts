@@ -1,25 +1,22 @@
 // Campaigns: POST /campaigns (every create rule), GET one, GET list (order, filters, paging).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { strictCampaigns } from "../../src/spec/campaigns.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
+import { http } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import { body, createCampaign, eventsOf, OFFERS, offer, shift } from "./campaigns-fixtures.js";
+import { body, eventsOf, offer, shift } from "./campaigns-fixtures.js";
+import { makeCampaign } from "../helpers/fixtures.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
 const post = async (over: Record<string, unknown>) =>
-  http(sb, "POST", "/campaigns", { body: await body(sb, over) });
+  s.http("POST", "/campaigns", { body: await body(s.sb, over) });
 
 describe("POST /campaigns", () => {
   it("creates a draft (201) with derived fields and no event", async () => {
-    const before = eventsOf(sb, "campaign.status_changed").length;
-    const c = await createCampaign(sb, {
+    const before = eventsOf(s.sb, "campaign.status_changed").length;
+    const c = await makeCampaign(s.sb, {
       name: "  Spring push  ",
       commission: { rate: "0.125", estimatedUnitSalePrice: 3.99 },
       codeLimit: 500,
@@ -29,7 +26,7 @@ describe("POST /campaigns", () => {
     expect(c.name).toBe("Spring push");
     expect(c.externalReference).toBe("ref-create-1");
     expect(c.offer).toEqual({
-      baseGs1: OFFERS.oats,
+      baseGs1: SEED.offers.oats,
       title: "Crunchy Oats 12oz: $1.50 off",
       brand: { id: expect.any(String), name: "Crunchy Oats Co." },
     });
@@ -44,20 +41,20 @@ describe("POST /campaigns", () => {
     expect(c.retailer).toBeNull();
     expect(c.createdAt).toBe(c.updatedAt);
     expect(c.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(eventsOf(sb, "campaign.status_changed").length).toBe(before);
+    expect(eventsOf(s.sb, "campaign.status_changed").length).toBe(before);
     // GET returns the same object
-    expect(strict(strictCampaigns.Campaign, await http(sb, "GET", `/campaigns/${c.id}`))).toEqual(c);
+    expect(strict(strictCampaigns.Campaign, await s.http("GET", `/campaigns/${c.id}`))).toEqual(c);
   });
 
   it("estimatedPerRedemption is rate × price rounded half-even to 4 places", async () => {
     // 0.0125 × 0.5 = 0.00625 → 0.0062 (ties to even); 0.0375 × 0.5 = 0.01875 → 0.0188
-    const a = await createCampaign(sb, { commission: { rate: 0.0125, estimatedUnitSalePrice: 0.5 } });
+    const a = await makeCampaign(s.sb, { commission: { rate: 0.0125, estimatedUnitSalePrice: 0.5 } });
     expect(a.commission.estimatedPerRedemption).toBe(0.0062);
-    const b = await createCampaign(sb, { commission: { rate: 0.0375, estimatedUnitSalePrice: 0.5 } });
+    const b = await makeCampaign(s.sb, { commission: { rate: 0.0375, estimatedUnitSalePrice: 0.5 } });
     expect(b.commission.estimatedPerRedemption).toBe(0.0188);
-    const c = await createCampaign(sb, { commission: { rate: 1, estimatedUnitSalePrice: 100000 } });
+    const c = await makeCampaign(s.sb, { commission: { rate: 1, estimatedUnitSalePrice: 100000 } });
     expect(c.commission).toEqual({ rate: 1, estimatedUnitSalePrice: 100000, estimatedPerRedemption: 100000 });
-    const z = await createCampaign(sb, { commission: { rate: 0, estimatedUnitSalePrice: 0 } });
+    const z = await makeCampaign(s.sb, { commission: { rate: 0, estimatedUnitSalePrice: 0 } });
     expect(z.commission.estimatedPerRedemption).toBe(0);
   });
 
@@ -81,7 +78,7 @@ describe("POST /campaigns", () => {
       ["commission.estimatedUnitSalePrice"],
     );
     // Floats that multiply badly (0.29 × 100 = 28.999999999999996) are still 2 places.
-    const ok = await createCampaign(sb, { commission: { rate: "0.1000", estimatedUnitSalePrice: 0.29 } });
+    const ok = await makeCampaign(s.sb, { commission: { rate: "0.1000", estimatedUnitSalePrice: 0.29 } });
     expect(ok.commission.estimatedUnitSalePrice).toBe(0.29);
     expect(ok.commission.rate).toBe(0.1);
   });
@@ -112,7 +109,7 @@ describe("POST /campaigns", () => {
   });
 
   it("required fields are reported by name", async () => {
-    const d = expectError(await http(sb, "POST", "/campaigns", { body: {} }), 400, "validation_failed", [
+    const d = expectError(await s.http("POST", "/campaigns", { body: {} }), 400, "validation_failed", [
       "name",
       "baseGs1",
       "dates",
@@ -120,26 +117,33 @@ describe("POST /campaigns", () => {
       "commission",
     ]);
     expect(d!.name).toEqual(["is required"]);
-    expectError(await http(sb, "POST", "/campaigns", { body: [1] }), 400, "validation_failed");
-    expectError(await http(sb, "POST", "/campaigns", { rawBody: "{nope" }), 400, "validation_failed");
+    expectError(await s.http("POST", "/campaigns", { body: [1] }), 400, "validation_failed");
+    expectError(await s.http("POST", "/campaigns", { rawBody: "{nope" }), 400, "validation_failed");
   });
 
   it("name: one line, trimmed, at most 120 characters, not blank", async () => {
     expectError(await post({ name: "a\nb" }), 400, "validation_failed", ["name"]);
     expectError(await post({ name: "   " }), 400, "validation_failed", ["name"]);
     expectError(await post({ name: "x".repeat(121) }), 400, "validation_failed", ["name"]);
-    const c = await createCampaign(sb, { name: ` ${"x".repeat(120)} ` });
+    const c = await makeCampaign(s.sb, { name: ` ${"x".repeat(120)} ` });
     expect(c.name).toBe("x".repeat(120));
   });
 
   it("offer: unknown, another organization's, or not distributable → 400 on baseGs1", async () => {
     expectError(await post({ baseGs1: "0000000000000" }), 400, "validation_failed", ["baseGs1"]);
     // Globex's offer is not visible to Northwind.
-    const res = await http(sb, "POST", "/campaigns", { body: await body(sb, { baseGs1: "0044444000017" }) });
+    const res = await s.http("POST", "/campaigns", {
+      body: await body(s.sb, { baseGs1: SEED.offers.otherOrg }),
+    });
     expectError(res, 400, "validation_failed", ["baseGs1"]);
-    for (const b of [OFFERS.notYetStarted, OFFERS.expired, OFFERS.tempUnavailable, OFFERS.notDistributable]) {
-      const r = await http(sb, "POST", "/campaigns", {
-        body: { ...(await body(sb)), baseGs1: b },
+    for (const b of [
+      SEED.offers.notYetStarted,
+      SEED.offers.expired,
+      SEED.offers.tempUnavailable,
+      SEED.offers.notDistributable,
+    ]) {
+      const r = await s.http("POST", "/campaigns", {
+        body: { ...(await body(s.sb)), baseGs1: b },
       });
       const d = expectError(r, 400, "validation_failed", ["baseGs1"]);
       expect(d!.baseGs1![0]).toMatch(/cannot be distributed/);
@@ -147,7 +151,7 @@ describe("POST /campaigns", () => {
   });
 
   it("dates: required, real days, inside the offer's redemptionDates, through on or after from", async () => {
-    const o = await offer(sb, OFFERS.oats);
+    const o = await offer(s.sb, SEED.offers.oats);
     const { from, through } = o.redemptionDates!;
     expectError(await post({ dates: { from: shift(from, -1), through } }), 400, "validation_failed", [
       "dates.from",
@@ -166,8 +170,8 @@ describe("POST /campaigns", () => {
     ]);
     expectError(await post({ dates: { from } }), 400, "validation_failed", ["dates.through"]);
     // The whole window, and a single day, are fine.
-    expect((await createCampaign(sb, { dates: { from, through } })).dates).toEqual({ from, through });
-    expect((await createCampaign(sb, { dates: { from, through: from } })).dates).toEqual({
+    expect((await makeCampaign(s.sb, { dates: { from, through } })).dates).toEqual({ from, through });
+    expect((await makeCampaign(s.sb, { dates: { from, through: from } })).dates).toEqual({
       from,
       through: from,
     });
@@ -179,14 +183,14 @@ describe("POST /campaigns", () => {
     // oats has 50,000 available
     const d = expectError(await post({ codeLimit: 50_001 }), 400, "validation_failed", ["codeLimit"]);
     expect(d!.codeLimit![0]).toMatch(/50,000/);
-    expect((await createCampaign(sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
+    expect((await makeCampaign(s.sb, { codeLimit: 50_000 })).codes.limit).toBe(50_000);
     // unknown supply (null) is bounded only by 10,000,000
-    const big = await createCampaign(sb, { baseGs1: OFFERS.oatsUnknownSupply, codeLimit: 10_000_000 });
+    const big = await makeCampaign(s.sb, { baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 10_000_000 });
     expect(big.codes.remaining).toBe(10_000_000);
   });
 
   it("retailer: required when the offer says so; emailDomain one of allowedRetailers; both fields together", async () => {
-    const soda = { baseGs1: OFFERS.sodaRetail };
+    const soda = { baseGs1: SEED.offers.sodaRetail };
     expectError(await post(soda), 400, "validation_failed", ["retailer"]);
     expectError(await post({ ...soda, retailer: null }), 400, "validation_failed", ["retailer"]);
     expectError(
@@ -204,7 +208,7 @@ describe("POST /campaigns", () => {
     expectError(await post({ ...soda, retailer: { name: "FreshMart" } }), 400, "validation_failed", [
       "retailer.emailDomain",
     ]);
-    const c = await createCampaign(sb, {
+    const c = await makeCampaign(s.sb, {
       ...soda,
       retailer: { emailDomain: "FreshMart.example", name: " FreshMart " },
     });
@@ -217,7 +221,7 @@ describe("POST /campaigns", () => {
       ["retailer.emailDomain"],
     );
     // Optional where not required
-    const z = await createCampaign(sb, { baseGs1: OFFERS.sodaZero, codeLimit: 25 });
+    const z = await makeCampaign(s.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 25 });
     expect(z.retailer).toBeNull();
   });
 
@@ -226,69 +230,68 @@ describe("POST /campaigns", () => {
       "externalReference",
     ]);
     expectError(await post({ externalReference: 12 }), 400, "validation_failed", ["externalReference"]);
-    const first = await createCampaign(sb, { externalReference: "dup-ref" });
+    const first = await makeCampaign(s.sb, { externalReference: "dup-ref" });
     const res = await post({ externalReference: "dup-ref" });
     expectError(res, 409, "conflict");
     expect(res.body.error.message).toContain(first.id);
     // Recover with GET /campaigns?externalReference=
     const page = strict(
       strictCampaigns.CampaignPage,
-      await http(sb, "GET", "/campaigns?externalReference=dup-ref"),
+      await s.http("GET", "/campaigns?externalReference=dup-ref"),
     );
     expect(page.items.map((c) => c.id)).toEqual([first.id]);
     // Another organization may use the same reference.
-    const globex = await http(sb, "POST", "/campaigns", {
-      key: sb.testKeys.otherOrgKey,
+    const globex = await s.http("POST", "/campaigns", {
+      key: s.sb.testKeys.otherOrgKey,
       body: await body(
-        sb,
-        { baseGs1: "0044444000017", codeLimit: 10, externalReference: "dup-ref" },
-        sb.testKeys.otherOrgKey,
+        s.sb,
+        { baseGs1: SEED.offers.otherOrg, codeLimit: 10, externalReference: "dup-ref" },
+        s.sb.testKeys.otherOrgKey,
       ),
     });
     strict(strictCampaigns.Campaign, globex, 201);
     // null externalReference is allowed many times
-    expect((await createCampaign(sb, { externalReference: null })).externalReference).toBeNull();
-    expect((await createCampaign(sb, { externalReference: null })).externalReference).toBeNull();
+    expect((await makeCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
+    expect((await makeCampaign(s.sb, { externalReference: null })).externalReference).toBeNull();
   });
 
   it("a brand the organization lost access to: 409", async () => {
-    const o = await offer(sb, OFFERS.sodaZero);
-    await http(sb, "POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: false } });
+    const o = await offer(s.sb, SEED.offers.sodaZero);
+    await s.http("POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: false } });
     try {
-      expectError(await post({ baseGs1: OFFERS.sodaZero, codeLimit: 5 }), 409, "conflict");
+      expectError(await post({ baseGs1: SEED.offers.sodaZero, codeLimit: 5 }), 409, "conflict");
     } finally {
-      await http(sb, "POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: true } });
+      await s.http("POST", `/brands/${o.brand.id}/access`, { control: true, body: { access: true } });
     }
   });
 
   it("read-only key: 403", async () => {
-    const res = await http(sb, "POST", "/campaigns", { key: sb.readOnlyKey, body: await body(sb) });
+    const res = await s.http("POST", "/campaigns", { key: s.readOnlyKey, body: await body(s.sb) });
     expectError(res, 403, "forbidden");
   });
 });
 
 describe("GET /campaigns/{id}", () => {
   it("404 for unknown and for another organization's campaign", async () => {
-    expectError(await http(sb, "GET", "/campaigns/00000000-0000-4000-8000-000000000000"), 404, "not_found");
-    const mine = await createCampaign(sb);
+    expectError(await s.http("GET", "/campaigns/00000000-0000-4000-8000-000000000000"), 404, "not_found");
+    const mine = await makeCampaign(s.sb);
     expectError(
-      await http(sb, "GET", `/campaigns/${mine.id}`, { key: sb.testKeys.otherOrgKey }),
+      await s.http("GET", `/campaigns/${mine.id}`, { key: s.sb.testKeys.otherOrgKey }),
       404,
       "not_found",
     );
     // read-only keys read
-    strict(strictCampaigns.Campaign, await http(sb, "GET", `/campaigns/${mine.id}`, { key: sb.readOnlyKey }));
+    strict(strictCampaigns.Campaign, await s.http("GET", `/campaigns/${mine.id}`, { key: s.readOnlyKey }));
   });
 });
 
 describe("GET /campaigns", () => {
   it("newest first, filters status/brandId/externalReference, paging", async () => {
-    const fresh = await sandbox({ seed: "empty" });
-    try {
+    await withSandbox({ seed: "empty" }, async ({ sb: fresh }) => {
       const made = [];
       for (let i = 0; i < 5; i++) {
         const b = await body(fresh, {
-          baseGs1: i < 3 ? OFFERS.oats : OFFERS.sodaZero,
+          baseGs1: i < 3 ? SEED.offers.oats : SEED.offers.sodaZero,
           codeLimit: 5,
           externalReference: `L${i}`,
         });
@@ -353,8 +356,6 @@ describe("GET /campaigns", () => {
         await http(fresh, "GET", "/campaigns", { key: fresh.testKeys.otherOrgKey }),
       );
       expect(other.totalCount).toBe(0);
-    } finally {
-      await fresh.close();
-    }
+    });
   });
 });

@@ -8,22 +8,7 @@ import { strictLinks } from "../../src/spec/links.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { http, type RunningSandbox } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
-
-/** Seeded offers (src/sandbox/seed.ts). */
-export const OFFERS = {
-  /** Crunchy Oats, available, 50,000 codes, redemption dates today-30 .. today+180. */
-  oats: "0012345000011",
-  /** Crunchy Oats, available, codesAvailable null. */
-  oatsUnknownSupply: "0012345000028",
-  /** Sparkle Soda, retailerChoiceRequired, allowed freshmart.example / cornerstore.example, 2,000 codes. */
-  sodaRetail: "0098765000014",
-  /** Sparkle Soda Zero, 25 codes, allowed freshmart.example. */
-  sodaZero: "0098765000021",
-  notYetStarted: "0055555000019",
-  expired: "0055555000026",
-  tempUnavailable: "0055555000033",
-  notDistributable: "0012345000035",
-} as const;
+import { SEED } from "../../src/sandbox/seed.js";
 
 export function main(sb: RunningSandbox): OrgState {
   const key = sb.sandbox.store.keys.get(sb.writeKey)!;
@@ -42,9 +27,10 @@ export function shift(day: string, n: number): string {
 let refSeq = 0;
 /** A valid create body for the offer (dates inside its redemption window), with overrides. */
 export async function body(sb: RunningSandbox, over: Record<string, unknown> = {}, key = sb.writeKey) {
-  const baseGs1 = (over.baseGs1 as string | undefined) ?? OFFERS.oats;
+  const baseGs1 = (over.baseGs1 as string | undefined) ?? SEED.offers.oats;
   let res = await http(sb, "GET", `/offers/${baseGs1}`, { key });
-  if (res.status !== 200 || !res.body.redemptionDates) res = await http(sb, "GET", `/offers/${OFFERS.oats}`);
+  if (res.status !== 200 || !res.body.redemptionDates)
+    res = await http(sb, "GET", `/offers/${SEED.offers.oats}`);
   const from = strictOffers.Offer.parse(res.body).redemptionDates!.from;
   return {
     name: `Campaign ${++refSeq}`,
@@ -54,18 +40,6 @@ export async function body(sb: RunningSandbox, over: Record<string, unknown> = {
     commission: { rate: 0.1, estimatedUnitSalePrice: 4.99 },
     ...over,
   };
-}
-
-export async function createCampaign(
-  sb: RunningSandbox,
-  over: Record<string, unknown> = {},
-): Promise<Campaign> {
-  const res = await http(sb, "POST", "/campaigns", { body: await body(sb, over) });
-  return strict(strictCampaigns.Campaign, res, 201);
-}
-
-export async function getCampaign(sb: RunningSandbox, id: string): Promise<Campaign> {
-  return strict(strictCampaigns.Campaign, await http(sb, "GET", `/campaigns/${id}`));
 }
 
 export async function setStatus(sb: RunningSandbox, id: string, status: string): Promise<Campaign> {

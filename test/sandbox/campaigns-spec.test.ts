@@ -24,10 +24,11 @@ import {
   normalizeShortCode,
   strictLinks,
 } from "../../src/spec/links.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const good = {
   name: "N",
-  baseGs1: "0012345000011",
+  baseGs1: SEED.offers.oats,
   dates: { from: "2026-01-01", through: "2026-01-31" },
   codeLimit: 10,
   commission: { rate: 0.1, estimatedUnitSalePrice: 2 },

@@ -1,24 +1,18 @@
 // POST /creators/batch: per-row outcomes, summary counts and the whole-request failures (rules 1-4).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { strictCreators } from "../../src/spec/creators.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox({ seed: "empty" });
 
-const batch = (creators: unknown) => http(sb, "POST", "/creators/batch", { body: { creators } });
-const get = (id: string) => http(sb, "GET", `/creators/${encodeURIComponent(id)}`);
+const batch = (creators: unknown) => s.http("POST", "/creators/batch", { body: { creators } });
+const get = (id: string) => s.http("GET", `/creators/${encodeURIComponent(id)}`);
 
 describe("POST /creators/batch", () => {
   it("reports every row in input order with outcome, reasons and summary counts", async () => {
-    await http(sb, "PUT", "/creators/b-existing", { body: { name: "Existing", email: "e@x.example" } });
-    await http(sb, "PUT", "/creators/b-same", { body: { name: "Same" } });
+    await s.http("PUT", "/creators/b-existing", { body: { name: "Existing", email: "e@x.example" } });
+    await s.http("PUT", "/creators/b-same", { body: { name: "Same" } });
     const res = strict(
       strictCreators.BatchResult,
       await batch([
@@ -89,7 +83,7 @@ describe("POST /creators/batch", () => {
   });
   it("an unchanged row keeps updatedAt", async () => {
     const before = strict(strictCreators.Creator, await get("r-2"));
-    await http(sb, "POST", "/advance", { control: true, body: { duration: "1d" } });
+    await s.http("POST", "/advance", { control: true, body: { duration: "1d" } });
     const res = strict(
       strictCreators.BatchResult,
       await batch([{ externalId: "r-2", name: "R2", active: true }]),
@@ -109,16 +103,16 @@ describe("POST /creators/batch", () => {
     expectError(await batch(tooMany), 400, "validation_failed", ["creators"]);
     expectError(await get("t-0"), 404, "not_found");
     expectError(
-      await http(sb, "POST", "/creators/batch", { rawBody: '{"creators": [' }),
+      await s.http("POST", "/creators/batch", { rawBody: '{"creators": [' }),
       400,
       "validation_failed",
     );
-    expectError(await http(sb, "POST", "/creators/batch"), 400, "validation_failed", ["creators"]);
-    expectError(await http(sb, "POST", "/creators/batch", { body: [] }), 400, "validation_failed", [
+    expectError(await s.http("POST", "/creators/batch"), 400, "validation_failed", ["creators"]);
+    expectError(await s.http("POST", "/creators/batch", { body: [] }), 400, "validation_failed", [
       "creators",
     ]);
     expectError(
-      await http(sb, "POST", "/creators/batch", { body: { creators: "x" } }),
+      await s.http("POST", "/creators/batch", { body: { creators: "x" } }),
       400,
       "validation_failed",
       ["creators"],
@@ -152,8 +146,8 @@ describe("POST /creators/batch", () => {
   });
   it("a read-only key cannot batch (403)", async () => {
     expectError(
-      await http(sb, "POST", "/creators/batch", {
-        key: sb.testKeys.readOnlyKey,
+      await s.http("POST", "/creators/batch", {
+        key: s.sb.testKeys.readOnlyKey,
         body: { creators: [{ externalId: "x", name: "X" }] },
       }),
       403,

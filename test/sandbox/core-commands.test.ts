@@ -3,67 +3,44 @@ import { runIn } from "../helpers/run.js";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sandboxAdvanceRun } from "../../src/commands/sandbox/advance.js";
 import { sandboxResetRun } from "../../src/commands/sandbox/reset.js";
 import { sandboxSimulateRun } from "../../src/commands/sandbox/simulate.js";
 import { type StartedInfo, sandboxStartRun } from "../../src/commands/sandbox/start.js";
 import { ApiError, DeclinedError, UsageError } from "../../src/errors.js";
-import type { Prompter } from "../../src/io/prompter.js";
 import { run } from "../../src/main.js";
 import { strictMe } from "../../src/spec/me.js";
-import { http, type RunningSandbox, sandbox, testContext } from "../helpers/sandbox.js";
+import { http, type RunningSandbox, testContext } from "../helpers/sandbox.js";
+import { makeCampaign, scriptedPrompter } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
-function confirmer(answer: boolean, asked: string[] = []): Prompter {
-  const no = () => {
-    throw new Error("unexpected prompt");
-  };
-  return {
-    input: no,
-    password: no,
-    select: no,
-    async confirm(o) {
-      asked.push(o.message);
-      return answer;
-    },
-  };
-}
-
-const creatorCount = async () => (await http(sb, "GET", "/creators")).body.totalCount as number;
+const creatorCount = async () => (await s.http("GET", "/creators")).body.totalCount as number;
 
 describe("sandbox advance", () => {
   it("moves the clock and prints the new sandbox time (JSON)", async () => {
-    const before = (await http(sb, "GET", "/clock", { control: true })).body;
-    const { ctx, stdout } = testContext(sb, { globals: { json: true } });
+    const before = (await s.http("GET", "/clock", { control: true })).body;
+    const { ctx, stdout } = s.context({ globals: { json: true } });
     await sandboxAdvanceRun({ durationMs: 7_200_000 }, ctx);
     await ctx.close();
     const out = JSON.parse(stdout());
     expect(out.offsetMs - before.offsetMs).toBe(7_200_000);
-    const after = (await http(sb, "GET", "/clock", { control: true })).body;
+    const after = (await s.http("GET", "/clock", { control: true })).body;
     expect(Date.parse(out.now)).toBeGreaterThanOrEqual(Date.parse(before.now) + 7_200_000);
     expect(Date.parse(out.now)).toBeLessThanOrEqual(Date.parse(after.now));
   });
   it("prints now/offsetMs as TSV when piped", async () => {
-    const { ctx, stdout } = testContext(sb);
+    const { ctx, stdout } = s.context();
     await sandboxAdvanceRun({ durationMs: 0 }, ctx);
     await ctx.close();
     expect(stdout()).toMatch(/^now\t\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z\noffsetMs\t\d+\n$/);
   });
   it("through the command line: durations are parsed, bad ones are usage errors", async () => {
-    const env = {
-      PARTNER_BASE_URL: sb.url,
-      PARTNER_API_KEY: sb.writeKey,
-      PARTNER_CLI_CONFIG_DIR: "/nonexistent-x",
-    };
-    const before = (await http(sb, "GET", "/clock", { control: true })).body.offsetMs;
+    const env = s.env({}, { configDir: "/nonexistent-x" });
+    const before = (await s.http("GET", "/clock", { control: true })).body.offsetMs;
     const ok = await runIn(["sandbox", "advance", "1h30m", "--json"], { env });
     expect(ok.exitCode).toBe(0);
     expect(JSON.parse(ok.stdout).offsetMs - before).toBe(5_400_000);
@@ -72,7 +49,7 @@ describe("sandbox advance", () => {
     expect(bad.stderr).toMatch(/duration/);
   });
   it("a negative duration is refused before any request", async () => {
-    const { ctx } = testContext(sb);
+    const { ctx } = s.context();
     await expect(sandboxAdvanceRun({ durationMs: -1 }, ctx)).rejects.toBeInstanceOf(UsageError);
     await ctx.close();
   });
@@ -80,46 +57,53 @@ describe("sandbox advance", () => {
 
 describe("sandbox reset", () => {
   it("without a terminal and without --yes it is refused (nothing changes)", async () => {
-    await http(sb, "PUT", "/creators/keep-me", { body: { name: "Keep" } });
-    const { ctx } = testContext(sb);
+    await s.http("PUT", "/creators/keep-me", { body: { name: "Keep" } });
+    const { ctx } = s.context();
     await expect(sandboxResetRun({}, ctx)).rejects.toBeInstanceOf(DeclinedError);
     await ctx.close();
-    expect((await http(sb, "GET", "/creators/keep-me")).status).toBe(200);
+    expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("--no-input on a terminal is refused too", async () => {
-    const { ctx } = testContext(sb, { tty: true, globals: { input: false }, prompter: confirmer(true) });
+    const { ctx } = s.context({
+      tty: true,
+      globals: { input: false },
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
+    });
     await expect(sandboxResetRun({}, ctx)).rejects.toBeInstanceOf(DeclinedError);
     await ctx.close();
-    expect((await http(sb, "GET", "/creators/keep-me")).status).toBe(200);
+    expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("on a terminal it asks; no keeps the data", async () => {
-    const asked: string[] = [];
-    const { ctx } = testContext(sb, { tty: true, prompter: confirmer(false, asked) });
+    const prompter = scriptedPrompter([{ kind: "confirm", answer: false }]);
+    const { ctx } = s.context({ tty: true, prompter });
     await expect(sandboxResetRun({}, ctx)).rejects.toBeInstanceOf(DeclinedError);
     await ctx.close();
-    expect(asked[0]).toContain(sb.url);
-    expect((await http(sb, "GET", "/creators/keep-me")).status).toBe(200);
+    expect(prompter.asked[0]?.message).toContain(s.url);
+    expect((await s.http("GET", "/creators/keep-me")).status).toBe(200);
   });
   it("on a terminal, yes resets", async () => {
-    const { ctx, stdout } = testContext(sb, { tty: true, prompter: confirmer(true) });
+    const { ctx, stdout } = s.context({
+      tty: true,
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
+    });
     await sandboxResetRun({ seed: "empty" }, ctx);
     await ctx.close();
     expect(stdout()).toMatch(/seed\s+empty/);
     expect(await creatorCount()).toBe(0);
   });
   it("--yes resets without asking; keys keep working", async () => {
-    await http(sb, "PUT", "/creators/gone-soon", { body: { name: "Gone" } });
-    const { ctx, stdout, stderr } = testContext(sb, {
+    await s.http("PUT", "/creators/gone-soon", { body: { name: "Gone" } });
+    const { ctx, stdout, stderr } = s.context({
       globals: { yes: true, json: true },
-      prompter: confirmer(false),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: false }]),
     });
     await sandboxResetRun({ seed: "demo" }, ctx);
     await ctx.close();
     expect(JSON.parse(stdout())).toEqual({ reset: true, seed: "demo" });
     expect(stderr()).toBe("");
-    expect((await http(sb, "GET", "/creators/gone-soon")).status).toBe(404);
+    expect((await s.http("GET", "/creators/gone-soon")).status).toBe(404);
     expect(await creatorCount()).toBe(12);
-    expect(strictMe.Me.parse((await http(sb, "GET", "/me")).body).key.canWrite).toBe(true);
+    expect(strictMe.Me.parse((await s.http("GET", "/me")).body).key.canWrite).toBe(true);
   });
   it("works on the embedded sandbox (no profile, no key; chosen with --sandbox)", async () => {
     const { ctx, stdout, stderr } = testContext(null, { globals: { yes: true, sandbox: true } });
@@ -132,19 +116,14 @@ describe("sandbox reset", () => {
 
 /** A real campaign object (from the sandbox) with this external reference. */
 async function campaignJson(ref: string): Promise<Record<string, unknown>> {
-  const day = (n: number) => new Date(sb.sandbox.clock.nowMs() + n * 86_400_000).toISOString().slice(0, 10);
-  const r = await http(sb, "POST", "/campaigns", {
-    body: {
-      name: `Campaign ${ref}`,
-      baseGs1: "0012345000028",
-      dates: { from: day(0), through: day(10) },
-      codeLimit: 10,
-      commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
-      externalReference: ref,
-    },
+  return makeCampaign(s, {
+    name: `Campaign ${ref}`,
+    baseGs1: SEED.offers.oatsUnknownSupply,
+    dates: { from: 0, through: 10 },
+    codeLimit: 10,
+    commission: { rate: 0.1, estimatedUnitSalePrice: 1 },
+    externalReference: ref,
   });
-  expect(r.status).toBe(201);
-  return r.body;
 }
 
 /** Answers the campaign lookup of --campaign with `campaign`; true when it did. */
@@ -416,7 +395,7 @@ describe("sandbox start (run function)", () => {
   });
   it("a port in use is a usage error", async () => {
     const { ctx } = testContext(null);
-    await expect(sandboxStartRun({ port: sb.port }, ctx)).rejects.toThrow(/already in use/);
+    await expect(sandboxStartRun({ port: s.sb.port }, ctx)).rejects.toThrow(/already in use/);
     await ctx.close();
   });
 });

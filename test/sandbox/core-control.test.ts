@@ -1,23 +1,19 @@
 // The sandbox's control routes: clock/advance, reset, brand access, offer state; and persistence.
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { persistedText, snapshotPath } from "../../src/sandbox/persist.js";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox();
 
 const control = (method: string, path: string, body?: unknown, key?: string) =>
-  http(sb, method, path, { control: true, body, ...(key ? { key } : {}) });
+  s.http(method, path, { control: true, body, ...(key ? { key } : {}) });
 
 describe("clock", () => {
   it("GET /_sandbox/clock and POST /_sandbox/advance move sandbox time forward", async () => {
@@ -35,7 +31,7 @@ describe("clock", () => {
     const now = Date.parse((await control("GET", "/clock")).body.now);
     const c = strict(
       strictCreators.Creator,
-      await http(sb, "PUT", "/creators/clocked", { body: { name: "C" } }),
+      await s.http("PUT", "/creators/clocked", { body: { name: "C" } }),
       201,
     );
     expect(Math.abs(Date.parse(c.createdAt) - now)).toBeLessThan(5000);
@@ -53,9 +49,9 @@ describe("clock", () => {
     ]);
   });
   it("control routes need a valid key", async () => {
-    expectError(await http(sb, "GET", "/clock", { control: true, key: null }), 401, "unauthenticated");
+    expectError(await s.http("GET", "/clock", { control: true, key: null }), 401, "unauthenticated");
     expectError(
-      await http(sb, "POST", "/reset", { control: true, key: sb.testKeys.revokedKey, body: {} }),
+      await s.http("POST", "/reset", { control: true, key: s.sb.testKeys.revokedKey, body: {} }),
       401,
       "unauthenticated",
     );
@@ -64,7 +60,7 @@ describe("clock", () => {
 
 describe("brand access and offer state", () => {
   it("POST /_sandbox/brands/{id}/access toggles access", async () => {
-    const offers = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers")).items;
+    const offers = strict(strictOffers.OfferPage, await s.http("GET", "/offers")).items;
     const brandId = offers[0]!.brand.id;
     const off = await control("POST", `/brands/${brandId}/access`, { access: false });
     expect(off.status).toBe(200);
@@ -79,15 +75,15 @@ describe("brand access and offer state", () => {
     expectError(await control("POST", "/brands/nope/access", { access: false }), 404, "not_found");
     // Another organization's brand is not found.
     expectError(
-      await control("POST", `/brands/${brandId}/access`, { access: false }, sb.testKeys.otherOrgKey),
+      await control("POST", `/brands/${brandId}/access`, { access: false }, s.sb.testKeys.otherOrgKey),
       404,
       "not_found",
     );
   });
   it("POST /_sandbox/offers/{baseGs1} changes state and codesAvailable", async () => {
-    const before = strict(strictOffers.Offer, await http(sb, "GET", "/offers/0012345000011"));
+    const before = strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`));
     expect(before.state).toBe("available");
-    const res = await control("POST", "/offers/0012345000011", {
+    const res = await control("POST", `/offers/${SEED.offers.oats}`, {
       state: "temporarily_unavailable",
       codesAvailable: null,
     });
@@ -99,55 +95,62 @@ describe("brand access and offer state", () => {
     });
     const now = (await control("GET", "/clock")).body.now;
     expect(changed.lastUpdatedAt).toBe(now);
-    expect(strict(strictOffers.Offer, await http(sb, "GET", "/offers/0012345000011"))).toEqual(changed);
+    expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`))).toEqual(changed);
     const back = strict(
       strictOffers.Offer,
-      await control("POST", "/offers/0012345000011", { state: "available", codesAvailable: 7 }),
+      await control("POST", `/offers/${SEED.offers.oats}`, { state: "available", codesAvailable: 7 }),
     );
     expect(back).toMatchObject({ state: "available", canDistribute: true, codesAvailable: 7 });
-    expectError(await control("POST", "/offers/0012345000011", { state: "gone" }), 400, "validation_failed", [
-      "state",
-    ]);
-    expectError(await control("POST", "/offers/0044444000017", { state: "expired" }), 404, "not_found");
+    expectError(
+      await control("POST", `/offers/${SEED.offers.oats}`, { state: "gone" }),
+      400,
+      "validation_failed",
+      ["state"],
+    );
+    expectError(
+      await control("POST", `/offers/${SEED.offers.otherOrg}`, { state: "expired" }),
+      404,
+      "not_found",
+    );
   });
 });
 
 describe("reset", () => {
   it("clears data back to the seed, keeps keys, organization and brand ids, resets the clock", async () => {
-    const me = (await http(sb, "GET", "/me")).body;
-    const brandsBefore = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers"))
+    const me = (await s.http("GET", "/me")).body;
+    const brandsBefore = strict(strictOffers.OfferPage, await s.http("GET", "/offers"))
       .items.map((o) => o.brand.id)
       .sort();
-    await http(sb, "PUT", "/creators/to-be-wiped", { body: { name: "W" } });
-    await control("POST", "/offers/0012345000011", { state: "expired" });
+    await s.http("PUT", "/creators/to-be-wiped", { body: { name: "W" } });
+    await control("POST", `/offers/${SEED.offers.oats}`, { state: "expired" });
     await control("POST", "/advance", { duration: "3d" });
     const res = await control("POST", "/reset", { seed: "demo" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ reset: true, seed: "demo" });
-    expectError(await http(sb, "GET", "/creators/to-be-wiped"), 404, "not_found");
-    const roster = strict(strictCreators.CreatorPage, await http(sb, "GET", "/creators"));
+    expectError(await s.http("GET", "/creators/to-be-wiped"), 404, "not_found");
+    const roster = strict(strictCreators.CreatorPage, await s.http("GET", "/creators"));
     expect(roster.totalCount).toBe(12);
-    expect(strict(strictOffers.Offer, await http(sb, "GET", "/offers/0012345000011")).state).toBe(
+    expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`)).state).toBe(
       "available",
     );
     expect((await control("GET", "/clock")).body.offsetMs).toBe(0);
     // Keys keep working, with the same organization.
-    expect((await http(sb, "GET", "/me")).body).toEqual(me);
-    expect((await http(sb, "GET", "/me", { key: sb.readOnlyKey })).status).toBe(200);
-    expect((await http(sb, "GET", "/me", { key: sb.testKeys.otherOrgKey })).status).toBe(200);
-    expectError(await http(sb, "GET", "/me", { key: sb.testKeys.revokedKey }), 401, "unauthenticated");
-    expectError(await http(sb, "GET", "/me", { key: sb.testKeys.deactivatedOrgKey }), 401, "unauthenticated");
-    const brandsAfter = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers"))
+    expect((await s.http("GET", "/me")).body).toEqual(me);
+    expect((await s.http("GET", "/me", { key: s.readOnlyKey })).status).toBe(200);
+    expect((await s.http("GET", "/me", { key: s.sb.testKeys.otherOrgKey })).status).toBe(200);
+    expectError(await s.http("GET", "/me", { key: s.sb.testKeys.revokedKey }), 401, "unauthenticated");
+    expectError(await s.http("GET", "/me", { key: s.sb.testKeys.deactivatedOrgKey }), 401, "unauthenticated");
+    const brandsAfter = strict(strictOffers.OfferPage, await s.http("GET", "/offers"))
       .items.map((o) => o.brand.id)
       .sort();
     expect(brandsAfter).toEqual(brandsBefore);
   });
   it("seed empty leaves the roster empty but keeps offers", async () => {
     expect((await control("POST", "/reset", { seed: "empty" })).body.seed).toBe("empty");
-    expect(strict(strictCreators.CreatorPage, await http(sb, "GET", "/creators")).totalCount).toBe(0);
-    expect(strict(strictOffers.OfferPage, await http(sb, "GET", "/offers")).totalCount).toBe(8);
+    expect(strict(strictCreators.CreatorPage, await s.http("GET", "/creators")).totalCount).toBe(0);
+    expect(strict(strictOffers.OfferPage, await s.http("GET", "/offers")).totalCount).toBe(8);
     expect((await control("POST", "/reset")).body.seed).toBe("demo");
-    expect(strict(strictCreators.CreatorPage, await http(sb, "GET", "/creators")).totalCount).toBe(12);
+    expect(strict(strictCreators.CreatorPage, await s.http("GET", "/creators")).totalCount).toBe(12);
   });
   it("an unknown seed is 400", async () => {
     expectError(await control("POST", "/reset", { seed: "lots" }), 400, "validation_failed", ["seed"]);
@@ -157,52 +160,48 @@ describe("reset", () => {
 describe("persistence", () => {
   it("state survives a restart with the same data dir; the snapshot is private", async () => {
     const dir = join(tempDir(), "data");
-    const a = await sandbox({ dataDir: dir, seed: "empty" });
-    let keys: [string, string];
-    try {
+    let keys: [string, string] = ["", ""];
+    await withSandbox({ dataDir: dir, seed: "empty" }, async ({ sb: a }) => {
       keys = [a.writeKey, a.readOnlyKey];
       expect((await http(a, "PUT", "/creators/persisted%2Fone", { body: { name: "Kept" } })).status).toBe(
         201,
       );
       await http(a, "POST", "/advance", { control: true, body: { duration: "5h" } });
-      await http(a, "POST", "/offers/0012345000028", { control: true, body: { state: "expired" } });
-    } finally {
-      await a.close();
-    }
+      await http(a, "POST", `/offers/${SEED.offers.oatsUnknownSupply}`, {
+        control: true,
+        body: { state: "expired" },
+      });
+    });
     expect(existsSync(snapshotPath(dir))).toBe(true);
     expect(statSync(snapshotPath(dir)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     // The seed option does not replace saved state.
-    const b = await sandbox({ dataDir: dir, seed: "demo" });
-    try {
+    await withSandbox({ dataDir: dir, seed: "demo" }, async ({ sb: b }) => {
       expect([b.writeKey, b.readOnlyKey]).toEqual(keys);
       const c = strict(strictCreators.Creator, await http(b, "GET", "/creators/persisted%2Fone"));
       expect(c.externalId).toBe("persisted/one");
       expect(strict(strictCreators.CreatorPage, await http(b, "GET", "/creators")).totalCount).toBe(1);
       expect((await http(b, "GET", "/clock", { control: true })).body.offsetMs).toBe(5 * 3_600_000);
-      expect(strict(strictOffers.Offer, await http(b, "GET", "/offers/0012345000028")).state).toBe("expired");
-    } finally {
-      await b.close();
-    }
+      expect(
+        strict(strictOffers.Offer, await http(b, "GET", `/offers/${SEED.offers.oatsUnknownSupply}`)).state,
+      ).toBe("expired");
+    });
   });
   it("writes are saved shortly after they happen, without a close", async () => {
     const dir = join(tempDir(), "data");
-    const a = await sandbox({ dataDir: dir, seed: "empty" });
-    try {
+    await withSandbox({ dataDir: dir, seed: "empty" }, async ({ sb: a }) => {
       await http(a, "PUT", "/creators/early", { body: { name: "Early" } });
       const deadline = Date.now() + 5000;
       while (!persistedText(dir).includes('"early"') && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(persistedText(dir)).toContain('"early"');
-    } finally {
-      await a.close();
-    }
+    });
   });
   it("without a data dir nothing is written", async () => {
-    const a = await sandbox({ seed: "empty" });
-    expect(a.dataDir).toBeUndefined();
-    await a.close();
+    await withSandbox({ seed: "empty" }, async ({ sb: a }) => {
+      expect(a.dataDir).toBeUndefined();
+    });
   });
 });
 
@@ -213,8 +212,8 @@ describe("unreadable state", () => {
     const dir = join(tempDir(), "data");
     mkdirSync(dir, { recursive: true });
     writeFileSync(snapshotPath(dir), "{ not json");
-    await expect(sandbox({ dataDir: dir })).rejects.toBeInstanceOf(UsageError);
+    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toBeInstanceOf(UsageError);
     writeFileSync(snapshotPath(dir), "[1,2]");
-    await expect(sandbox({ dataDir: dir })).rejects.toThrow(/not a sandbox state file/);
+    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toThrow(/not a sandbox state file/);
   });
 });

@@ -1,24 +1,18 @@
 // Creators: GET list/get and PUT upsert with every rule of the Creator table.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getCreator, listCreators, putCreator } from "../../src/api/creators.js";
 import { strictCreators } from "../../src/spec/creators.js";
-import { client, http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
+import { http } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox({ seed: "empty" });
 
 // Path segments are encoded as the client does ("." and ".." as %2E so URL normalization keeps them).
 const enc = (id: string) => (/^\.+$/.test(id) ? id.replace(/\./g, "%2E") : encodeURIComponent(id));
-const put = (id: string, body: unknown) => http(sb, "PUT", `/creators/${enc(id)}`, { body });
-const get = async (id: string) =>
-  strict(strictCreators.Creator, await http(sb, "GET", `/creators/${enc(id)}`));
-const advance = (duration: string) => http(sb, "POST", "/advance", { control: true, body: { duration } });
+const put = (id: string, body: unknown) => s.http("PUT", `/creators/${enc(id)}`, { body });
+const get = async (id: string) => strict(strictCreators.Creator, await s.http("GET", `/creators/${enc(id)}`));
+const advance = (duration: string) => s.http("POST", "/advance", { control: true, body: { duration } });
 
 describe("PUT /creators/{externalId}", () => {
   it("answers 201 for a new creator and 200 for an existing one, without duplicates", async () => {
@@ -36,7 +30,7 @@ describe("PUT /creators/{externalId}", () => {
     expect(b.name).toBe("Ann B");
     expect(b.createdAt).toBe(created.createdAt);
     strict(strictCreators.Creator, await put("c-1", { name: "Ann B" }), 200);
-    const list = strict(strictCreators.CreatorPage, await http(sb, "GET", "/creators"));
+    const list = strict(strictCreators.CreatorPage, await s.http("GET", "/creators"));
     expect(list.items.filter((c) => c.externalId === "c-1")).toHaveLength(1);
   });
   it("trims the externalId and string fields", async () => {
@@ -55,7 +49,7 @@ describe("PUT /creators/{externalId}", () => {
     expectError(await put("c-noname", { name: null }), 400, "validation_failed", ["name"]);
     expectError(await put("c-noname", { name: "   " }), 400, "validation_failed", ["name"]);
     expectError(await put("c-noname", { email: "a@b.example" }), 400, "validation_failed", ["name"]);
-    expectError(await http(sb, "GET", "/creators/c-noname"), 404, "not_found");
+    expectError(await s.http("GET", "/creators/c-noname"), 404, "not_found");
   });
   it("on update, an omitted or null name keeps the current one; a blank one is rejected", async () => {
     await put("c-keep", { name: "Keeper", email: "k@x.example", handle: "@k" });
@@ -144,12 +138,8 @@ describe("PUT /creators/{externalId}", () => {
     expectError(await put("c-type", { name: 7 }), 400, "validation_failed", ["name"]);
     expectError(await put("c-type", { name: "T", email: 1 }), 400, "validation_failed", ["email"]);
     expectError(await put("c-type", [1]), 400, "validation_failed", ["body"]);
-    expectError(await http(sb, "PUT", "/creators/c-type"), 400, "validation_failed", ["body"]);
-    expectError(
-      await http(sb, "PUT", "/creators/c-type", { rawBody: "{not json" }),
-      400,
-      "validation_failed",
-    );
+    expectError(await s.http("PUT", "/creators/c-type"), 400, "validation_failed", ["body"]);
+    expectError(await s.http("PUT", "/creators/c-type", { rawBody: "{not json" }), 400, "validation_failed");
   });
   it("an upsert that changes nothing leaves updatedAt unchanged", async () => {
     const first = strict(
@@ -168,7 +158,7 @@ describe("PUT /creators/{externalId}", () => {
     expect(changed.createdAt).toBe(first.createdAt);
   });
   it("GET an unknown creator is 404", async () => {
-    expectError(await http(sb, "GET", "/creators/nobody-here"), 404, "not_found");
+    expectError(await s.http("GET", "/creators/nobody-here"), 404, "not_found");
   });
 });
 
@@ -190,7 +180,7 @@ describe("externalIds that need URL encoding round-trip", () => {
     "quote\"'",
   ];
   it("through PUT and GET (raw HTTP and the API client)", async () => {
-    const c = client(sb);
+    const c = s.client();
     try {
       for (const id of ids) {
         const res = await put(id, { name: `Name ${id}` });
@@ -218,10 +208,10 @@ describe("externalIds that need URL encoding round-trip", () => {
         const req = request(
           {
             host: "127.0.0.1",
-            port: sb.port,
+            port: s.sb.port,
             path: `/api/partner/v1${path}`,
             method,
-            headers: { authorization: `Bearer ${sb.writeKey}`, "content-type": "application/json" },
+            headers: { authorization: `Bearer ${s.writeKey}`, "content-type": "application/json" },
           },
           (res) => {
             let text = "";
@@ -253,29 +243,23 @@ describe("externalIds that need URL encoding round-trip", () => {
 });
 
 describe("GET /creators filters", () => {
-  let sb2: RunningSandbox;
-  beforeAll(async () => {
-    sb2 = await sandbox({ seed: "empty" });
-  });
-  afterAll(async () => {
-    await sb2.close();
-  });
+  const sb2 = useSandbox({ seed: "empty" });
   const list = async (q: string) =>
-    strict(strictCreators.CreatorPage, await http(sb2, "GET", `/creators${q}`)).items.map(
+    strict(strictCreators.CreatorPage, await http(sb2.sb, "GET", `/creators${q}`)).items.map(
       (c) => c.externalId,
     );
 
   it("active filter, updatedSince inclusive, sorted by externalId", async () => {
-    await http(sb2, "PUT", "/creators/b-old", { body: { name: "Old" } });
-    await http(sb2, "PUT", "/creators/a-old-inactive", { body: { name: "Old", active: false } });
-    await http(sb2, "POST", "/advance", { control: true, body: { duration: "2h" } });
+    await http(sb2.sb, "PUT", "/creators/b-old", { body: { name: "Old" } });
+    await http(sb2.sb, "PUT", "/creators/a-old-inactive", { body: { name: "Old", active: false } });
+    await http(sb2.sb, "POST", "/advance", { control: true, body: { duration: "2h" } });
     const mid = strict(
       strictCreators.Creator,
-      await http(sb2, "PUT", "/creators/c-mid", { body: { name: "Mid", active: false } }),
+      await http(sb2.sb, "PUT", "/creators/c-mid", { body: { name: "Mid", active: false } }),
       201,
     );
-    await http(sb2, "POST", "/advance", { control: true, body: { duration: "2h" } });
-    await http(sb2, "PUT", "/creators/d-new", { body: { name: "New" } });
+    await http(sb2.sb, "POST", "/advance", { control: true, body: { duration: "2h" } });
+    await http(sb2.sb, "PUT", "/creators/d-new", { body: { name: "New" } });
 
     expect(await list("")).toEqual(["a-old-inactive", "b-old", "c-mid", "d-new"]);
     expect(await list("?active=true")).toEqual(["b-old", "d-new"]);
@@ -291,7 +275,7 @@ describe("GET /creators filters", () => {
     if (Number(offset.slice(11, 13)) < 22)
       expect(await list(`?updatedSince=${encodeURIComponent(plus)}`)).toContain("c-mid");
     // A later update moves a creator into the window.
-    await http(sb2, "PUT", "/creators/b-old", { body: { name: "Old renamed" } });
+    await http(sb2.sb, "PUT", "/creators/b-old", { body: { name: "Old renamed" } });
     expect(await list(`?updatedSince=${encodeURIComponent(mid.updatedAt)}`)).toEqual([
       "b-old",
       "c-mid",
@@ -299,22 +283,22 @@ describe("GET /creators filters", () => {
     ]);
   });
   it("bad filter values are 400 keyed by the parameter", async () => {
-    expectError(await http(sb2, "GET", "/creators?active=yes"), 400, "validation_failed", ["active"]);
-    expectError(await http(sb2, "GET", "/creators?updatedSince=yesterday"), 400, "validation_failed", [
+    expectError(await http(sb2.sb, "GET", "/creators?active=yes"), 400, "validation_failed", ["active"]);
+    expectError(await http(sb2.sb, "GET", "/creators?updatedSince=yesterday"), 400, "validation_failed", [
       "updatedSince",
     ]);
     expectError(
-      await http(sb2, "GET", "/creators?updatedSince=2024-13-45T00:00:00Z"),
+      await http(sb2.sb, "GET", "/creators?updatedSince=2024-13-45T00:00:00Z"),
       400,
       "validation_failed",
       ["updatedSince"],
     );
     expectError(
-      await http(sb2, "GET", "/creators?updatedSince=2024-02-30T00:00:00Z"),
+      await http(sb2.sb, "GET", "/creators?updatedSince=2024-02-30T00:00:00Z"),
       400,
       "validation_failed",
       ["updatedSince"],
     );
-    expect((await http(sb2, "GET", "/creators?updatedSince=2024-02-29T00:00:00Z")).status).toBe(200);
+    expect((await http(sb2.sb, "GET", "/creators?updatedSince=2024-02-29T00:00:00Z")).status).toBe(200);
   });
 });

@@ -1,24 +1,19 @@
 // Fault injection through POST /_sandbox/faults: every kind, the queue, filters, rates and rate limit.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictMe } from "../../src/spec/me.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
+import { http } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const s = useSandbox({ seed: "empty" });
 afterEach(async () => {
-  expect((await http(sb, "DELETE", "/faults", { control: true })).status).toBe(200);
+  expect((await s.http("DELETE", "/faults", { control: true })).status).toBe(200);
 });
 
-const faults = (body: unknown) => http(sb, "POST", "/faults", { control: true, body });
-const put = (id: string, name: string) => http(sb, "PUT", `/creators/${id}`, { body: { name } });
-const get = (id: string) => http(sb, "GET", `/creators/${id}`);
+const faults = (body: unknown) => s.http("POST", "/faults", { control: true, body });
+const put = (id: string, name: string) => s.http("PUT", `/creators/${id}`, { body: { name } });
+const get = (id: string) => s.http("GET", `/creators/${id}`);
 
 /** A request whose connection is dropped: resolves with the error instead of a response. */
 async function dropped(p: Promise<unknown>): Promise<Error> {
@@ -34,19 +29,19 @@ describe("faults", () => {
   it("latency is added to every API request", async () => {
     await faults({ latencyMs: 600 });
     const t = Date.now();
-    strict(strictMe.Me, await http(sb, "GET", "/me"));
+    strict(strictMe.Me, await s.http("GET", "/me"));
     expect(Date.now() - t).toBeGreaterThanOrEqual(590);
     // Control routes are never delayed or faulted.
     const c = Date.now();
-    await http(sb, "GET", "/clock", { control: true });
+    await s.http("GET", "/clock", { control: true });
     expect(Date.now() - c).toBeLessThan(500);
   });
   it("429 rate_limited with Retry-After", async () => {
     await faults({ next: ["429"], retryAfterSeconds: 3 });
-    const res = await http(sb, "GET", "/me");
+    const res = await s.http("GET", "/me");
     expectError(res, 429, "rate_limited");
     expect(res.headers.get("retry-after")).toBe("3");
-    strict(strictMe.Me, await http(sb, "GET", "/me"));
+    strict(strictMe.Me, await s.http("GET", "/me"));
   });
   it("502 clearing_network_unavailable, and the write is not applied", async () => {
     await faults({ next: ["502"] });
@@ -59,7 +54,7 @@ describe("faults", () => {
     expect(strict(strictCreators.Creator, await get("f-500")).name).toBe("Written");
     await faults({ next: ["500"] });
     expectError(
-      await http(sb, "POST", "/creators/batch", {
+      await s.http("POST", "/creators/batch", {
         body: { creators: [{ externalId: "f-500b", name: "B" }] },
       }),
       500,
@@ -87,23 +82,23 @@ describe("faults", () => {
   it("the next queue is consumed in order, then requests succeed", async () => {
     const cfg = (await faults({ next: ["502", "429", "500"] })).body;
     expect(cfg.next).toEqual(["502", "429", "500"]);
-    expect((await http(sb, "GET", "/me")).status).toBe(502);
-    expect((await http(sb, "GET", "/me")).status).toBe(429);
-    expect((await http(sb, "GET", "/me")).status).toBe(500);
-    expect((await http(sb, "GET", "/me")).status).toBe(200);
-    expect((await http(sb, "GET", "/faults", { control: true })).body.next).toEqual([]);
+    expect((await s.http("GET", "/me")).status).toBe(502);
+    expect((await s.http("GET", "/me")).status).toBe(429);
+    expect((await s.http("GET", "/me")).status).toBe(500);
+    expect((await s.http("GET", "/me")).status).toBe(200);
+    expect((await s.http("GET", "/faults", { control: true })).body.next).toEqual([]);
   });
   it("pathPrefix limits faults to matching paths (below /api/partner/v1)", async () => {
     await faults({ next: ["502"], pathPrefix: "/creators" });
-    expect((await http(sb, "GET", "/me")).status).toBe(200);
-    expect((await http(sb, "GET", "/offers")).status).toBe(200);
-    expect((await http(sb, "GET", "/creators")).status).toBe(502);
-    expect((await http(sb, "GET", "/creators")).status).toBe(200);
+    expect((await s.http("GET", "/me")).status).toBe(200);
+    expect((await s.http("GET", "/offers")).status).toBe(200);
+    expect((await s.http("GET", "/creators")).status).toBe(502);
+    expect((await s.http("GET", "/creators")).status).toBe(200);
   });
   it("method limits faults to one HTTP method (any case)", async () => {
     const cfg = (await faults({ next: ["502"], method: "put" })).body;
     expect(cfg.method).toBe("PUT");
-    expect((await http(sb, "GET", "/creators")).status).toBe(200);
+    expect((await s.http("GET", "/creators")).status).toBe(200);
     expectError(await put("f-method", "X"), 502, "clearing_network_unavailable");
     expect((await put("f-method", "X")).status).toBe(201);
   });
@@ -117,14 +112,14 @@ describe("faults", () => {
   });
   it("rates: probability 1 always faults, 0 never", async () => {
     await faults({ rates: { "502": 1 } });
-    for (let i = 0; i < 3; i++) expect((await http(sb, "GET", "/me")).status).toBe(502);
+    for (let i = 0; i < 3; i++) expect((await s.http("GET", "/me")).status).toBe(502);
     await faults({ rates: { "502": 0 } });
-    for (let i = 0; i < 3; i++) expect((await http(sb, "GET", "/me")).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await s.http("GET", "/me")).status).toBe(200);
   });
   it("rate limit: requests per second per key beyond the limit answer 429 with Retry-After", async () => {
     await faults({ rateLimit: 3 });
     const t0 = Date.now();
-    const res = await Promise.all(Array.from({ length: 12 }, () => http(sb, "GET", "/me")));
+    const res = await Promise.all(Array.from({ length: 12 }, () => s.http("GET", "/me")));
     const seconds = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
     const limited = res.filter((r) => r.status === 429);
     // At most 3 pass in each one-second window touched.
@@ -133,11 +128,11 @@ describe("faults", () => {
     expectError(limited[0]!, 429, "rate_limited");
     expect(limited[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
     // Another key has its own budget.
-    expect((await http(sb, "GET", "/me", { key: sb.testKeys.readOnlyKey })).status).toBe(200);
+    expect((await s.http("GET", "/me", { key: s.sb.testKeys.readOnlyKey })).status).toBe(200);
   });
   it("DELETE /_sandbox/faults clears everything", async () => {
     await faults({ latencyMs: 10, rates: { "429": 0.5 }, next: ["502"], pathPrefix: "/x", rateLimit: 5 });
-    const cfg = (await http(sb, "DELETE", "/faults", { control: true })).body;
+    const cfg = (await s.http("DELETE", "/faults", { control: true })).body;
     expect(cfg).toMatchObject({ latencyMs: 0, rates: {}, next: [], rateLimit: 0 });
     expect(cfg.pathPrefix).toBeUndefined();
   });
@@ -148,13 +143,10 @@ describe("faults", () => {
     expectError(await faults({ unknown: 1 }), 400, "validation_failed");
   });
   it("start-up faults come back after DELETE", async () => {
-    const other = await sandbox({ seed: "empty", faults: { latencyMs: 5, rateLimit: 100 } });
-    try {
+    await withSandbox({ seed: "empty", faults: { latencyMs: 5, rateLimit: 100 } }, async ({ sb: other }) => {
       await http(other, "POST", "/faults", { control: true, body: { latencyMs: 0, next: ["502"] } });
       const cfg = (await http(other, "DELETE", "/faults", { control: true })).body;
       expect(cfg).toMatchObject({ latencyMs: 5, rateLimit: 100, next: [] });
-    } finally {
-      await other.close();
-    }
+    });
   });
 });

@@ -1,26 +1,22 @@
 // Limits: paging of list endpoints (creators and offers) exactly as the spec says.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 const TOTAL = 260;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
   const creators = Array.from({ length: TOTAL }, (_, i) => ({
     externalId: `p-${String(i).padStart(4, "0")}`,
     name: `Creator ${i}`,
   }));
-  const res = await http(sb, "POST", "/creators/batch", { body: { creators } });
+  const res = await s.http("POST", "/creators/batch", { body: { creators } });
   expect(res.body.summary.added).toBe(TOTAL);
 });
-afterAll(async () => {
-  await sb.close();
-});
 
-const page = async (q: string) => strict(strictCreators.CreatorPage, await http(sb, "GET", `/creators${q}`));
+const page = async (q: string) => strict(strictCreators.CreatorPage, await s.http("GET", `/creators${q}`));
 
 describe("paging", () => {
   it("defaults: page 0, pageSize 50, totalCount counts all", async () => {
@@ -78,17 +74,17 @@ describe("paging", () => {
       ["?pageSize=2e2", "pageSize"],
       ["?page=99999999999999999999", "page"],
     ] as const) {
-      expectError(await http(sb, "GET", `/creators${q}`), 400, "validation_failed", [key]);
+      expectError(await s.http("GET", `/creators${q}`), 400, "validation_failed", [key]);
     }
-    expectError(await http(sb, "GET", "/offers?pageSize=x"), 400, "validation_failed", ["pageSize"]);
+    expectError(await s.http("GET", "/offers?pageSize=x"), 400, "validation_failed", ["pageSize"]);
   });
   it("offers are paged the same way", async () => {
-    const o = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?pageSize=3&page=1"));
+    const o = strict(strictOffers.OfferPage, await s.http("GET", "/offers?pageSize=3&page=1"));
     expect(o.page).toBe(1);
     expect(o.pageSize).toBe(3);
     expect(o.items).toHaveLength(3);
     expect(o.totalCount).toBe(8);
-    const big = strict(strictOffers.OfferPage, await http(sb, "GET", "/offers?pageSize=0&page=-1"));
+    const big = strict(strictOffers.OfferPage, await s.http("GET", "/offers?pageSize=0&page=-1"));
     expect([big.page, big.pageSize, big.items.length]).toEqual([0, 50, 8]);
   });
 });

@@ -1,33 +1,32 @@
 // The delivery engine over real HTTP: headers, signatures (checked with openssl), retries on the
 // sandbox clock, failure categories, endpoint status, pause/resume, delete, URL change, rotation,
 // samples, ordering and persistence across a restart.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { strictWebhooks } from "../../src/spec/webhooks.js";
 import { DEFAULT_DELIVERY_TIMEOUT_MS, deliveryEngine, timeoutFromEnv } from "../../src/sandbox/delivery.js";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { verifySignature } from "../../src/webhooks/signature.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { http, tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, type Receiver, receiver, splitSignature, until } from "./webhooks-receiver.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const WAITS = [MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 8 * HOUR, 24 * HOUR];
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let org: OrgState;
 let rx: Receiver;
 const extra: Receiver[] = [];
 
 beforeAll(async () => {
-  sb = await sandbox();
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
+  const me = await s.http("GET", "/me");
+  org = s.sb.sandbox.org(me.body.organization.id)!;
 });
-afterAll(() => sb.close());
 beforeEach(async () => {
-  const list = await http(sb, "GET", "/webhooks");
-  for (const w of list.body.items) await http(sb, "DELETE", `/webhooks/${w.id}`);
+  const list = await s.http("GET", "/webhooks");
+  for (const w of list.body.items) await s.http("DELETE", `/webhooks/${w.id}`);
   rx = await receiver();
 });
 afterEach(async () => {
@@ -36,13 +35,13 @@ afterEach(async () => {
 });
 
 async function register(url: string, eventTypes: string[] = ["code.issued"]) {
-  const r = await http(sb, "POST", "/webhooks", { body: { url, eventTypes } });
+  const r = await s.http("POST", "/webhooks", { body: { url, eventTypes } });
   expect(r.status).toBe(201);
   return { id: r.body.webhook.id as string, secret: r.body.secret as string };
 }
 
 function emit(type = "code.issued", data: Record<string, unknown> = sampleCodeIssued()) {
-  return sb.sandbox.emit(org, type, data);
+  return s.sb.sandbox.emit(org, type, data);
 }
 
 function sampleCodeIssued() {
@@ -50,18 +49,18 @@ function sampleCodeIssued() {
     claimId: "6f1c2d8e-1111-4222-8333-944445555666",
     campaign: { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" },
     creator: { externalId: "c/1 %ü", name: "Zoë" },
-    issuedAt: sb.sandbox.clock.iso(),
+    issuedAt: s.sb.sandbox.clock.iso(),
   };
 }
 
 async function detail(id: string) {
-  const r = await http(sb, "GET", `/webhooks/${id}`);
+  const r = await s.http("GET", `/webhooks/${id}`);
   expect(r.status).toBe(200);
   return strictWebhooks.WebhookDetail.parse(r.body);
 }
 
 async function advance(ms: number) {
-  const r = await http(sb, "POST", "/advance", { control: true, body: { duration: ms } });
+  const r = await s.http("POST", "/advance", { control: true, body: { duration: ms } });
   expect(r.status).toBe(200);
 }
 
@@ -99,7 +98,7 @@ describe("a delivery", () => {
       verifySignature({ header: sig, rawBody: req!.body, secrets: [secret], nowSeconds: Date.now() / 1000 }),
     ).toMatchObject({ ok: true });
     // The body is the envelope as recorded in the log.
-    const logged = await http(sb, "GET", `/events/${event.id}`);
+    const logged = await s.http("GET", `/events/${event.id}`);
     expect(req!.json).toEqual(logged.body);
     expect(strictEvents.TypedEnvelope.parse(req!.json)).toMatchObject({ sample: false, type: "code.issued" });
 
@@ -127,8 +126,8 @@ describe("a delivery", () => {
     const { id } = await register(rx.url, ["assignment.completed"]);
     const other = await receiver();
     extra.push(other);
-    await http(sb, "POST", "/webhooks", {
-      key: sb.testKeys.otherOrgKey,
+    await s.http("POST", "/webhooks", {
+      key: s.sb.testKeys.otherOrgKey,
       body: { url: other.url, eventTypes: [...EVENT_TYPES] },
     });
     emit();
@@ -153,7 +152,7 @@ describe("a delivery", () => {
     const ea = await register(rx.url);
     const eb = await register(b.url, ["redemption.recorded", "code.issued"]);
     const ec = await register(c.url);
-    await http(sb, "PATCH", `/webhooks/${ec.id}`, { body: { active: false } });
+    await s.http("PATCH", `/webhooks/${ec.id}`, { body: { active: false } });
     const event = emit();
     const [ra] = await rx.waitFor(1);
     const [rb] = await b.waitFor(1);
@@ -271,7 +270,7 @@ describe("retries", () => {
   });
 
   it("an answer later than the timeout is timed_out (timeout shortened for the test)", async () => {
-    const engine = deliveryEngine(sb.sandbox)!;
+    const engine = deliveryEngine(s.sb.sandbox)!;
     engine.timeoutMs = 250;
     try {
       rx.script = [{ status: 200, delayMs: 1500 }];
@@ -317,10 +316,10 @@ describe("endpoint changes", () => {
     const { id } = await register(rx.url);
     const first = emit();
     await attempts(id, 1);
-    const paused = await http(sb, "PATCH", `/webhooks/${id}`, { body: { active: false } });
+    const paused = await s.http("PATCH", `/webhooks/${id}`, { body: { active: false } });
     expect(paused.body.status).toBe("paused");
     emit(); // not queued for the paused endpoint
-    const sample = await http(sb, "POST", `/webhooks/${id}/test`, { body: { type: "campaign.supply_low" } });
+    const sample = await s.http("POST", `/webhooks/${id}/test`, { body: { type: "campaign.supply_low" } });
     expect(sample.status).toBe(202);
     await advance(2 * HOUR);
     await sleep(100);
@@ -329,7 +328,7 @@ describe("endpoint changes", () => {
     expect(d.recentDeliveries.map((x) => x.eventId)).toEqual([sample.body.id, first.id]);
     expect(d.recentDeliveries[0]).toMatchObject({ sample: true, attempts: 0, deliveredAt: null });
 
-    await http(sb, "PATCH", `/webhooks/${id}`, { body: { active: true } });
+    await s.http("PATCH", `/webhooks/${id}`, { body: { active: true } });
     await rx.waitFor(3);
     expect(
       rx.requests
@@ -350,7 +349,7 @@ describe("endpoint changes", () => {
     const { id } = await register(rx.url);
     emit();
     await attempts(id, 1);
-    expect((await http(sb, "DELETE", `/webhooks/${id}`)).status).toBe(204);
+    expect((await s.http("DELETE", `/webhooks/${id}`)).status).toBe(204);
     await advance(2 * HOUR);
     await sleep(100);
     expect(rx.requests).toHaveLength(1);
@@ -363,7 +362,7 @@ describe("endpoint changes", () => {
     const { id } = await register(rx.url);
     const event = emit();
     await attempts(id, 1);
-    await http(sb, "PATCH", `/webhooks/${id}`, {
+    await s.http("PATCH", `/webhooks/${id}`, {
       body: { url: b.url, eventTypes: ["assignment.completed"] },
     });
     await advance(MIN);
@@ -378,7 +377,7 @@ describe("endpoint changes", () => {
 describe("secret rotation", () => {
   it("signs with both secrets for 24 h, then only the new one; a second rotation replaces the previous", async () => {
     const { id, secret: s0 } = await register(rx.url);
-    const rot1 = await http(sb, "POST", `/webhooks/${id}/rotate-secret`);
+    const rot1 = await s.http("POST", `/webhooks/${id}/rotate-secret`);
     const s1 = rot1.body.secret as string;
     emit();
     const [r1] = await rx.waitFor(1);
@@ -396,8 +395,8 @@ describe("secret rotation", () => {
     sig = splitSignature(r3.headers["service-signature"] as string);
     expect(sig.v1).toEqual([opensslHmac(s1, sig.t, r3.body)]);
 
-    const rot2 = await http(sb, "POST", `/webhooks/${id}/rotate-secret`);
-    const rot3 = await http(sb, "POST", `/webhooks/${id}/rotate-secret`);
+    const rot2 = await s.http("POST", `/webhooks/${id}/rotate-secret`);
+    const rot3 = await s.http("POST", `/webhooks/${id}/rotate-secret`);
     const s2 = rot2.body.secret as string;
     const s3 = rot3.body.secret as string;
     emit();
@@ -411,7 +410,7 @@ describe("secret rotation", () => {
 describe("samples", () => {
   it("are sent for an unsubscribed type, with sample true, and recorded in recentDeliveries", async () => {
     const { id, secret } = await register(rx.url, ["code.issued"]);
-    const r = await http(sb, "POST", `/webhooks/${id}/test`, { body: { type: "assignment.completed" } });
+    const r = await s.http("POST", `/webhooks/${id}/test`, { body: { type: "assignment.completed" } });
     expect(r.status).toBe(202);
     const [req] = await rx.waitFor(1);
     expect(req!.json).toEqual(r.body);
@@ -429,19 +428,22 @@ describe("samples", () => {
 describe("persistence", () => {
   it("pending deliveries survive a restart and resume", async () => {
     const dir = tempDir("pcli-wh-");
-    const a = await sandbox({ dataDir: dir });
-    const me = await http(a, "GET", "/me");
-    rx.script = [{ status: 500 }];
-    const reg = await http(a, "POST", "/webhooks", { body: { url: rx.url, eventTypes: ["code.issued"] } });
-    const id = reg.body.webhook.id;
-    const event = a.sandbox.emit(a.sandbox.org(me.body.organization.id)!, "code.issued", sampleCodeIssued());
-    await until(
-      async () => (await http(a, "GET", `/webhooks/${id}`)).body.recentDeliveries[0]?.attempts === 1,
-    );
-    await a.close();
-
-    const b = await sandbox({ dataDir: dir });
-    try {
+    await withSandbox({ dataDir: dir }, async (f) => {
+      const a = f.sb;
+      const me = await http(a, "GET", "/me");
+      rx.script = [{ status: 500 }];
+      const reg = await http(a, "POST", "/webhooks", { body: { url: rx.url, eventTypes: ["code.issued"] } });
+      const id = reg.body.webhook.id;
+      const event = a.sandbox.emit(
+        a.sandbox.org(me.body.organization.id)!,
+        "code.issued",
+        sampleCodeIssued(),
+      );
+      await until(
+        async () => (await http(a, "GET", `/webhooks/${id}`)).body.recentDeliveries[0]?.attempts === 1,
+      );
+      await f.restart();
+      const b = f.sb;
       await http(b, "POST", "/advance", { control: true, body: { duration: "1m" } });
       await rx.waitFor(2);
       expect(rx.requests[1]!.headers["service-event-id"]).toBe(event.id);
@@ -450,8 +452,6 @@ describe("persistence", () => {
         return x.recentDeliveries[0]?.deliveredAt ? x : undefined;
       });
       expect(d.recentDeliveries[0].attempts).toBe(2);
-    } finally {
-      await b.close();
-    }
+    });
   });
 });

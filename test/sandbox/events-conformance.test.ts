@@ -1,30 +1,28 @@
 // Events produced by the real flows (campaign status, links, simulated traffic, supply alerts) have
 // the spec's data shape for their type, and each reaches a subscribed endpoint exactly once, signed.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { verifySignature } from "../../src/webhooks/signature.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
-import { events, makeCampaign, OFFER_UNLIMITED, simulate } from "./traffic-util.js";
+import { events } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { receiver, until } from "./webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-});
-afterAll(() => sb.close());
+const s = useSandbox();
 
 it("every logged event parses strictly for its type and is delivered once with a valid signature", async () => {
   const rx = await receiver();
   try {
-    const reg = await http(sb, "POST", "/webhooks", { body: { url: rx.url, eventTypes: [...EVENT_TYPES] } });
+    const reg = await s.http("POST", "/webhooks", { body: { url: rx.url, eventTypes: [...EVENT_TYPES] } });
     expect(reg.status).toBe(201);
     const secret: string = reg.body.secret;
-    const c = await makeCampaign(sb, { baseGs1: OFFER_UNLIMITED, codeLimit: 20 });
-    await simulate(sb, { campaign: c.id, claims: 19, redemptions: 5, exclusions: 2, restorations: 1 });
-    await simulate(sb, { campaign: c.id, claims: 5 });
-    await http(sb, "POST", `/campaigns/${c.id}/status`, { body: { status: "paused" } });
+    const c = await makeCampaign(s.sb, { ...TRAFFIC, baseGs1: SEED.offers.oatsUnknownSupply, codeLimit: 20 });
+    await simulate(s.sb, { campaign: c.id, claims: 19, redemptions: 5, exclusions: 2, restorations: 1 });
+    await simulate(s.sb, { campaign: c.id, claims: 5 });
+    await s.http("POST", `/campaigns/${c.id}/status`, { body: { status: "paused" } });
 
-    const log = await events(sb);
+    const log = await events(s.sb);
     const types = new Set(log.map((e) => e.type));
     for (const t of ["campaign.status_changed", "code.issued", "redemption.recorded"])
       expect(types).toContain(t);
@@ -49,7 +47,7 @@ it("every logged event parses strictly for its type and is delivered once with a
       expect(ok.ok).toBe(true);
     }
     const d = await until(async () => {
-      const x = (await http(sb, "GET", `/webhooks/${reg.body.webhook.id}`)).body;
+      const x = (await s.http("GET", `/webhooks/${reg.body.webhook.id}`)).body;
       return x.recentDeliveries.every((y: { deliveredAt: string | null }) => y.deliveredAt) ? x : undefined;
     });
     expect(d.webhook.status).toBe("ok");

@@ -1,24 +1,22 @@
 // The event log over HTTP: order, opaque cursor, type filter, limit clamp, retention, types route.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { toIso } from "../../src/sandbox/clock.js";
 import type { EventEnvelope, OrgState } from "../../src/sandbox/store.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
 import { receiver } from "./webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const DAY = 86_400_000;
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let org: OrgState;
 let other: OrgState;
 
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
-  const otherMe = await http(sb, "GET", "/me", { key: sb.testKeys.otherOrgKey });
-  other = sb.sandbox.org(otherMe.body.organization.id)!;
+  const me = await s.http("GET", "/me");
+  org = s.sb.sandbox.org(me.body.organization.id)!;
+  const otherMe = await s.http("GET", "/me", { key: s.sb.testKeys.otherOrgKey });
+  other = s.sb.sandbox.org(otherMe.body.organization.id)!;
 });
-afterAll(() => sb.close());
 
 const statusData = (name = "Spring") => ({
   campaign: { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name },
@@ -27,11 +25,11 @@ const statusData = (name = "Spring") => ({
 });
 
 function emit(state: OrgState, type = "campaign.status_changed", occurredAt?: string): EventEnvelope {
-  return sb.sandbox.emit(state, type, statusData(), occurredAt ? { occurredAt } : {});
+  return s.sb.sandbox.emit(state, type, statusData(), occurredAt ? { occurredAt } : {});
 }
 
 async function page(query: string, key?: string) {
-  const r = await http(sb, "GET", `/events${query}`, key ? { key } : {});
+  const r = await s.http("GET", `/events${query}`, key ? { key } : {});
   expect(r.status).toBe(200);
   return strictEvents.EventPage.parse(r.body);
 }
@@ -53,19 +51,19 @@ const byPosition = (a: EventEnvelope, b: EventEnvelope) =>
 
 describe("GET /events/types", () => {
   it("returns the eight types with descriptions, and wins over /events/{id}", async () => {
-    const r = await http(sb, "GET", "/events/types");
+    const r = await s.http("GET", "/events/types");
     expect(r.status).toBe(200);
     const types = strictEvents.EventTypes.parse(r.body);
     expect(types.map((t) => t.type)).toEqual([...EVENT_TYPES]);
     for (const t of types) expect(t.description.length).toBeGreaterThan(10);
-    const ro = await http(sb, "GET", "/events/types", { key: sb.readOnlyKey });
+    const ro = await s.http("GET", "/events/types", { key: s.readOnlyKey });
     expect(ro.status).toBe(200);
   });
 });
 
 describe("GET /events", () => {
   it("lists oldest first by occurredAt then id, including events appended out of order", async () => {
-    const now = sb.sandbox.clock.nowMs();
+    const now = s.sb.sandbox.clock.nowMs();
     const sameSecond = toIso(now - 5 * DAY);
     const made = [
       emit(org, "campaign.status_changed", toIso(now - DAY)),
@@ -145,14 +143,14 @@ describe("GET /events", () => {
   it("refuses an event id, a delivery id or garbage as a cursor", async () => {
     const e = emit(org);
     for (const after of [e.id, "6f1c2d8e-1111-4222-8333-944445555666", "%%%", "eyJ2IjoyfQ"]) {
-      const r = await http(sb, "GET", `/events?after=${encodeURIComponent(after)}`);
+      const r = await s.http("GET", `/events?after=${encodeURIComponent(after)}`);
       expect(r.status, after).toBe(400);
       expect(r.body.error.details.after).toEqual(["is not a valid cursor"]);
     }
   });
 
   it("filters by type, and refuses an unknown type", async () => {
-    const low = sb.sandbox.emit(org, "campaign.supply_low", {
+    const low = s.sb.sandbox.emit(org, "campaign.supply_low", {
       campaign: statusData().campaign,
       codes: { limit: 10, issued: 9, remaining: 1 },
     });
@@ -161,7 +159,7 @@ describe("GET /events", () => {
     expect(items.every((e) => e.type === "campaign.supply_low")).toBe(true);
     expect(items.map((e) => e.id)).toContain(low.id);
     for (const t of ["campaign.*", "Campaign.Supply_Low", "nope"]) {
-      const r = await http(sb, "GET", `/events?type=${encodeURIComponent(t)}`);
+      const r = await s.http("GET", `/events?type=${encodeURIComponent(t)}`);
       expect(r.status).toBe(400);
       expect(r.body.error.details.type).toBeDefined();
     }
@@ -178,7 +176,7 @@ describe("GET /events", () => {
     expect(big.nextCursor).not.toBeNull();
     expect((await page("?limit=99999999999999999999")).items).toHaveLength(1000);
     for (const bad of ["abc", "1.5"]) {
-      const r = await http(sb, "GET", `/events?limit=${bad}`);
+      const r = await s.http("GET", `/events?limit=${bad}`);
       expect(r.status).toBe(400);
       expect(r.body.error.details.limit).toBeDefined();
     }
@@ -188,25 +186,25 @@ describe("GET /events", () => {
     const theirs = emit(other);
     const mine = await readAll();
     expect(mine.map((e) => e.id)).not.toContain(theirs.id);
-    const r = await http(sb, "GET", `/events/${theirs.id}`);
+    const r = await s.http("GET", `/events/${theirs.id}`);
     expect(r.status).toBe(404);
-    const theirList = await page("?limit=1000", sb.testKeys.otherOrgKey);
+    const theirList = await page("?limit=1000", s.sb.testKeys.otherOrgKey);
     expect(theirList.items.map((e) => e.id)).toContain(theirs.id);
   });
 
   it("returns the last 30 days on the sandbox clock only", async () => {
-    const now = sb.sandbox.clock.nowMs();
+    const now = s.sb.sandbox.clock.nowMs();
     const old = emit(org, "campaign.status_changed", toIso(now - 31 * DAY));
     const recent = emit(org, "campaign.status_changed", toIso(now - 29 * DAY));
     let ids = (await readAll()).map((e) => e.id);
     expect(ids).not.toContain(old.id);
     expect(ids).toContain(recent.id);
-    expect((await http(sb, "GET", `/events/${old.id}`)).status).toBe(404);
-    expect((await http(sb, "GET", `/events/${recent.id}`)).status).toBe(200);
-    await http(sb, "POST", "/advance", { control: true, body: { duration: "2d" } });
+    expect((await s.http("GET", `/events/${old.id}`)).status).toBe(404);
+    expect((await s.http("GET", `/events/${recent.id}`)).status).toBe(200);
+    await s.http("POST", "/advance", { control: true, body: { duration: "2d" } });
     ids = (await readAll()).map((e) => e.id);
     expect(ids).not.toContain(recent.id);
-    expect((await http(sb, "GET", `/events/${recent.id}`)).status).toBe(404);
+    expect((await s.http("GET", `/events/${recent.id}`)).status).toBe(404);
     // Pruned from the store as well.
     expect(org.events.some((e) => e.id === recent.id || e.id === old.id)).toBe(false);
   });
@@ -215,17 +213,17 @@ describe("GET /events", () => {
 describe("GET /events/{id}", () => {
   it("returns one envelope, unwrapped; unknown ids answer 404", async () => {
     const e = emit(org);
-    const r = await http(sb, "GET", `/events/${e.id}`, { key: sb.readOnlyKey });
+    const r = await s.http("GET", `/events/${e.id}`, { key: s.readOnlyKey });
     expect(r.status).toBe(200);
     expect(strictEvents.TypedEnvelope.parse(r.body)).toEqual(e);
-    expect((await http(sb, "GET", "/events/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+    expect((await s.http("GET", "/events/00000000-0000-0000-0000-000000000000")).status).toBe(404);
   });
 
   it("keeps the payload as recorded even if the emitter's object changes later", async () => {
     const data = statusData("Before");
-    const e = sb.sandbox.emit(org, "campaign.status_changed", data);
+    const e = s.sb.sandbox.emit(org, "campaign.status_changed", data);
     data.campaign.name = "After";
-    const r = await http(sb, "GET", `/events/${e.id}`);
+    const r = await s.http("GET", `/events/${e.id}`);
     expect(r.body.data.campaign.name).toBe("Before");
   });
 });
@@ -234,15 +232,15 @@ describe("replay", () => {
   it("reading the log sends no webhooks", async () => {
     const rx = await receiver();
     try {
-      const reg = await http(sb, "POST", "/webhooks", {
+      const reg = await s.http("POST", "/webhooks", {
         body: { url: rx.url, eventTypes: [...EVENT_TYPES] },
       });
       expect(reg.status).toBe(201);
       await readAll();
-      await http(sb, "GET", `/events/${(await page("?limit=1")).items[0]!.id}`);
+      await s.http("GET", `/events/${(await page("?limit=1")).items[0]!.id}`);
       await new Promise((r) => setTimeout(r, 100));
       expect(rx.requests).toHaveLength(0);
-      await http(sb, "DELETE", `/webhooks/${reg.body.webhook.id}`);
+      await s.http("DELETE", `/webhooks/${reg.body.webhook.id}`);
     } finally {
       await rx.close();
     }

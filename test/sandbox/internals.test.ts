@@ -19,7 +19,7 @@ import { persistedText } from "../../src/sandbox/persist.js";
 import { ROUTES } from "../../src/sandbox/routes.js";
 import { campaignsArea } from "../../src/sandbox/store.js";
 import { tempDir, useSandbox, withSandbox } from "../helpers/harness.js";
-import { dayIn, NY, OFFER_UNLIMITED } from "./traffic-util.js";
+import { dayIn, makeCampaign, NY, SEED } from "../helpers/fixtures.js";
 
 const s = useSandbox({ seed: "demo" });
 
@@ -65,18 +65,14 @@ describe("the route table", () => {
 
 describe("the campaign index by externalReference", () => {
   async function campaign(f: typeof s, externalReference: string) {
-    const res = await f.http("POST", "/campaigns", {
-      body: {
-        name: `Indexed ${externalReference}`,
-        baseGs1: OFFER_UNLIMITED,
-        dates: { from: dayIn(f.sb, NY, -1), through: dayIn(f.sb, NY, 10) },
-        codeLimit: 100,
-        commission: { rate: 0.1, estimatedUnitSalePrice: 2.5 },
-        externalReference,
-      },
+    const made = await makeCampaign(f, {
+      name: `Indexed ${externalReference}`,
+      baseGs1: SEED.offers.oatsUnknownSupply,
+      dates: { from: -1, through: 10 },
+      commission: { rate: 0.1, estimatedUnitSalePrice: 2.5 },
+      externalReference,
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.id as string;
+    return made.id;
   }
 
   it("finds a campaign created after the index was built (list filter and simulate)", async () => {
@@ -94,7 +90,7 @@ describe("the campaign index by externalReference", () => {
     const dup = await s.http("POST", "/campaigns", {
       body: {
         name: "dup",
-        baseGs1: OFFER_UNLIMITED,
+        baseGs1: SEED.offers.oatsUnknownSupply,
         dates: { from: dayIn(s.sb, NY, -1), through: dayIn(s.sb, NY, 10) },
         codeLimit: 100,
         commission: { rate: 0.1, estimatedUnitSalePrice: 2.5 },

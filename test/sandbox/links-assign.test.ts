@@ -1,32 +1,19 @@
 // Bulk assignment: body rules, selection summary, refusals (no job created), asynchronous jobs polled to
 // completion, failures, assignment.completed, a 10,000-creator roster, restart with a running job.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
+import { type CampaignsArea, campaignsArea } from "../../src/sandbox/store.js";
 import { loadSnapshot } from "../../src/sandbox/persist.js";
 import { strictEvents } from "../../src/spec/events.js";
 import { type AssignmentJob, strictLinks } from "../../src/spec/links.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { http, type RunningSandbox, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
-import {
-  brandAccess,
-  createCampaign,
-  eventsOf,
-  link,
-  main,
-  OFFERS,
-  path,
-  putCreator,
-  setStatus,
-} from "./campaigns-fixtures.js";
-import { type CampaignsArea, campaignsArea } from "../../src/sandbox/store.js";
-import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
+import { brandAccess, eventsOf, link, main, path, putCreator, setStatus } from "./campaigns-fixtures.js";
+import { makeCampaign } from "../helpers/fixtures.js";
+import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
-let sb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-});
-afterAll(async () => {
-  await sb.close();
-});
+const box = useSandbox({ seed: "empty" });
 
 const assign = (s: RunningSandbox, campaignId: string, body: unknown) =>
   http(s, "POST", `/campaigns/${campaignId}/assignments`, { body });
@@ -55,8 +42,8 @@ async function poll(s: RunningSandbox, campaignId: string, jobId: string, everyM
 
 describe("request body", () => {
   it("externalIds (1..10,000 strings, scope optional 'selected') xor scope 'roster'", async () => {
-    const c = await createCampaign(sb);
-    const n0 = jobsCount(sb);
+    const c = await makeCampaign(box.sb);
+    const n0 = jobsCount(box.sb);
     const bad: [unknown, string[] | undefined][] = [
       [{}, ["externalIds"]],
       [{ scope: "selected" }, ["externalIds"]],
@@ -70,19 +57,19 @@ describe("request body", () => {
       [[], undefined],
       ["roster", undefined],
     ];
-    for (const [b, keys] of bad) expectError(await assign(sb, c.id, b), 400, "validation_failed", keys);
-    expectError(await http(sb, "POST", `/campaigns/${c.id}/assignments`), 400, "validation_failed");
-    expect(jobsCount(sb)).toBe(n0);
+    for (const [b, keys] of bad) expectError(await assign(box.sb, c.id, b), 400, "validation_failed", keys);
+    expectError(await box.http("POST", `/campaigns/${c.id}/assignments`), 400, "validation_failed");
+    expect(jobsCount(box.sb)).toBe(n0);
     expectError(
-      await http(sb, "POST", `/campaigns/${c.id}/assignments`, {
-        key: sb.readOnlyKey,
+      await box.http("POST", `/campaigns/${c.id}/assignments`, {
+        key: box.readOnlyKey,
         body: { scope: "roster" },
       }),
       403,
       "forbidden",
     );
     expectError(
-      await assign(sb, "00000000-0000-4000-8000-000000000000", { scope: "roster" }),
+      await assign(box.sb, "00000000-0000-4000-8000-000000000000", { scope: "roster" }),
       404,
       "not_found",
     );
@@ -91,16 +78,16 @@ describe("request body", () => {
 
 describe("selection summary and job", () => {
   it("selected: duplicates once, unknown and inactive unmatched, already-linked skipped; job completes", async () => {
-    const c = await createCampaign(sb, { externalReference: "assign-sel" });
-    await batch(sb, [
+    const c = await makeCampaign(box.sb, { externalReference: "assign-sel" });
+    await batch(box.sb, [
       { externalId: "s-1", name: "One" },
       { externalId: "s-2", name: "Two" },
       { externalId: "s-3", name: "Three" },
       { externalId: "s-off", name: "Off", active: false },
     ]);
-    await link(sb, c.id, "s-1");
-    await http(sb, "PATCH", path(c.id, "s-1"), { body: { active: false } });
-    const res = await assign(sb, c.id, {
+    await link(box.sb, c.id, "s-1");
+    await box.http("PATCH", path(c.id, "s-1"), { body: { active: false } });
+    const res = await assign(box.sb, c.id, {
       externalIds: ["s-1", "s-2", " s-3 ", "s-2", "s-off", "ghost"],
       scope: "selected",
     });
@@ -129,7 +116,7 @@ describe("selection summary and job", () => {
       startedAt: null,
       completedAt: null,
     });
-    const seen = await poll(sb, c.id, job.id);
+    const seen = await poll(box.sb, c.id, job.id);
     const done = seen.at(-1)!;
     expect(done.status).toBe("completed");
     expect(done.assignedCount).toBe(2);
@@ -139,14 +126,14 @@ describe("selection summary and job", () => {
     expect(done.completedAt).not.toBeNull();
     expect(done.lastError).toMatch(/2 creators could not be assigned/);
     // links exist; the already-linked creator was skipped, not reactivated
-    const links = strict(strictLinks.ShareLinkPage, await http(sb, "GET", path(c.id)));
+    const links = strict(strictLinks.ShareLinkPage, await box.http("GET", path(c.id)));
     expect(links.items.map((l) => [l.creator.externalId, l.active])).toEqual([
       ["s-1", false],
       ["s-2", true],
       ["s-3", true],
     ]);
     // assignment.completed with counts
-    const ev = eventsOf(sb, "assignment.completed").find((e) => e.data.jobId === job.id)!;
+    const ev = eventsOf(box.sb, "assignment.completed").find((e) => e.data.jobId === job.id)!;
     expect(ev.data).toEqual({
       jobId: job.id,
       campaign: { id: c.id, externalReference: "assign-sel", name: c.name },
@@ -156,41 +143,41 @@ describe("selection summary and job", () => {
     strictEvents.TypedEnvelope.parse(ev);
     // the job reads the same afterwards
     expect(
-      strict(strictLinks.AssignmentJob, await http(sb, "GET", `/campaigns/${c.id}/assignments/${job.id}`)),
+      strict(strictLinks.AssignmentJob, await box.http("GET", `/campaigns/${c.id}/assignments/${job.id}`)),
     ).toEqual(done);
   });
 
   it("unmatchedSample holds at most 50 entries; unassignableExternalIds is complete", async () => {
-    const c = await createCampaign(sb);
-    await putCreator(sb, "real-1");
+    const c = await makeCampaign(box.sb);
+    await putCreator(box.sb, "real-1");
     const ghosts = Array.from({ length: 120 }, (_, i) => `ghost-${i}`);
     const { job, selection } = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: ["real-1", ...ghosts] }),
+      await assign(box.sb, c.id, { externalIds: ["real-1", ...ghosts] }),
       202,
     );
     expect(selection.unmatched).toBe(120);
     expect(selection.unmatchedSample).toHaveLength(50);
     expect(selection.unmatchedSample[0]).toEqual({ externalId: "ghost-0", reason: "not_on_roster" });
-    const done = (await poll(sb, c.id, job.id)).at(-1)!;
+    const done = (await poll(box.sb, c.id, job.id)).at(-1)!;
     expect(done).toMatchObject({ status: "completed", totalCount: 121, assignedCount: 1, failedCount: 120 });
     expect(done.unassignableExternalIds).toEqual(ghosts);
   });
 
   it("creators deactivated after queueing fail and are listed", async () => {
-    const c = await createCampaign(sb);
-    await batch(sb, [
+    const c = await makeCampaign(box.sb);
+    await batch(box.sb, [
       { externalId: "d-1", name: "D1" },
       { externalId: "d-2", name: "D2" },
       { externalId: "d-3", name: "D3" },
     ]);
     const { job } = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: ["d-1", "d-2", "d-3"] }),
+      await assign(box.sb, c.id, { externalIds: ["d-1", "d-2", "d-3"] }),
       202,
     );
-    await putCreator(sb, "d-2", { active: false });
-    const done = (await poll(sb, c.id, job.id)).at(-1)!;
+    await putCreator(box.sb, "d-2", { active: false });
+    const done = (await poll(box.sb, c.id, job.id)).at(-1)!;
     expect(done).toMatchObject({ status: "completed", totalCount: 3, assignedCount: 2, failedCount: 1 });
     expect(done.unassignableExternalIds).toEqual(["d-2"]);
   });
@@ -198,9 +185,8 @@ describe("selection summary and job", () => {
 
 describe("refusals (no job created)", () => {
   it("400 when nothing can be assigned: all already linked, none matched, empty active roster", async () => {
-    const fresh = await sandbox({ seed: "empty" });
-    try {
-      const c = await createCampaign(fresh);
+    await withSandbox({ seed: "empty" }, async ({ sb: fresh }) => {
+      const c = await makeCampaign(fresh);
       expectError(await assign(fresh, c.id, { scope: "roster" }), 400, "validation_failed");
       await putCreator(fresh, "r-1");
       await putCreator(fresh, "r-off", { active: false });
@@ -213,97 +199,95 @@ describe("refusals (no job created)", () => {
       expect(res.body.error.message).toMatch(/already has a link/);
       expectError(await assign(fresh, c.id, { scope: "roster" }), 400, "validation_failed", ["scope"]);
       expect(jobsCount(fresh)).toBe(0);
-    } finally {
-      await fresh.close();
-    }
+    });
   });
 
   it("409 while another job is queued or running (names the job), 409 ended, 409 brand access lost", async () => {
-    const c = await createCampaign(sb, { baseGs1: OFFERS.sodaZero, codeLimit: 5 });
-    await batch(sb, [
+    const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+    await batch(box.sb, [
       { externalId: "q-1", name: "Q1" },
       { externalId: "q-2", name: "Q2" },
     ]);
     const { job } = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: ["q-1"] }),
+      await assign(box.sb, c.id, { externalIds: ["q-1"] }),
       202,
     );
-    const n0 = jobsCount(sb);
-    const busy = await assign(sb, c.id, { externalIds: ["q-2"] });
+    const n0 = jobsCount(box.sb);
+    const busy = await assign(box.sb, c.id, { externalIds: ["q-2"] });
     const d = expectError(busy, 409, "conflict", ["jobId"]);
     expect(d).toEqual({ jobId: [job.id] });
     expect(busy.body.error.message).toContain(job.id);
-    expect(jobsCount(sb)).toBe(n0);
-    await poll(sb, c.id, job.id);
+    expect(jobsCount(box.sb)).toBe(n0);
+    await poll(box.sb, c.id, job.id);
     // another campaign is not blocked by it; after completion a new job is accepted
     const next = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: ["q-2"] }),
+      await assign(box.sb, c.id, { externalIds: ["q-2"] }),
       202,
     );
-    await poll(sb, c.id, next.job.id);
+    await poll(box.sb, c.id, next.job.id);
 
-    await putCreator(sb, "q-3");
-    await brandAccess(sb, c.offer.brand.id, false);
+    await putCreator(box.sb, "q-3");
+    await brandAccess(box.sb, c.offer.brand.id, false);
     try {
-      expectError(await assign(sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
+      expectError(await assign(box.sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
     } finally {
-      await brandAccess(sb, c.offer.brand.id, true);
+      await brandAccess(box.sb, c.offer.brand.id, true);
     }
-    await setStatus(sb, c.id, "ended");
-    expectError(await assign(sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
-    expectError(await assign(sb, c.id, { scope: "roster" }), 409, "conflict");
-    expect(jobsCount(sb)).toBe(n0 + 1);
+    await setStatus(box.sb, c.id, "ended");
+    expectError(await assign(box.sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
+    expectError(await assign(box.sb, c.id, { scope: "roster" }), 409, "conflict");
+    expect(jobsCount(box.sb)).toBe(n0 + 1);
   });
 });
 
 describe("GET job", () => {
   it("404 for an unknown job, a job of another campaign, another organization", async () => {
-    const c = await createCampaign(sb);
-    const other = await createCampaign(sb);
-    await putCreator(sb, "g-1");
+    const c = await makeCampaign(box.sb);
+    const other = await makeCampaign(box.sb);
+    await putCreator(box.sb, "g-1");
     const { job } = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: ["g-1"] }),
+      await assign(box.sb, c.id, { externalIds: ["g-1"] }),
       202,
     );
     expectError(
-      await http(sb, "GET", `/campaigns/${c.id}/assignments/00000000-0000-4000-8000-000000000000`),
+      await box.http("GET", `/campaigns/${c.id}/assignments/00000000-0000-4000-8000-000000000000`),
       404,
       "not_found",
     );
-    expectError(await http(sb, "GET", `/campaigns/${other.id}/assignments/${job.id}`), 404, "not_found");
+    expectError(await box.http("GET", `/campaigns/${other.id}/assignments/${job.id}`), 404, "not_found");
     expectError(
-      await http(sb, "GET", `/campaigns/${c.id}/assignments/${job.id}`, { key: sb.testKeys.otherOrgKey }),
+      await box.http("GET", `/campaigns/${c.id}/assignments/${job.id}`, { key: box.sb.testKeys.otherOrgKey }),
       404,
       "not_found",
     );
     strict(
       strictLinks.AssignmentJob,
-      await http(sb, "GET", `/campaigns/${c.id}/assignments/${job.id}`, { key: sb.readOnlyKey }),
+      await box.http("GET", `/campaigns/${c.id}/assignments/${job.id}`, { key: box.readOnlyKey }),
     );
-    await poll(sb, c.id, job.id);
+    await poll(box.sb, c.id, job.id);
   });
 });
 
 describe("failed jobs", () => {
   it("fail-next-job: the job fails part-way, emits nothing, lists every creator without a link", async () => {
-    const c = await createCampaign(sb);
+    const c = await makeCampaign(box.sb);
     const ids = Array.from({ length: 10 }, (_, i) => `f-${i}`);
     await batch(
-      sb,
+      box.sb,
       ids.map((externalId) => ({ externalId, name: externalId })),
     );
-    const ctl = await http(sb, "POST", `/campaigns/${c.id}/fail-next-job`, { control: true });
+    const ctl = await box.http("POST", `/campaigns/${c.id}/fail-next-job`, { control: true });
     expect(ctl.body).toEqual({ campaignId: c.id, failNextJob: true });
-    const before = eventsOf(sb, "assignment.completed").length;
+    const before = eventsOf(box.sb, "assignment.completed").length;
     const { job } = strict(
       strictLinks.AssignmentAccepted,
-      await assign(sb, c.id, { externalIds: [...ids, "ghost-f"] }),
+      await assign(box.sb, c.id, { externalIds: [...ids, "ghost-f"] }),
       202,
     );
-    const done = (await poll(sb, c.id, job.id)).at(-1)!;
+    const done = (await poll(box.sb, c.id, job.id)).at(-1)!;
     expect(done.status).toBe("failed");
     expect(done.lastError).toMatch(/failure/i);
     expect(done.completedAt).not.toBeNull();
@@ -313,24 +297,32 @@ describe("failed jobs", () => {
     expect(done.unassignableExternalIds.sort()).toEqual(
       ["f-5", "f-6", "f-7", "f-8", "f-9", "ghost-f"].sort(),
     );
-    expect(eventsOf(sb, "assignment.completed").length).toBe(before);
+    expect(eventsOf(box.sb, "assignment.completed").length).toBe(before);
     // only the next job fails
-    const again = strict(strictLinks.AssignmentAccepted, await assign(sb, c.id, { externalIds: ids }), 202);
+    const again = strict(
+      strictLinks.AssignmentAccepted,
+      await assign(box.sb, c.id, { externalIds: ids }),
+      202,
+    );
     expect(again.selection).toMatchObject({ matched: 10, alreadyAssigned: 5, toAssign: 5 });
-    const ok = (await poll(sb, c.id, again.job.id)).at(-1)!;
+    const ok = (await poll(box.sb, c.id, again.job.id)).at(-1)!;
     expect(ok).toMatchObject({ status: "completed", assignedCount: 5, failedCount: 0, lastError: null });
   });
 
   it("a campaign ended while its job runs fails the job", async () => {
-    const c = await createCampaign(sb);
+    const c = await makeCampaign(box.sb);
     const ids = Array.from({ length: 5 }, (_, i) => `e-${i}`);
     await batch(
-      sb,
+      box.sb,
       ids.map((externalId) => ({ externalId, name: externalId })),
     );
-    const { job } = strict(strictLinks.AssignmentAccepted, await assign(sb, c.id, { externalIds: ids }), 202);
-    await setStatus(sb, c.id, "ended");
-    const done = (await poll(sb, c.id, job.id)).at(-1)!;
+    const { job } = strict(
+      strictLinks.AssignmentAccepted,
+      await assign(box.sb, c.id, { externalIds: ids }),
+      202,
+    );
+    await setStatus(box.sb, c.id, "ended");
+    const done = (await poll(box.sb, c.id, job.id)).at(-1)!;
     expect(done).toMatchObject({ status: "failed", assignedCount: 0, failedCount: 5 });
     expect(done.lastError).toMatch(/ended/);
     expect(done.unassignableExternalIds).toEqual(ids);
@@ -339,8 +331,7 @@ describe("failed jobs", () => {
 
 describe("a 10,000-creator roster", () => {
   it("scope roster: queued → running → completed, assignedCount grows, counts exact", async () => {
-    const big = await sandbox({ seed: "empty" });
-    try {
+    await withSandbox({ seed: "empty" }, async ({ sb: big }) => {
       for (let b = 0; b < 10; b++)
         await batch(
           big,
@@ -350,7 +341,7 @@ describe("a 10,000-creator roster", () => {
           })),
         );
       await batch(big, [{ externalId: "big-off", name: "Off", active: false }]);
-      const c = await createCampaign(big, { codeLimit: 1000 });
+      const c = await makeCampaign(big, { codeLimit: 1000 });
       const res = await assign(big, c.id, { scope: "roster" });
       const { job, selection } = strict(strictLinks.AssignmentAccepted, res, 202);
       expect(selection).toEqual({
@@ -391,9 +382,7 @@ describe("a 10,000-creator roster", () => {
       expect(ev.map((e) => [e.data.assigned, e.data.failed])).toEqual([[10_000, 0]]);
       // a second roster job has nothing left to assign
       expectError(await assign(big, c.id, { scope: "roster" }), 400, "validation_failed");
-    } finally {
-      await big.close();
-    }
+    });
   });
 });
 
@@ -403,16 +392,15 @@ describe("restart", () => {
     // Smaller chunks so the job is certainly still running when the sandbox closes.
     const pace = { ...JOB_PACE };
     JOB_PACE.chunk = 100;
-    const first = await sandbox({ dataDir, seed: "empty" });
     let campaignId = "";
     let jobId = "";
-    try {
+    await withSandbox({ dataDir, seed: "empty" }, async ({ sb: first }) => {
       for (let b = 0; b < 2; b++)
         await batch(
           first,
           Array.from({ length: 750 }, (_, i) => ({ externalId: `rs-${b}-${i}`, name: `R ${b}/${i}` })),
         );
-      const c = await createCampaign(first);
+      const c = await makeCampaign(first);
       campaignId = c.id;
       const { job } = strict(
         strictLinks.AssignmentAccepted,
@@ -430,9 +418,7 @@ describe("restart", () => {
         expect(j.status).not.toBe("completed");
         await new Promise((r) => setTimeout(r, 5));
       }
-    } finally {
-      await first.close();
-    }
+    });
     // The snapshot holds the job part-way.
     const saved = loadSnapshot(dataDir)!;
     const savedJob = [...saved.orgs.values()]
@@ -441,15 +427,15 @@ describe("restart", () => {
     expect(savedJob.status).toBe("running");
     expect(savedJob.assignedCount).toBeGreaterThan(0);
     expect(savedJob.assignedCount).toBeLessThan(1500);
-    const second = await sandbox({ dataDir });
     try {
-      const done = (await poll(second, campaignId, jobId)).at(-1)!;
-      expect(done).toMatchObject({ status: "completed", assignedCount: 1500, failedCount: 0 });
-      expect(eventsOf(second, "assignment.completed").map((e) => e.data.jobId)).toEqual([jobId]);
-      const links = strict(strictLinks.ShareLinkPage, await http(second, "GET", path(campaignId)));
-      expect(links.totalCount).toBe(1500);
+      await withSandbox({ dataDir }, async ({ sb: second }) => {
+        const done = (await poll(second, campaignId, jobId)).at(-1)!;
+        expect(done).toMatchObject({ status: "completed", assignedCount: 1500, failedCount: 0 });
+        expect(eventsOf(second, "assignment.completed").map((e) => e.data.jobId)).toEqual([jobId]);
+        const links = strict(strictLinks.ShareLinkPage, await http(second, "GET", path(campaignId)));
+        expect(links.totalCount).toBe(1500);
+      });
     } finally {
-      await second.close();
       Object.assign(JOB_PACE, pace);
     }
   });

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { persistedBytes, SandboxPersistence, snapshotPath } from "../../src/sandbox/persist.js";
 import { SEG, SEGMENT_MIN_ENTRIES, TrackedMap } from "../../src/sandbox/segments.js";
-import { startSandbox } from "../../src/sandbox/server.js";
+import { withSandbox } from "../helpers/harness.js";
 import type { Store } from "../../src/sandbox/store.js";
-import { http, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 
 interface Creator {
   externalId: string;
@@ -423,47 +423,37 @@ describe("a data dir of the first format (one sandbox-state.json)", () => {
   });
 
   it("the sandbox serves a data dir of the first format: its creators, its keys", async () => {
-    const a = await startSandbox({ port: 0, seed: "demo" });
-    const saved = plain(a.sandbox.store);
-    const keys = { writeKey: a.writeKey };
-    await a.close();
+    const { saved, keys } = await withSandbox({ seed: "demo" }, async ({ sb: a }) => ({
+      saved: plain(a.sandbox.store),
+      keys: { writeKey: a.writeKey },
+    }));
     const dir = join(tempDir(), "data");
     mkdirSync(dir, { recursive: true });
     writeFileSync(snapshotPath(dir), JSON.stringify(saved), { mode: 0o600 });
-    const b = await startSandbox({ port: 0, dataDir: dir });
-    try {
+    await withSandbox({ dataDir: dir }, async (b) => {
       expect(b.writeKey).toBe(keys.writeKey);
-      const r = await http(b, "GET", "/creators/cr-0001");
+      const r = await b.http("GET", "/creators/cr-0001");
       expect(r.status).toBe(200);
       expect(r.body.name).toBe("Ada Brooks");
       expect(JSON.parse(readFileSync(snapshotPath(dir), "utf8")).format).toBe(2);
-    } finally {
-      await b.close();
-    }
+    });
   });
 });
 
 describe("the served sandbox writes only changes", () => {
   it("GET requests leave the data dir as it was; a PUT adds one journal line", async () => {
     const dir = join(tempDir(), "data");
-    const a = await startSandbox({ port: 0, dataDir: dir, seed: "demo" });
-    await a.close();
+    await withSandbox({ dataDir: dir, seed: "demo" }, async () => {});
     const before = files(dir);
-    const b = await startSandbox({ port: 0, dataDir: dir });
-    try {
-      expect((await http(b, "GET", "/creators")).status).toBe(200);
-      expect((await http(b, "GET", "/creators/cr-0001")).status).toBe(200);
-      expect((await http(b, "GET", "/me")).status).toBe(200);
-    } finally {
-      await b.close();
-    }
+    await withSandbox({ dataDir: dir }, async (b) => {
+      expect((await b.http("GET", "/creators")).status).toBe(200);
+      expect((await b.http("GET", "/creators/cr-0001")).status).toBe(200);
+      expect((await b.http("GET", "/me")).status).toBe(200);
+    });
     expect(files(dir)).toEqual(before);
-    const c = await startSandbox({ port: 0, dataDir: dir });
-    try {
-      expect((await http(c, "PUT", "/creators/cr-0001", { body: { name: "Renamed" } })).status).toBe(200);
-    } finally {
-      await c.close();
-    }
+    await withSandbox({ dataDir: dir }, async (c) => {
+      expect((await c.http("PUT", "/creators/cr-0001", { body: { name: "Renamed" } })).status).toBe(200);
+    });
     const journal = readFileSync(join(dir, journalOf(dir)), "utf8");
     expect(journal.split("\n").filter(Boolean)).toHaveLength(1);
     expect(journal).toContain("Renamed");

@@ -1,25 +1,22 @@
 // `partner-cli sandbox simulate` (in-process runs against a sandbox on port 0): --campaign resolved
 // like every CAMPAIGN argument, notes as warnings on stderr, exit 3 when nothing asked for could be
 // generated.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { makeCampaign } from "./traffic-util.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { TRAFFIC, makeCampaign } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox();
 let env: NodeJS.ProcessEnv;
 let id: string;
 beforeAll(async () => {
-  sb = await sandbox();
-  env = { PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey, PARTNER_CLI_CONFIG_DIR: tempDir() };
-  id = (await makeCampaign(sb, { externalReference: "spring-oats", codeLimit: 10 })).id;
-});
-afterAll(async () => {
-  await sb?.close();
+  env = s.env({}, { configDir: tempDir() });
+  id = (await makeCampaign(s.sb, { ...TRAFFIC, externalReference: "spring-oats", codeLimit: 10 })).id;
 });
 
 const run = (args: string[]) => runIn(["sandbox", "simulate", ...args], { env });
-const feedCount = async () => (await http(sb, "GET", "/redemptions?limit=1000")).body.items.length as number;
+const feedCount = async () => (await s.http("GET", "/redemptions?limit=1000")).body.items.length as number;
 
 describe("sandbox simulate", () => {
   it("--campaign REF works; a shortfall is a warning on stderr and still exit 0", async () => {
@@ -55,7 +52,7 @@ describe("sandbox simulate", () => {
   });
 
   it("no active campaign and no --campaign: exit 3; an explicit zero asks for nothing: exit 0", async () => {
-    await http(sb, "POST", `/campaigns/${id}/status`, { body: { status: "paused" } });
+    await s.http("POST", `/campaigns/${id}/status`, { body: { status: "paused" } });
     try {
       const r = await run([]);
       expect(r.exitCode).toBe(3);
@@ -64,7 +61,7 @@ describe("sandbox simulate", () => {
       const zero = await run(["--views", "0"]);
       expect(zero.exitCode).toBe(0);
     } finally {
-      await http(sb, "POST", `/campaigns/${id}/status`, { body: { status: "active" } });
+      await s.http("POST", `/campaigns/${id}/status`, { body: { status: "active" } });
     }
   });
 

@@ -1,29 +1,28 @@
 // Bulk generation: one million redemptions through the compact path (no per-item events), readable
 // through the feed, counted in range mode and reports, and small enough to snapshot. Timings are
 // printed, not asserted (the CPU is shared).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { persistedBytes } from "../../src/sandbox/persist.js";
 import { strictRedemptions } from "../../src/spec/redemptions.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { strict } from "./core-util.js";
-import { events, makeCampaign, simulate } from "./traffic-util.js";
+import { events } from "./traffic-util.js";
+import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const MILLION = 1_000_000;
 
 describe("a million redemptions", () => {
-  let sb: RunningSandbox;
-  let dir: string;
+  const dir = tempDir("h7-bulk-");
+  const box = useSandbox({ dataDir: dir });
   let id: string;
   beforeAll(async () => {
-    dir = tempDir("h7-bulk-");
-    sb = await sandbox({ dataDir: dir });
-    id = (await makeCampaign(sb, { codeLimit: 2_000_000, externalReference: "bulk" })).id;
+    id = (await makeCampaign(box.sb, { ...TRAFFIC, codeLimit: 2_000_000, externalReference: "bulk" })).id;
   });
-  afterAll(() => sb.close());
 
   it("generates them without a million events", async () => {
     const t0 = performance.now();
-    const r = await simulate(sb, {
+    const r = await simulate(box.sb, {
       campaign: "bulk",
       claims: MILLION,
       redemptions: MILLION,
@@ -33,9 +32,9 @@ describe("a million redemptions", () => {
     const ms = performance.now() - t0;
     console.log(`[bulk] 1,000,000 claims + redemptions generated in ${(ms / 1000).toFixed(1)} s`);
     expect(r).toMatchObject({ claims: MILLION, redemptions: MILLION, itemEvents: false });
-    const log = await events(sb);
+    const log = await events(box.sb);
     expect(log.filter((e) => e.type !== "campaign.status_changed")).toHaveLength(0);
-    const c = await http(sb, "GET", `/campaigns/${id}`);
+    const c = await box.http("GET", `/campaigns/${id}`);
     expect(c.body.codes).toMatchObject({ issued: MILLION, redeemed: MILLION });
   });
 
@@ -45,7 +44,7 @@ describe("a million redemptions", () => {
     let n = 0;
     let last = "";
     for (let p = 0; p < 20; p++) {
-      const res = await http(sb, "GET", `/redemptions?limit=1000${after ? `&after=${after}` : ""}`);
+      const res = await box.http("GET", `/redemptions?limit=1000${after ? `&after=${after}` : ""}`);
       const page = strictRedemptions.RedemptionFeedPage.parse(res.body);
       n += page.items.length;
       for (const x of page.items) {
@@ -64,9 +63,9 @@ describe("a million redemptions", () => {
     let cursor: string | null = null;
     for (let p = 0; p < 50; p++) {
       const res = await fetch(
-        `${sb.url}/api/partner/v1/redemptions?limit=1000${cursor ? `&after=${cursor}` : ""}`,
+        `${box.url}/api/partner/v1/redemptions?limit=1000${cursor ? `&after=${cursor}` : ""}`,
         {
-          headers: { authorization: `Bearer ${sb.writeKey}` },
+          headers: { authorization: `Bearer ${box.writeKey}` },
         },
       );
       const text = await res.text();
@@ -77,12 +76,12 @@ describe("a million redemptions", () => {
     const t1 = performance.now();
     const range = strict(
       strictRedemptions.RedemptionRangePage,
-      await http(sb, "GET", "/redemptions?preset=7d&pageSize=200"),
+      await box.http("GET", "/redemptions?preset=7d&pageSize=200"),
     );
     console.log(`[bulk] first range page over 1M: ${(performance.now() - t1).toFixed(0)} ms`);
     expect(range.totalCount).toBe(MILLION);
     const t2 = performance.now();
-    const s = await http(sb, "GET", "/reports/summary?preset=7d");
+    const s = await box.http("GET", "/reports/summary?preset=7d");
     console.log(`[bulk] summary over 1M: ${(performance.now() - t2).toFixed(0)} ms`);
     expect(s.body.totals.verifiedRedemptions).toBe(MILLION);
     expect(s.body.totals.estimatedCommission).toBe(250_000);
@@ -90,18 +89,17 @@ describe("a million redemptions", () => {
 
   it("snapshots compactly and reloads", async () => {
     const t0 = performance.now();
-    sb.save();
+    box.sb.save();
     const bytes = persistedBytes(dir);
     console.log(
       `[bulk] snapshot with 1M redemptions: ${(bytes / 1e6).toFixed(1)} MB, saved in ${(performance.now() - t0).toFixed(0)} ms`,
     );
     expect(bytes).toBeLessThan(200e6);
-    await sb.close();
-    sb = await sandbox({ dataDir: dir });
-    const first = await http(sb, "GET", "/redemptions?limit=1");
-    const again = await http(sb, "GET", `/redemptions/${first.body.items[0].id}`);
+    await box.restart();
+    const first = await box.http("GET", "/redemptions?limit=1");
+    const again = await box.http("GET", `/redemptions/${first.body.items[0].id}`);
     expect(again.body).toEqual(first.body.items[0]);
-    const range = await http(sb, "GET", "/redemptions?preset=7d&pageSize=1");
+    const range = await box.http("GET", "/redemptions?preset=7d&pageSize=1");
     expect(range.body.totalCount).toBe(MILLION);
   });
 });

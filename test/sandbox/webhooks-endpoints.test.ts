@@ -1,21 +1,14 @@
 // Webhook endpoint management over HTTP: registration rules, list, read, update, delete, rotation, samples.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { checkWebhookUrl, strictWebhooks } from "../../src/spec/webhooks.js";
-import { http, type RunningSandbox, sandbox } from "../helpers/sandbox.js";
+import { http } from "../helpers/sandbox.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
-let strictSb: RunningSandbox;
-beforeAll(async () => {
-  sb = await sandbox();
-  strictSb = await sandbox({ strictWebhookUrls: true });
-});
-afterAll(async () => {
-  await sb.close();
-  await strictSb.close();
-});
+const box = useSandbox();
+const strictSb = useSandbox({ strictWebhookUrls: true });
 
-async function clearEndpoints(s = sb) {
+async function clearEndpoints(s = box.sb) {
   const list = await http(s, "GET", "/webhooks");
   for (const w of list.body.items) await http(s, "DELETE", `/webhooks/${w.id}`);
 }
@@ -24,7 +17,7 @@ beforeEach(() => clearEndpoints());
 // Nothing listens on port 9 (discard); deliveries there fail fast, which these tests do not look at.
 const LOOP = "http://127.0.0.1:9/hook";
 
-async function create(body: unknown, s = sb) {
+async function create(body: unknown, s = box.sb) {
   return http(s, "POST", "/webhooks", { body });
 }
 
@@ -44,9 +37,9 @@ describe("POST /webhooks", () => {
       previousSecretExpiresAt: null,
     });
     // The secret cannot be read again.
-    const list = await http(sb, "GET", "/webhooks");
+    const list = await box.http("GET", "/webhooks");
     expect(JSON.stringify(list.body)).not.toContain(body.secret);
-    const one = await http(sb, "GET", `/webhooks/${body.webhook.id}`);
+    const one = await box.http("GET", `/webhooks/${body.webhook.id}`);
     expect(JSON.stringify(one.body)).not.toContain(body.secret);
   });
 
@@ -78,7 +71,7 @@ describe("POST /webhooks", () => {
     const r = await create({});
     expect(r.status).toBe(400);
     expect(r.body.error.details).toEqual({ url: ["is required"], eventTypes: ["is required"] });
-    const r2 = await http(sb, "POST", "/webhooks", { rawBody: "[1]" });
+    const r2 = await box.http("POST", "/webhooks", { rawBody: "[1]" });
     expect(r2.status).toBe(400);
   });
 
@@ -132,7 +125,7 @@ describe("POST /webhooks", () => {
       "http://127.0.0.1:9/hook",
       "http://localhost:9/hook",
     ]) {
-      const r = await create({ url, eventTypes: ["code.issued"] }, strictSb);
+      const r = await create({ url, eventTypes: ["code.issued"] }, strictSb.sb);
       expect(r.status, url).toBe(400);
       expect(r.body.error.details.url.join(" ")).toMatch(/loopback|https/);
     }
@@ -157,20 +150,20 @@ describe("POST /webhooks", () => {
       expect(r.status).toBe(201);
       ids.push(r.body.webhook.id);
     }
-    await http(sb, "PATCH", `/webhooks/${ids[0]}`, { body: { active: false } });
+    await box.http("PATCH", `/webhooks/${ids[0]}`, { body: { active: false } });
     const sixth = await create({ url: "https://hooks.example.com/6", eventTypes: ["code.issued"] });
     expect(sixth.status).toBe(409);
     expect(sixth.body.error.code).toBe("conflict");
     expect(sixth.body.error.message).toMatch(/at most 5/);
-    await http(sb, "DELETE", `/webhooks/${ids[1]}`);
+    await box.http("DELETE", `/webhooks/${ids[1]}`);
     expect((await create({ url: "https://hooks.example.com/7", eventTypes: ["code.issued"] })).status).toBe(
       201,
     );
   });
 
   it("refuses a read-only key with 403", async () => {
-    const r = await http(sb, "POST", "/webhooks", {
-      key: sb.readOnlyKey,
+    const r = await box.http("POST", "/webhooks", {
+      key: box.readOnlyKey,
       body: { url: "https://hooks.example.com/x", eventTypes: ["code.issued"] },
     });
     expect(r.status).toBe(403);
@@ -181,7 +174,7 @@ describe("GET /webhooks and GET /webhooks/{id}", () => {
   it("lists unpaged with limit 5 and configured true", async () => {
     await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
     await create({ url: "https://hooks.example.com/b", eventTypes: ["code.issued"] });
-    const r = await http(sb, "GET", "/webhooks");
+    const r = await box.http("GET", "/webhooks");
     expect(r.status).toBe(200);
     const body = strictWebhooks.WebhookList.parse(r.body);
     expect(body.limit).toBe(5);
@@ -194,13 +187,16 @@ describe("GET /webhooks and GET /webhooks/{id}", () => {
 
   it("reads one with recentDeliveries; another organization's or unknown answers 404", async () => {
     const c = await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
-    const r = await http(sb, "GET", `/webhooks/${c.body.webhook.id}`);
+    const r = await box.http("GET", `/webhooks/${c.body.webhook.id}`);
     expect(strictWebhooks.WebhookDetail.parse(r.body).recentDeliveries).toEqual([]);
-    const other = await http(sb, "GET", `/webhooks/${c.body.webhook.id}`, { key: sb.testKeys.otherOrgKey });
+    const other = await box.http("GET", `/webhooks/${c.body.webhook.id}`, {
+      key: box.sb.testKeys.otherOrgKey,
+    });
     expect(other.status).toBe(404);
-    expect((await http(sb, "GET", "/webhooks/00000000-0000-0000-0000-000000000000")).status).toBe(404);
+    expect((await box.http("GET", "/webhooks/00000000-0000-0000-0000-000000000000")).status).toBe(404);
     expect(
-      (await http(sb, "DELETE", `/webhooks/${c.body.webhook.id}`, { key: sb.testKeys.otherOrgKey })).status,
+      (await box.http("DELETE", `/webhooks/${c.body.webhook.id}`, { key: box.sb.testKeys.otherOrgKey }))
+        .status,
     ).toBe(404);
   });
 });
@@ -209,7 +205,7 @@ describe("PATCH /webhooks/{id}", () => {
   it("changes url, eventTypes and active; omitted or null fields stay; returns the webhook", async () => {
     const c = await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
     const id = c.body.webhook.id;
-    const r1 = await http(sb, "PATCH", `/webhooks/${id}`, {
+    const r1 = await box.http("PATCH", `/webhooks/${id}`, {
       body: { url: "https://hooks.example.com/b", eventTypes: null },
     });
     expect(r1.status).toBe(200);
@@ -219,16 +215,16 @@ describe("PATCH /webhooks/{id}", () => {
       eventTypes: ["code.issued"],
       active: true,
     });
-    const r2 = await http(sb, "PATCH", `/webhooks/${id}`, {
+    const r2 = await box.http("PATCH", `/webhooks/${id}`, {
       body: { eventTypes: ["assignment.completed", "assignment.completed"] },
     });
     expect(r2.body).toMatchObject({
       url: "https://hooks.example.com/b",
       eventTypes: ["assignment.completed"],
     });
-    const r3 = await http(sb, "PATCH", `/webhooks/${id}`, { body: { active: false } });
+    const r3 = await box.http("PATCH", `/webhooks/${id}`, { body: { active: false } });
     expect(r3.body).toMatchObject({ active: false, status: "paused" });
-    const r4 = await http(sb, "PATCH", `/webhooks/${id}`, { body: { active: true } });
+    const r4 = await box.http("PATCH", `/webhooks/${id}`, { body: { active: true } });
     expect(r4.body).toMatchObject({ active: true, status: "ok" });
   });
 
@@ -236,19 +232,19 @@ describe("PATCH /webhooks/{id}", () => {
     const c = await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
     const id = c.body.webhook.id;
     for (const body of [{}, { url: null, eventTypes: null, active: null }, { other: 1 }]) {
-      const r = await http(sb, "PATCH", `/webhooks/${id}`, { body });
+      const r = await box.http("PATCH", `/webhooks/${id}`, { body });
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/Nothing to change/);
     }
-    const bad = await http(sb, "PATCH", `/webhooks/${id}`, {
+    const bad = await box.http("PATCH", `/webhooks/${id}`, {
       body: { url: "http://hooks.example.com/a", eventTypes: [], active: "yes" },
     });
     expect(bad.status).toBe(400);
     expect(Object.keys(bad.body.error.details).sort()).toEqual(["active", "eventTypes", "url"]);
-    const unchanged = await http(sb, "GET", `/webhooks/${id}`);
+    const unchanged = await box.http("GET", `/webhooks/${id}`);
     expect(unchanged.body.webhook.url).toBe("https://hooks.example.com/a");
     expect(
-      (await http(sb, "PATCH", "/webhooks/00000000-0000-0000-0000-000000000000", { body: { active: false } }))
+      (await box.http("PATCH", "/webhooks/00000000-0000-0000-0000-000000000000", { body: { active: false } }))
         .status,
     ).toBe(404);
   });
@@ -257,11 +253,11 @@ describe("PATCH /webhooks/{id}", () => {
 describe("DELETE /webhooks/{id}", () => {
   it("answers 204 with no body, then 404", async () => {
     const c = await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
-    const r = await http(sb, "DELETE", `/webhooks/${c.body.webhook.id}`);
+    const r = await box.http("DELETE", `/webhooks/${c.body.webhook.id}`);
     expect(r.status).toBe(204);
     expect(r.body).toBeUndefined();
-    expect((await http(sb, "GET", `/webhooks/${c.body.webhook.id}`)).status).toBe(404);
-    expect((await http(sb, "DELETE", `/webhooks/${c.body.webhook.id}`)).status).toBe(404);
+    expect((await box.http("GET", `/webhooks/${c.body.webhook.id}`)).status).toBe(404);
+    expect((await box.http("DELETE", `/webhooks/${c.body.webhook.id}`)).status).toBe(404);
   });
 });
 
@@ -269,8 +265,8 @@ describe("POST /webhooks/{id}/rotate-secret", () => {
   it("returns a new secret and previousSecretExpiresAt 24 h later on the sandbox clock", async () => {
     const c = await create({ url: "https://hooks.example.com/a", eventTypes: ["code.issued"] });
     const id = c.body.webhook.id;
-    const clock = await http(sb, "GET", "/clock", { control: true });
-    const r = await http(sb, "POST", `/webhooks/${id}/rotate-secret`);
+    const clock = await box.http("GET", "/clock", { control: true });
+    const r = await box.http("POST", `/webhooks/${id}/rotate-secret`);
     expect(r.status).toBe(200);
     const body = strictWebhooks.WebhookWithSecret.parse(r.body);
     expect(body.secret).toMatch(/^whsec_/);
@@ -279,7 +275,7 @@ describe("POST /webhooks/{id}/rotate-secret", () => {
     const expected = Date.parse(clock.body.now) + 24 * 3_600_000;
     expect(Math.abs(expires - expected)).toBeLessThan(5000);
     expect(
-      (await http(sb, "POST", "/webhooks/00000000-0000-0000-0000-000000000000/rotate-secret")).status,
+      (await box.http("POST", "/webhooks/00000000-0000-0000-0000-000000000000/rotate-secret")).status,
     ).toBe(404);
   });
 });
@@ -287,14 +283,14 @@ describe("POST /webhooks/{id}/rotate-secret", () => {
 describe("POST /webhooks/{id}/test", () => {
   it.each(EVENT_TYPES)("answers 202 with a complete sample envelope of %s, not in the log", async (type) => {
     const c = await create({ url: LOOP, eventTypes: ["code.issued"] });
-    const r = await http(sb, "POST", `/webhooks/${c.body.webhook.id}/test`, { body: { type } });
+    const r = await box.http("POST", `/webhooks/${c.body.webhook.id}/test`, { body: { type } });
     expect(r.status).toBe(202);
     const env = strictEvents.TypedEnvelope.parse(r.body);
     expect(env).toMatchObject({ type, sample: true });
-    const me = await http(sb, "GET", "/me");
+    const me = await box.http("GET", "/me");
     expect(env.organizationId).toBe(me.body.organization.id);
-    expect((await http(sb, "GET", `/events/${env.id}`)).status).toBe(404);
-    const log = await http(sb, "GET", "/events?limit=1000");
+    expect((await box.http("GET", `/events/${env.id}`)).status).toBe(404);
+    const log = await box.http("GET", "/events?limit=1000");
     expect(log.body.items.map((e: { id: string }) => e.id)).not.toContain(env.id);
   });
 
@@ -302,7 +298,7 @@ describe("POST /webhooks/{id}/test", () => {
     const c = await create({ url: LOOP, eventTypes: ["code.issued"] });
     const id = c.body.webhook.id;
     for (const body of [{}, { type: "code.*" }, { type: "Code.Issued" }]) {
-      const r = await http(sb, "POST", `/webhooks/${id}/test`, { body });
+      const r = await box.http("POST", `/webhooks/${id}/test`, { body });
       expect(r.status).toBe(400);
       expect(r.body.error.details.type).toBeDefined();
     }

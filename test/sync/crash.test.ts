@@ -3,37 +3,24 @@
 // runs) and rerun each time, the database ends equal to the service's truth; two runs started
 // together: one syncs, the other exits 9.
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { describe, expect, it } from "vitest";
+import { simulate, useFeedCampaign } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { destinationKinds, useDests, type TestDest } from "./destinations.js";
 import { expectCountersMatch, expectEqualsTruth } from "./truth.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
-  let sb: RunningSandbox;
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb);
-    await simulate(sb, { campaign: campaignId, claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
-  });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-    await sb.close();
-  });
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
+  const s = useSandbox();
+  const campaign = useFeedCampaign(s, { claims: 2200, redemptions: 2000, exclusions: 30, seed: 5 });
+  const fresh = useDests(kind);
   const envFor = (configDir: string) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: s.url,
+    PARTNER_API_KEY: s.writeKey,
   });
   /** Redemptions the copy's checkpoint covers (0 before the first commit). */
   const committed = async (d: TestDest) => {
@@ -55,14 +42,14 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   it("killed with SIGKILL at twenty random moments and rerun, the database ends equal to the service", async () => {
     const d = await fresh();
     const configDir = tempDir();
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 25 } });
     let killed = 0;
     let killedMidSync = 0;
     try {
       for (let i = 0; i < 20; i++) {
         // New rows and corrections arrive between runs, so every run has pages to commit when killed.
-        await simulate(sb, {
-          campaign: campaignId,
+        await simulate(s.sb, {
+          campaign: campaign.id,
           claims: 300,
           redemptions: 250,
           exclusions: 4,
@@ -94,20 +81,20 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
         if (!r.isTerminated) expect([0, 9], r.stderr).toContain(r.exitCode);
       }
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
     const final = await finish(d, configDir);
     expect(final.exitCode, final.stderr).toBe(0);
     expect(killed).toBeGreaterThan(10);
     expect(killedMidSync).toBeGreaterThanOrEqual(8);
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(s.sb, d);
     await expectCountersMatch(d);
   }, 240_000);
 
   it("Ctrl-C (SIGINT) mid-run: exit 130, what was committed stays, the next run completes the copy", async () => {
     const d = await fresh();
     const configDir = tempDir();
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 25 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 25 } });
     let r: Awaited<ReturnType<typeof execa>>;
     try {
       const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
@@ -120,7 +107,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
       child.kill("SIGINT");
       r = await child;
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
     expect(r.exitCode, String(r.stderr)).toBe(130);
     expect(String(r.stderr)).toMatch(
@@ -132,14 +119,14 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
     expect(Number((await d.query("SELECT COUNT(*) FROM redemptions"))[0]![0])).toBe(kept);
     const final = await finish(d, configDir);
     expect(final.exitCode, final.stderr).toBe(0);
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(s.sb, d);
     await expectCountersMatch(d);
   }, 120_000);
 
   it("two runs started together: one syncs, the other exits 9", async () => {
     const d = await fresh();
     const configDir = tempDir();
-    await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 30 } });
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 30 } });
     try {
       const [a, b] = await Promise.all([
         cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(configDir) }),
@@ -152,9 +139,9 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
         /in use by another partner-cli run|being synced by another partner-cli run/,
       );
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(s.sb, d);
     await expectCountersMatch(d);
   }, 120_000);
 
@@ -162,7 +149,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   if (kind === "sqlite")
     it("two runs with different config dirs (so different lock files) still commit each page once", async () => {
       const d = await fresh();
-      await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 20 } });
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 20 } });
       let a: Awaited<ReturnType<typeof cli>>;
       let b: Awaited<ReturnType<typeof cli>>;
       try {
@@ -171,7 +158,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
           cli(["sync", "--to", d.to, "--limit", "100"], { env: envFor(tempDir()) }),
         ]);
       } finally {
-        await http(sb, "POST", "/faults", { control: true, body: { latencyMs: 0 } });
+        await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
       }
       // Either the second found the first's checkpoint moved (9), or started after it had finished (0).
       expect(a.exitCode === 0 || b.exitCode === 0, `${a.stderr}\n${b.stderr}`).toBe(true);
@@ -180,7 +167,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
       if (loser) expect(loser.stderr).toMatch(/saved the ".*" checkpoint while this run was working/);
       const r = await cli(["sync", "--to", d.to], { env: envFor(tempDir()) });
       expect(r.exitCode, r.stderr).toBe(0);
-      await expectEqualsTruth(sb, d);
+      await expectEqualsTruth(s.sb, d);
       await expectCountersMatch(d);
     }, 120_000);
 });

@@ -10,6 +10,7 @@ import { openSqlite } from "../../src/sync/sqlite.js";
 import { parseSyncTarget } from "../../src/sync/target.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 const redemption = (id: string, state = "counted") => [
   id,
@@ -23,7 +24,7 @@ const redemption = (id: string, state = "counted") => [
   "camp-1",
   null,
   "Camp",
-  "0012345000028",
+  SEED.offers.oatsUnknownSupply,
   null,
   "b-1",
   "Brand",

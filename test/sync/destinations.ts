@@ -9,6 +9,7 @@ import { join } from "node:path";
 import Database from "libsql";
 import pg from "pg";
 import { tempDir } from "../helpers/sandbox.js";
+import { afterAll } from "vitest";
 
 export const PG_URL = process.env.PARTNER_TEST_PG_URL || undefined;
 
@@ -114,4 +115,17 @@ export function destinationKinds(): ("sqlite" | "postgres")[] {
 
 export async function makeDest(kind: "sqlite" | "postgres"): Promise<TestDest> {
   return kind === "sqlite" ? sqliteDest() : pgDest();
+}
+
+/** Destinations of one kind made by a file's tests (`fresh()`), closed after them. */
+export function useDests(kind: "sqlite" | "postgres"): () => Promise<TestDest> {
+  const dests: TestDest[] = [];
+  afterAll(async () => {
+    for (const d of dests) await d.close();
+  });
+  return async () => {
+    const d = await makeDest(kind);
+    dests.push(d);
+    return d;
+  };
 }

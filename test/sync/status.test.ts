@@ -3,42 +3,22 @@
 // and PostgreSQL connection failures that never show the password.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { describe, expect, it } from "vitest";
+import { useFeedCampaign } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, PG_URL, pgAvailable, type TestDest } from "./destinations.js";
+import { tempDir } from "../helpers/sandbox.js";
+import { destinationKinds, useDests, PG_URL, pgAvailable } from "./destinations.js";
 import { allOf } from "./truth.js";
+import { useSandbox } from "../helpers/harness.js";
 
 describe.each(destinationKinds())("sync status and roster on %s", (kind) => {
-  let sb: RunningSandbox;
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb);
-    await simulate(sb, {
-      campaign: campaignId,
-      claims: 400,
-      redemptions: 300,
-      exclusions: 5,
-      days: 3,
-      seed: 4,
-    });
-  });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-    await sb.close();
-  });
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
+  const box = useSandbox();
+  useFeedCampaign(box, { claims: 400, redemptions: 300, exclusions: 5, days: 3, seed: 4 });
+  const fresh = useDests(kind);
   const env = (configDir = tempDir()) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: box.url,
+    PARTNER_API_KEY: box.writeKey,
   });
   const p = (i: number) => (kind === "sqlite" ? "?" : `$${i}`);
 
@@ -62,7 +42,7 @@ describe.each(destinationKinds())("sync status and roster on %s", (kind) => {
       "links",
     ]);
     expect(byKind.redemptions.rows).toBe(300);
-    expect(byKind.creators.rows).toBe((await allOf(sb, "/creators")).length);
+    expect(byKind.creators.rows).toBe((await allOf(box.sb, "/creators")).length);
     for (const k of s.kinds) {
       expect(k.lastSyncedAt, k.kind).not.toBeNull();
       expect(k.cursorAgeSeconds, k.kind).toBeGreaterThanOrEqual(0);
@@ -133,11 +113,11 @@ describe.each(destinationKinds())("sync status and roster on %s", (kind) => {
     const first = await runIn(["sync", "--to", d.to, "--only", "creators", "--json"], {
       env: env(configDir),
     });
-    const total = (await allOf(sb, "/creators")).length;
+    const total = (await allOf(box.sb, "/creators")).length;
     expect(JSON.parse(first.stdout).summary.kinds.creators.read).toBe(total);
     // Only the creators changed since the last read are read next time.
-    await http(sb, "PUT", "/creators/cr-0002", { body: { name: "Renamed Creator" } });
-    await http(sb, "PUT", "/creators/new-creator-1", { body: { name: "New Creator" } });
+    await box.http("PUT", "/creators/cr-0002", { body: { name: "Renamed Creator" } });
+    await box.http("PUT", "/creators/new-creator-1", { body: { name: "New Creator" } });
     const next = await runIn(["sync", "--to", d.to, "--only", "creators", "--json"], { env: env(configDir) });
     expect(next.exitCode, next.stderr).toBe(0);
     const k = JSON.parse(next.stdout).summary.kinds.creators;
@@ -168,15 +148,11 @@ describe("sync status: nothing to read", () => {
 });
 
 describe.runIf(pgAvailable())("sync into PostgreSQL: connection problems", () => {
-  let sb: RunningSandbox;
-  beforeAll(async () => {
-    sb = await sandbox();
-  });
-  afterAll(async () => sb.close());
+  const box = useSandbox();
   const env = () => ({
     PARTNER_CLI_CONFIG_DIR: tempDir(),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: box.url,
+    PARTNER_API_KEY: box.writeKey,
   });
 
   it("a wrong password exits 4, a server that does not answer exits 7; neither shows the password", async () => {

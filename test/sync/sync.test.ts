@@ -2,43 +2,29 @@
 // the service, corrections applied, faults injected, refusals that write nothing, and the views'
 // commission equal to the service's campaign report.
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeCampaign, simulate } from "../export/arrange.js";
+import { describe, expect, it } from "vitest";
+import { FEED, makeCampaign, simulate, useFeedCampaign } from "../helpers/fixtures.js";
 import { runIn } from "../helpers/run.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
-import { destinationKinds, makeDest, sqliteDest, type TestDest } from "./destinations.js";
+import { http, tempDir } from "../helpers/sandbox.js";
+import { destinationKinds, useDests, sqliteDest, type TestDest } from "./destinations.js";
 import { rangeQuery } from "./doc-queries.js";
 import { allOf, expectCountersMatch, expectEqualsTruth, redemptionStates } from "./truth.js";
+import { useSandbox } from "../helpers/harness.js";
+import { SEED } from "../../src/sandbox/seed.js";
 
 describe.each(destinationKinds())("sync into %s", (kind) => {
-  let sb: RunningSandbox;
-  let campaignId: string;
-  const dests: TestDest[] = [];
-  beforeAll(async () => {
-    sb = await sandbox();
-    campaignId = await activeCampaign(sb);
-    await simulate(sb, {
-      campaign: campaignId,
-      claims: 1300,
-      redemptions: 1200,
-      exclusions: 40,
-      days: 6,
-      seed: 3,
-    });
+  const box = useSandbox();
+  const campaign = useFeedCampaign(box, {
+    claims: 1300,
+    redemptions: 1200,
+    exclusions: 40,
+    days: 6,
+    seed: 3,
   });
-  afterAll(async () => {
-    for (const d of dests) await d.close();
-    await sb.close();
-  });
-
-  const fresh = async () => {
-    const d = await makeDest(kind);
-    dests.push(d);
-    return d;
-  };
-  const envFor = (configDir: string, key = sb.writeKey) => ({
+  const fresh = useDests(kind);
+  const envFor = (configDir: string, key = box.writeKey) => ({
     PARTNER_CLI_CONFIG_DIR: configDir,
-    PARTNER_BASE_URL: sb.url,
+    PARTNER_BASE_URL: box.url,
     PARTNER_API_KEY: key,
   });
   const sync = (
@@ -60,26 +46,26 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     expect(summary.kinds.redemptions.read).toBe(1200);
     expect(summary.kinds.redemptions.pages).toBeGreaterThanOrEqual(4);
     expect(r.stderr).toMatch(/^Synced .* into /m);
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(box.sb, d);
     await expectCountersMatch(d);
 
     // Every other kind equals the service's lists.
-    const creators = await allOf(sb, "/creators");
+    const creators = await allOf(box.sb, "/creators");
     const rows = await d.query("SELECT external_id, name, email, active FROM creators ORDER BY external_id");
     expect(rows.map((x) => String(x[0]))).toEqual(creators.map((c) => c.externalId).sort());
     const cr = creators.find((c) => c.email === null)!;
     const crRow = rows.find((x) => x[0] === cr.externalId)!;
     expect(crRow[2]).toBeNull();
     expect(Boolean(crRow[3])).toBe(cr.active);
-    const campaigns = await allOf(sb, "/campaigns");
+    const campaigns = await allOf(box.sb, "/campaigns");
     expect(await count(d, "campaigns")).toBe(campaigns.length);
-    const offers = await allOf(sb, "/offers");
+    const offers = await allOf(box.sb, "/offers");
     const offerIds = (await d.query("SELECT base_gs1 FROM offers")).map((x) => x[0]);
     expect(new Set(offerIds)).toEqual(new Set(offers.map((o) => o.baseGs1)));
     // Identifiers are text: leading zeros kept.
-    expect(offerIds).toContain("0012345000028");
+    expect(offerIds).toContain(SEED.offers.oatsUnknownSupply);
     let links = 0;
-    for (const c of campaigns) links += (await allOf(sb, `/campaigns/${c.id}/creators`)).length;
+    for (const c of campaigns) links += (await allOf(box.sb, `/campaigns/${c.id}/creators`)).length;
     expect(links).toBeGreaterThan(0);
     expect(await count(d, "share_links")).toBe(links);
     const [camp] = await d.query(
@@ -87,7 +73,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
         "$1",
         kind === "sqlite" ? "?" : "$1",
       ),
-      [campaignId],
+      [campaign.id],
     );
     expect(camp!.slice(0, 5).map((v) => String(v))).toEqual(["0.1", "4.99", "1000", "499", "active"]);
 
@@ -104,18 +90,18 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     const d = await fresh();
     const configDir = tempDir();
     expect((await sync(d, [], { configDir })).exitCode).toBe(0);
-    const states = await redemptionStates(sb);
+    const states = await redemptionStates(box.sb);
     const counted = [...states].filter(([, s]) => s === "counted").map(([id]) => id);
     const excluded = [...states].filter(([, s]) => s === "excluded").map(([id]) => id);
-    await simulate(sb, { exclude: counted.slice(0, 7), reason: "duplicate receipt" });
-    await simulate(sb, { restore: excluded.slice(0, 5) });
-    await simulate(sb, { campaign: campaignId, claims: 60, redemptions: 50, seed: 9 });
+    await simulate(box.sb, { exclude: counted.slice(0, 7), reason: "duplicate receipt" });
+    await simulate(box.sb, { restore: excluded.slice(0, 5) });
+    await simulate(box.sb, { campaign: campaign.id, claims: 60, redemptions: 50, seed: 9 });
     const r = await sync(d, ["--json"], { configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout).summary;
     expect(s.kinds.redemptions.read).toBe(50);
     expect(s.kinds.corrections.read).toBe(12);
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(box.sb, d);
     await expectCountersMatch(d);
     const reason = await d.query(
       `SELECT exclusion_reason, excluded_at FROM redemptions WHERE id = ${kind === "sqlite" ? "?" : "$1"}`,
@@ -127,7 +113,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
 
   it("with faults injected (429, 502, 500, resets, stalls) the copy ends equal to the service, each row once", async () => {
     const d = await fresh();
-    await http(sb, "POST", "/faults", {
+    await box.http("POST", "/faults", {
       control: true,
       body: {
         rates: { "429": 0.07, "502": 0.07, "500": 0.07, reset: 0.07, stall: 0.03 },
@@ -141,10 +127,10 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
         env: { PARTNER_RETRY_BASE_MS: "5", PARTNER_RETRY_DEADLINE_MS: "60000" },
       });
     } finally {
-      await http(sb, "POST", "/faults", { control: true, body: { rates: {} } });
+      await box.http("POST", "/faults", { control: true, body: { rates: {} } });
     }
     expect(r.exitCode, r.stderr).toBe(0);
-    await expectEqualsTruth(sb, d);
+    await expectEqualsTruth(box.sb, d);
     await expectCountersMatch(d);
   });
 
@@ -152,7 +138,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     const d = await fresh();
     expect((await sync(d, ["--only", "campaigns,redemptions"])).exitCode).toBe(0);
     const before = await snapshot(d);
-    const r = await sync(d, [], { key: sb.testKeys.otherOrgKey });
+    const r = await sync(d, [], { key: box.sb.testKeys.otherOrgKey });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/holds the copy of organization .*this key belongs to .*Nothing was written/);
     expect(await snapshot(d)).toEqual(before);
@@ -178,21 +164,28 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
   it("the commission views equal the service's campaign report for the same range", async () => {
     const d = await fresh();
     // A campaign whose commission needs the half-even rule: 0.1235 x 3.50 = 0.432250 per redemption.
-    const other = await activeCampaign(sb, `half-even-${kind}`);
-    await http(sb, "PATCH", `/campaigns/${other}`, {
+    const other = (await makeCampaign(box.sb, { ...FEED, externalReference: `half-even-${kind}` })).id;
+    await box.http("PATCH", `/campaigns/${other}`, {
       body: { commission: { rate: 0.1235, estimatedUnitSalePrice: 3.5 } },
     });
-    await simulate(sb, { campaign: other, claims: 400, redemptions: 333, exclusions: 11, days: 4, seed: 21 });
+    await simulate(box.sb, {
+      campaign: other,
+      claims: 400,
+      redemptions: 333,
+      exclusions: 11,
+      days: 4,
+      seed: 21,
+    });
     expect((await sync(d)).exitCode).toBe(0);
-    const today = new Date(sb.sandbox.clock.nowMs()).toISOString().slice(0, 10);
-    const from = new Date(sb.sandbox.clock.nowMs() - 20 * 86_400_000).toISOString().slice(0, 10);
-    const through = new Date(sb.sandbox.clock.nowMs() + 86_400_000).toISOString().slice(0, 10);
+    const today = new Date(box.sb.sandbox.clock.nowMs()).toISOString().slice(0, 10);
+    const from = new Date(box.sb.sandbox.clock.nowMs() - 20 * 86_400_000).toISOString().slice(0, 10);
+    const through = new Date(box.sb.sandbox.clock.nowMs() + 86_400_000).toISOString().slice(0, 10);
     expect(today <= through).toBe(true);
     const p = kind === "sqlite" ? "?" : "$1";
     let ties = 0;
-    for (const id of [campaignId, other]) {
+    for (const id of [campaign.id, other]) {
       const report = (
-        await http(sb, "GET", `/campaigns/${id}/report?from=${from}&through=${through}&pageSize=200`)
+        await box.http("GET", `/campaigns/${id}/report?from=${from}&through=${through}&pageSize=200`)
       ).body;
       const [total] = await d.query(
         `SELECT counted_redemptions, estimated_commission FROM commission_by_campaign WHERE campaign_id = ${p}`,
@@ -235,16 +228,23 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
 
   it("the documented range query equals the service's campaign report for a range of days", async () => {
     const d = await fresh();
-    const spread = await activeCampaign(sb, `range-${kind}`);
-    await http(sb, "PATCH", `/campaigns/${spread}`, {
+    const spread = (await makeCampaign(box.sb, { ...FEED, externalReference: `range-${kind}` })).id;
+    await box.http("PATCH", `/campaigns/${spread}`, {
       body: { commission: { rate: 0.0875, estimatedUnitSalePrice: 12.5 } },
     });
-    await simulate(sb, { campaign: spread, claims: 500, redemptions: 420, exclusions: 9, days: 3, seed: 31 });
+    await simulate(box.sb, {
+      campaign: spread,
+      claims: 500,
+      redemptions: 420,
+      exclusions: 9,
+      days: 3,
+      seed: 31,
+    });
     expect((await sync(d)).exitCode).toBe(0);
-    const now = sb.sandbox.clock.nowMs();
+    const now = box.sb.sandbox.clock.nowMs();
     const wide = (
       await http(
-        sb,
+        box.sb,
         "GET",
         `/campaigns/${spread}/report?from=${new Date(now - 20 * 86_400_000).toISOString().slice(0, 10)}&through=${new Date(now + 86_400_000).toISOString().slice(0, 10)}`,
       )
@@ -254,7 +254,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     // The middle day: redemptions of the days before and after are left out.
     const [from, through] = [active[1], active[1]];
     const report = (
-      await http(sb, "GET", `/campaigns/${spread}/report?from=${from}&through=${through}&pageSize=200`)
+      await box.http("GET", `/campaigns/${spread}/report?from=${from}&through=${through}&pageSize=200`)
     ).body;
     const rows = (await d.query(rangeQuery(kind, from, through))).filter((r) => r[0] === spread);
     const got = new Map(rows.map((r) => [String(r[1]), [Number(r[2]), Number(r[3])]]));
@@ -285,15 +285,11 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
 });
 
 describe("sync: operator mistakes", () => {
-  let sb: RunningSandbox;
-  beforeAll(async () => {
-    sb = await sandbox();
-  });
-  afterAll(async () => sb.close());
+  const box = useSandbox();
   const env = () => ({
     PARTNER_CLI_CONFIG_DIR: tempDir(),
-    PARTNER_BASE_URL: sb.url,
-    PARTNER_API_KEY: sb.writeKey,
+    PARTNER_BASE_URL: box.url,
+    PARTNER_API_KEY: box.writeKey,
   });
 
   it("a file that is not a SQLite database is refused with exit 2 and left byte for byte", async () => {

@@ -1,19 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { run } from "../../src/main.js";
-import { sandbox, testContext } from "../helpers/sandbox.js";
+import { withSandbox } from "../helpers/harness.js";
 
 describe("smoke", () => {
   it("me against a sandbox on port 0", async () => {
-    const sb = await sandbox();
-    try {
-      const { ctx, stdout } = testContext(sb, { globals: { json: true } });
+    await withSandbox({}, async (s) => {
+      const { ctx, stdout } = s.context({ globals: { json: true } });
       const { meRun } = await import("../../src/commands/identity/me.js");
       await meRun({}, ctx);
       await ctx.close();
       expect(JSON.parse(stdout()).organization.name).toBe("Northwind Creators");
-    } finally {
-      await sb.close();
-    }
+    });
   });
   it("unknown command is a usage error", async () => {
     const { PassThrough } = await import("node:stream");

@@ -2,32 +2,32 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { runIn, scriptedPrompter } from "../cli/run-helper.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { scriptedPrompter } from "../helpers/fixtures.js";
+import { runIn } from "../helpers/run.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { type Receiver, receiver } from "../sandbox/webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
-let sb: RunningSandbox;
+const s = useSandbox({ seed: "empty" });
 let rx: Receiver;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
   rx = await receiver();
 });
 afterAll(async () => {
   await rx?.close();
-  await sb?.close();
 });
 beforeEach(async () => {
   // Start every test without endpoints (the organization allows five).
-  const list = await http(sb, "GET", "/webhooks");
-  for (const w of list.body.items) await http(sb, "DELETE", `/webhooks/${w.id}`);
-  env = { PARTNER_CLI_CONFIG_DIR: tempDir(), PARTNER_BASE_URL: sb.url, PARTNER_API_KEY: sb.writeKey };
+  const list = await s.http("GET", "/webhooks");
+  for (const w of list.body.items) await s.http("DELETE", `/webhooks/${w.id}`);
+  env = s.env({}, { configDir: tempDir() });
   rx.script = [];
   rx.fallback = { status: 200 };
 });
 
 const run = (args: string[], o: Parameters<typeof runIn>[1] = {}) => runIn(args, { env, ...o });
-const count = async () => (await http(sb, "GET", "/webhooks")).body.items.length as number;
+const count = async () => (await s.http("GET", "/webhooks")).body.items.length as number;
 const secretOf = (path: string) => readFileSync(path, "utf8").trim();
 
 describe("create", () => {
@@ -51,7 +51,7 @@ describe("create", () => {
     expect(r.stdout + r.stderr).not.toContain(secret);
     expect(r.stderr).toContain(file);
     expect(r.stdout).toContain("code.issued,redemption.recorded");
-    const id = (await http(sb, "GET", "/webhooks")).body.items[0].id as string;
+    const id = (await s.http("GET", "/webhooks")).body.items[0].id as string;
 
     // The same URL again: a usage error naming the endpoint, before any write.
     const dup = await run(["webhooks", "create", "--url", rx.url, "--events", "code.issued"]);
@@ -186,11 +186,11 @@ describe("list, get, update, delete, rotate-secret", () => {
     expect(JSON.stringify(getJson)).not.toContain(secret);
 
     // --enable on an enabled endpoint: a state already reached, exit 0, nothing sent.
-    const updatedAt = (await http(sb, "GET", `/webhooks/${id}`)).body.webhook.updatedAt;
+    const updatedAt = (await s.http("GET", `/webhooks/${id}`)).body.webhook.updatedAt;
     const enabledAgain = await run(["webhooks", "update", id, "--enable"]);
     expect(enabledAgain.exitCode).toBe(0);
     expect(enabledAgain.stderr).toBe(`Webhook ${id} is already enabled; nothing changed.\n`);
-    expect((await http(sb, "GET", `/webhooks/${id}`)).body.webhook.updatedAt).toBe(updatedAt);
+    expect((await s.http("GET", `/webhooks/${id}`)).body.webhook.updatedAt).toBe(updatedAt);
     const paused = await run(["webhooks", "update", id, "--disable"]);
     expect(paused.exitCode).toBe(0);
     expect(paused.stdout).toContain("paused");
@@ -233,13 +233,13 @@ describe("list, get, update, delete, rotate-secret", () => {
     expect(refused.stderr).toContain("--yes");
     const declined = await run(["webhooks", "delete", id], {
       tty: true,
-      prompter: scriptedPrompter({ confirm: [false] }),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: false }]),
     });
     expect(declined.exitCode).toBe(2);
     expect(await count()).toBe(1);
     const asked = await run(["webhooks", "delete", id], {
       tty: true,
-      prompter: scriptedPrompter({ confirm: [true] }),
+      prompter: scriptedPrompter([{ kind: "confirm", answer: true }]),
     });
     expect(asked.exitCode).toBe(0);
     expect(await count()).toBe(0);
@@ -297,25 +297,25 @@ describe("test --wait", () => {
 
 describe("lost answers", () => {
   test("create answered 500 after registering: no second endpoint, the user is told to rotate", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/webhooks", method: "POST" },
     });
     try {
       const r = await run(["webhooks", "create", "--url", rx.url, "--events", "code.issued"]);
       expect(r.exitCode).toBe(1);
-      const items = (await http(sb, "GET", "/webhooks")).body.items;
+      const items = (await s.http("GET", "/webhooks")).body.items;
       expect(items).toHaveLength(1);
       expect(r.stderr).toContain(`registered as ${items[0].id}`);
       expect(r.stderr).toContain(`webhooks rotate-secret ${items[0].id}`);
       expect(r.stdout).toBe("");
     } finally {
-      await http(sb, "DELETE", "/faults", { control: true });
+      await s.http("DELETE", "/faults", { control: true });
     }
   });
 
   test("create that failed before applying (reset) is repeated once and succeeds", async () => {
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["reset"], pathPrefix: "/webhooks", method: "POST" },
     });
@@ -325,14 +325,14 @@ describe("lost answers", () => {
       expect(JSON.parse(r.stdout).secret).toMatch(/^whsec_/);
       expect(await count()).toBe(1);
     } finally {
-      await http(sb, "DELETE", "/faults", { control: true });
+      await s.http("DELETE", "/faults", { control: true });
     }
   });
 
   test("rotate answered 500 after rotating: not repeated (that would end the old secret's overlap)", async () => {
     const c = await run(["webhooks", "create", "--url", rx.url, "--events", "code.issued", "--json"]);
     const id = JSON.parse(c.stdout).webhook.id as string;
-    await http(sb, "POST", "/faults", {
+    await s.http("POST", "/faults", {
       control: true,
       body: { next: ["500"], pathPrefix: "/webhooks", method: "POST" },
     });
@@ -340,10 +340,10 @@ describe("lost answers", () => {
       const r = await run(["webhooks", "rotate-secret", id]);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain("was rotated, but the answer carrying the new secret was lost");
-      const w = (await http(sb, "GET", `/webhooks/${id}`)).body.webhook;
+      const w = (await s.http("GET", `/webhooks/${id}`)).body.webhook;
       expect(w.previousSecretExpiresAt).not.toBeNull();
     } finally {
-      await http(sb, "DELETE", "/faults", { control: true });
+      await s.http("DELETE", "/faults", { control: true });
     }
   });
 });

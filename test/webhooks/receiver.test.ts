@@ -5,12 +5,13 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { type Receipt, type RunningReceiver, startReceiver } from "../../src/webhooks/receiver.js";
 import { openEventStore } from "../../src/webhooks/event-store.js";
-import { type OrgState, existingWebhooksArea } from "../../src/sandbox/store.js";
-import { http, type RunningSandbox, sandbox, tempDir } from "../helpers/sandbox.js";
+import { existingWebhooksArea, type OrgState } from "../../src/sandbox/store.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
+import { useSandbox } from "../helpers/harness.js";
 
 const SECRET = "whsec_receivertest000000000000000000000";
 
@@ -335,34 +336,32 @@ describe("receiver rules", () => {
 
 // ---- fed by the sandbox ------------------------------------------------------------------------
 
-let sb: RunningSandbox;
+const box = useSandbox({ seed: "empty" });
 let org: OrgState;
 beforeAll(async () => {
-  sb = await sandbox({ seed: "empty" });
-  const me = await http(sb, "GET", "/me");
-  org = sb.sandbox.org(me.body.organization.id)!;
+  const me = await box.http("GET", "/me");
+  org = box.sb.sandbox.org(me.body.organization.id)!;
 });
-afterAll(() => sb?.close());
 
 const data = () => ({
   claimId: "6f1c2d8e-1111-4222-8333-944445555666",
   campaign: { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "S" },
   creator: { externalId: "c1", name: "C" },
-  issuedAt: sb.sandbox.clock.iso(),
+  issuedAt: box.sb.sandbox.clock.iso(),
 });
 
 async function register(url: string, types = ["code.issued"]): Promise<{ id: string; secret: string }> {
-  const r = await http(sb, "POST", "/webhooks", { body: { url, eventTypes: types } });
+  const r = await box.http("POST", "/webhooks", { body: { url, eventTypes: types } });
   expect(r.status).toBe(201);
   return { id: r.body.webhook.id, secret: r.body.secret };
 }
 
 async function clearEndpoints() {
-  const list = await http(sb, "GET", "/webhooks");
-  for (const w of list.body.items) await http(sb, "DELETE", `/webhooks/${w.id}`);
+  const list = await box.http("GET", "/webhooks");
+  for (const w of list.body.items) await box.http("DELETE", `/webhooks/${w.id}`);
 }
 
-const advance = (duration: string) => http(sb, "POST", "/advance", { control: true, body: { duration } });
+const advance = (duration: string) => box.http("POST", "/advance", { control: true, body: { duration } });
 
 function pendingCount(): number {
   const a = existingWebhooksArea(org);
@@ -404,7 +403,7 @@ describe("deliveries from the sandbox", () => {
     });
     try {
       const ids: string[] = [];
-      for (let i = 0; i < 1000; i++) ids.push(sb.sandbox.emit(org, "code.issued", data()).id);
+      for (let i = 0; i < 1000; i++) ids.push(box.sb.sandbox.emit(org, "code.issued", data()).id);
       // Every first attempt happens; refused and unacknowledged ones wait for their retry (1 min).
       await until(() => counts.stored + counts.lost + counts.refused >= 1000, 60_000);
       expect(counts.refused).toBeGreaterThan(50);
@@ -435,7 +434,7 @@ describe("deliveries from the sandbox", () => {
     const ep = await register(url);
     rx = await startReceiver({ secrets: [ep.secret], out, port });
     const ids: string[] = [];
-    for (let i = 0; i < 150; i++) ids.push(sb.sandbox.emit(org, "code.issued", data()).id);
+    for (let i = 0; i < 150; i++) ids.push(box.sb.sandbox.emit(org, "code.issued", data()).id);
     await until(() => idsIn(out).length >= 40, 20_000);
     await rx.close();
     const deliveredNow = () =>

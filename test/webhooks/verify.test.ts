@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { runIn } from "../cli/run-helper.js";
+import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { opensslHmac } from "../sandbox/webhooks-receiver.js";
 
