@@ -302,43 +302,7 @@ async function imports(started) {
 
 const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 
-/** A sandbox holding EXPORT_ROWS redemptions on one campaign linked to 50 creators. */
-async function sandboxWithRedemptions() {
-  const sb = await startSandboxProcess();
-  const day = (d) => new Date(Date.now() + d * 86_400_000).toISOString().slice(0, 10);
-  const creators = Array.from({ length: 50 }, (_, i) => ({
-    externalId: `bench-${i}`,
-    name: `Bench Creator ${i}`,
-  }));
-  await api(sb, "POST", "/creators/batch", { creators });
-  const campaign = await api(sb, "POST", "/campaigns", {
-    name: "Bench export",
-    baseGs1: "0012345000028",
-    dates: { from: day(-2), through: day(60) },
-    codeLimit: Math.min(10_000_000, EXPORT_ROWS * 2),
-    commission: { rate: 0.1, estimatedUnitSalePrice: 3.49 },
-    externalReference: "bench-export",
-  });
-  await api(sb, "POST", `/campaigns/${campaign.id}/status`, { status: "active" });
-  const { job } = await api(sb, "POST", `/campaigns/${campaign.id}/assignments`, { scope: "roster" });
-  for (;;) {
-    const j = await api(sb, "GET", `/campaigns/${campaign.id}/assignments/${job.id}`);
-    if (j.status === "completed" || j.status === "failed") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const t0 = process.hrtime.bigint();
-  const made = await api(
-    sb,
-    "POST",
-    "/simulate",
-    { campaign: campaign.id, claims: EXPORT_ROWS, redemptions: EXPORT_ROWS, seed: 1 },
-    "/_sandbox",
-  );
-  log(`  generated ${made.redemptions} redemptions in ${round(msSince(t0) / 1000)} s`);
-  if (made.redemptions !== EXPORT_ROWS)
-    throw new Error(`simulate made ${made.redemptions} of ${EXPORT_ROWS}`);
-  return sb;
-}
+// The export itself is bench/export-1m.mjs (exportBench), which also makes its sandbox.
 
 // ---------------------------------------------------------------------------------------------
 
