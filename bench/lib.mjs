@@ -75,18 +75,29 @@ export function measured(args, env, opts = {}) {
 }
 
 /** Starts `partner-cli sandbox start ... --json` and waits for its JSON line. */
-export async function servedSandbox(bin, args, env) {
-  const child = spawn(NODE, [bin, "sandbox", "start", "--port", "0", "--json", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env,
+export function servedSandbox(bin, args, env) {
+  return spawnSandbox([bin, "sandbox", "start", "--port", "0", "--json", ...args], env, {
+    startMs: 120_000,
+    stopMs: 60_000,
   });
+}
+
+/**
+ * Runs `node ...nodeArgs`, a process that prints the sandbox's JSON line ({url, ...}) first, and waits
+ * for that line; `stop()` ends it (SIGTERM, SIGKILL after `stopMs`).
+ */
+export async function spawnSandbox(nodeArgs, env, { startMs, stopMs }) {
+  const child = spawn(NODE, nodeArgs, { stdio: ["ignore", "pipe", "pipe"], env });
   let out = "";
   let err = "";
   child.stderr.on("data", (c) => {
     err += c;
   });
   const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start in 120 s: ${err}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`sandbox did not start in ${startMs / 1000} s: ${err}`)),
+      startMs,
+    );
     child.stdout.on("data", (c) => {
       out += c;
       const nl = out.indexOf("\n");
@@ -110,14 +121,13 @@ export async function servedSandbox(bin, args, env) {
     async stop() {
       const done = new Promise((r) => child.once("exit", r));
       child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      const t = setTimeout(() => child.kill("SIGKILL"), stopMs);
       await done;
       clearTimeout(t);
     },
   };
 }
 
-/** One request to a served sandbox (API routes, or the /_sandbox control routes). */
 export async function api(sb, method, path, body, prefix = "/api/partner/v1") {
   const res = await fetch(sb.baseUrl + prefix + path, {
     method,

@@ -34,7 +34,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { exportBench, exportTable } from "./export-1m.mjs";
 import { importOneMillion } from "./import-1m.mjs";
-import { api, measured } from "./lib.mjs";
+import { api, measured, spawnSandbox } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 import { syncBench } from "./sync-1m.mjs";
 import { sandboxScaleBench } from "./sandbox-scale.mjs";
@@ -109,45 +109,14 @@ async function startSandboxProcess() {
     sandboxMode === "cli"
       ? [BIN, "sandbox", "start", "--port", "0", "--seed", "empty", "--json"]
       : await sandboxScript();
-  const child = spawn(NODE, args, {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" },
-  });
-  let out = "";
-  let err = "";
-  child.stderr.on("data", (c) => {
-    err += c;
-  });
-  const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox did not start in 30 s: ${err}`)), 30_000);
-    child.stdout.on("data", (c) => {
-      out += c;
-      const nl = out.indexOf("\n");
-      if (nl >= 0) {
-        clearTimeout(timer);
-        try {
-          resolve(JSON.parse(out.slice(0, nl)));
-        } catch {
-          reject(new Error(`sandbox printed something else than JSON: ${out.slice(0, 200)}`));
-        }
-      }
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`sandbox exited ${code}: ${err.trim()}`));
-    });
-  });
-  child.removeAllListeners("exit");
-  return {
-    ...info,
-    async stop() {
-      const done = new Promise((r) => child.once("exit", r));
-      child.kill("SIGTERM");
-      const t = setTimeout(() => child.kill("SIGKILL"), 10_000);
-      await done;
-      clearTimeout(t);
+  return spawnSandbox(
+    args,
+    { ...process.env, PARTNER_CLI_CONFIG_DIR: configDir, NO_COLOR: "1" },
+    {
+      startMs: 30_000,
+      stopMs: 10_000,
     },
-  };
+  );
 }
 
 async function freshSandbox() {
