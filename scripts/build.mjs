@@ -58,6 +58,34 @@ const lazyChildProcess = {
 };
 
 /**
+ * Packages our code calls synchronously (through their default export, a function) whose loading
+ * does costly work: their module is evaluated on the first call instead of when the chunk holding
+ * it loads. string-width builds an Intl.Segmenter and Unicode-set regular expressions as it loads
+ * (about 20 ms), and every command that prints a record or a table imports it (src/io/table.ts),
+ * while most calls (printable ASCII) never reach that machinery. Only imports from our own sources
+ * are deferred; a package that imports one of these gets it as it is.
+ */
+const LAZY_DEFAULT_EXPORTS = ["string-width"];
+
+const lazyDefaultExports = {
+  name: "lazy-default-exports",
+  setup(b) {
+    const names = new Set(LAZY_DEFAULT_EXPORTS);
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (!names.has(args.path) || args.namespace === "lazy-default") return undefined;
+      if (/[\\/]node_modules[\\/]/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: "lazy-default", pluginData: args.resolveDir };
+    });
+    // esbuild wraps a bundled ES module that is require()d so that it is evaluated on first use.
+    b.onLoad({ filter: /.*/, namespace: "lazy-default" }, (args) => ({
+      contents: `let fn;\nexport default function lazyDefault(...a) {\n  return (fn ??= require(${JSON.stringify(args.path)}).default)(...a);\n}\n`,
+      resolveDir: args.pluginData,
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * Node's built-in modules, taken with process.getBuiltinModule (Node 20.16+) instead of an ESM
  * `import`: an ESM import of a built-in builds a module namespace of every export (for node:fs that
  * loads its stream classes), and each chunk that imports one pays module-linking work at start-up.
@@ -239,7 +267,7 @@ await build({
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.
   banner: { js: BANNER },
-  plugins: [lazyChildProcess, builtins, namedExportsOfCjs],
+  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs],
   sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",

@@ -15,7 +15,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
-import { withLock } from "./lock.js";
 import { ensurePrivateDir } from "./paths.js";
 
 export interface StoredOrganization {
@@ -138,6 +137,8 @@ export class ConfigStore {
   /** Locked read-modify-write: `fn` gets a fresh copy (read inside the lock) and changes it in place. */
   async update<T>(fn: (data: ConfigData) => T | Promise<T>): Promise<T> {
     this.open();
+    // The lock's code loads for writes only: reading a profile (every command) does not need it.
+    const { withLock } = await import("./lock.js");
     return withLock(this.file, async () => {
       const data = normalize(this.load());
       const result = await fn(data);

@@ -6,6 +6,20 @@
 import stringWidth from "string-width";
 import { type Style, style } from "./colors.js";
 
+/** Colour codes (SGR), which take no columns; string-width removes them as well. */
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * Display columns of text, as string-width counts them. Printable ASCII (most cells), coloured or
+ * not, is one column a character (string-width's own fast path); only other text reaches
+ * string-width, whose loading builds a segmenter and Unicode regular expressions: the build defers
+ * that to its first call (scripts/build.mjs), so most commands never pay for it.
+ */
+export function displayWidth(text: string): number {
+  const plain = text.includes("\u001b") ? text.replace(SGR, "") : text;
+  return /^[\x20-\x7e]*$/.test(plain) ? plain.length : stringWidth(text);
+}
+
 export interface TableColumn {
   header: string;
   /** Dropped when the table does not fit: 1 goes first, then 2, ...; absent: never dropped. */
@@ -37,12 +51,12 @@ const ELLIPSIS = "…";
 
 /** Cuts text to `width` display columns, ending in an ellipsis when anything was cut. */
 export function truncate(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
+  if (displayWidth(text) <= width) return text;
   if (width <= 0) return "";
   let out = "";
   let used = 0;
   for (const ch of text) {
-    const w = stringWidth(ch);
+    const w = displayWidth(ch);
     if (used + w > width - 1) break;
     out += ch;
     used += w;
@@ -88,7 +102,7 @@ function shrink(
 }
 
 function pad(text: string, width: number): string {
-  return text + " ".repeat(Math.max(0, width - stringWidth(text)));
+  return text + " ".repeat(Math.max(0, width - displayWidth(text)));
 }
 
 /** Lays out a table of cell texts (one array per row) for a terminal. */
@@ -97,7 +111,9 @@ export function fitTable(
   rows: readonly string[][],
   o: TableLayout,
 ): FittedTable {
-  const natural = cols.map((c, i) => Math.max(stringWidth(c.header), ...rows.map((r) => stringWidth(r[i]!))));
+  const natural = cols.map((c, i) =>
+    Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i]!))),
+  );
   const limit = o.wide ? undefined : o.width;
   const shown = limit === undefined ? cols.map((_, i) => i) : visibleColumns(cols, natural, limit);
   const widths = [...natural];
@@ -112,7 +128,9 @@ export function fitTable(
     });
     const joined = parts.join(" ".repeat(GAP)).trimEnd();
     // Last resort (columns that may not be cut): the line itself is cut, never wrapped.
-    return limit !== undefined && stringWidth(joined) > limit ? truncate(stripped(joined, o), limit) : joined;
+    return limit !== undefined && displayWidth(joined) > limit
+      ? truncate(stripped(joined, o), limit)
+      : joined;
   };
   const lines = [
     line(
