@@ -23,6 +23,11 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   } catch (err) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
+} else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h" || args[0] === "help")) {
+  // The top-level help, also without the program: the page the build read from it, laid out by the
+  // program's own help layout (src/cli/help-top.ts).
+  const { writeTopHelp } = await import("../dist/help-top.js");
+  writeTopHelp();
 } else {
   // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do. The handler
   // is attached when the stream is first used (making one costs start-up time, --help needs only one).

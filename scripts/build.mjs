@@ -3,7 +3,8 @@
 // - The dependencies are bundled into the chunks, so nothing is resolved from node_modules file by
 //   file at run time. Only the packages in EXTERNAL stay outside: native or optional ones (database
 //   drivers, xlsx), which the commands that use them import lazily.
-// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone).
+// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone); then
+//   `help-top`, the top-level --help that bin/ answers without the program (buildTopHelp below).
 //   Lazily imported command modules are split into their own chunks, so start-up parses only what
 //   a command needs.
 // - commander's `require("node:child_process")` (for executable subcommands, which we do not use)
@@ -14,6 +15,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
@@ -272,7 +274,35 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
 });
+/**
+ * dist/help-top.js: bin/ answers `--help`, `-h` and `help` (no other argument) with it alone, without
+ * the program. It bundles src/cli/help-top.ts (the layout the program's help uses, no commander)
+ * with the top-level help page read here from the program just built, so it cannot drift from
+ * the tree it ships with.
+ */
+async function buildTopHelp(dir) {
+  const { topHelpPage } = await import(new URL("main.js", pathToFileURL(dir)).href);
+  const page = JSON.stringify(topHelpPage());
+  await build({
+    stdin: {
+      contents: `import { writeTopHelp as write } from "./src/cli/help-top.ts";\nexport const PAGE = ${page};\nexport function writeTopHelp() {\n  write(PAGE);\n}\n`,
+      resolveDir: fileURLToPath(root),
+      loader: "js",
+      sourcefile: "help-top-entry.js",
+    },
+    outfile: join(dir, "help-top.js"),
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    plugins: [builtins],
+    sourcemap: SOURCEMAP,
+    logLevel: "warning",
+  });
+}
+
 await mergeStartupChunks(tmp.pathname);
+await buildTopHelp(tmp.pathname);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(tmp, dist);
 rmSync(old, { recursive: true, force: true });

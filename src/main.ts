@@ -20,6 +20,9 @@ import {
 import { type IoStreams, parseFields, processStreams } from "./io/io.js";
 import { buildProgram } from "./program.js";
 
+// For scripts/build.mjs, which renders bin's answer to the top-level --help from it.
+export { topHelpPage } from "./program.js";
+
 export const EXIT = {
   ok: 0,
   unexpected: 1,

@@ -3,6 +3,7 @@
 // aliases and description only (enough for the top-level --help, suggestions and dispatch), and its
 // verbs are declared when commander dispatches to it. `buildProgram(rt)` without options builds the
 // whole tree, for the docs and completion generators and the tests that walk it.
+import { Writable } from "node:stream";
 import { Command, type CommandUnknownOpts } from "@commander-js/extra-typings";
 import type { Command as CommanderCommand } from "commander";
 import { registerApi } from "./cli/api.js";
@@ -11,7 +12,7 @@ import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
 import { type CliRuntime, commanderView, examples } from "./cli/define.js";
 import { registerEvents } from "./cli/events.js";
-import { configureHelp, helpWidth, notes } from "./cli/help.js";
+import { configureHelp, helpPage, helpWidth, notes } from "./cli/help.js";
 import { registerHelp } from "./cli/help-command.js";
 import { registerIdentity } from "./cli/identity.js";
 import { registerLinks } from "./cli/links.js";
@@ -23,6 +24,7 @@ import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerSync } from "./cli/sync.js";
 import { registerWebhooks } from "./cli/webhooks.js";
+import type { HelpPage } from "./cli/help-layout.js";
 import type { IoStreams } from "./io/io.js";
 import { VERSION } from "./version.js";
 
@@ -244,6 +246,25 @@ export function buildProgram(
   const named = namedCommand(program, options.lazyFor);
   for (const stub of pending.keys()) if (named !== undefined && isNamed(stub, named)) declare(stub);
   return commanderView(program);
+}
+
+/**
+ * What the top-level --help shows, as data. scripts/build.mjs reads it from the built program and
+ * bundles it into dist/help-top.js, which bin/ prints for `--help`, `-h` and `help` without loading
+ * the program (src/cli/help-top.ts).
+ */
+export function topHelpPage(): HelpPage {
+  const sink = new Writable({ write: (_chunk, _enc, done) => done() });
+  const program = buildProgram(
+    {
+      makeContext: () => {
+        throw new Error("topHelpPage() runs no command");
+      },
+      streams: { stdout: sink, stderr: sink },
+    },
+    { lazyFor: [] },
+  );
+  return helpPage(program, program.createHelp());
 }
 
 function isNamed(cmd: CommandUnknownOpts, name: string): boolean {

@@ -136,7 +136,7 @@ async function tracedCli(
 describe.skipIf(!existsSync(MAIN))("start-up imports of the built CLI", () => {
   it("the check sees bundled packages: commander is on the start-up path, undici is in dist/", () => {
     expect(union(staticFiles(MAIN)).has("commander")).toBe(true);
-    const { files } = loadedBy(["--help"]);
+    const { files } = loadedBy(["help", "campaigns"]);
     expect(union(files).has("commander")).toBe(true);
     // The HTTP client is bundled somewhere in dist/ (so its absence below means something).
     const all = execFileSync("find", [join(ROOT, "dist"), "-name", "*.js"], { encoding: "utf8" })
@@ -157,7 +157,18 @@ describe.skipIf(!existsSync(MAIN))("start-up imports of the built CLI", () => {
     expect(files.some((f) => f.endsWith(`${join("dist", "main.js")}`))).toBe(false);
   });
 
-  it.each([[["--help"]], [["roster", "--help"]], [["help", "campaigns"]]])(
+  it.each([[["--help"]], [["-h"]], [["help"]]])(
+    "%j loads no package at all, and answers without the program (dist/help-top.js)",
+    (args) => {
+      const { files, stdout } = loadedBy(args);
+      expect(stdout).toMatch(/^Usage: partner-cli \[options\] \[command\]\n/);
+      expect([...union(files)]).toEqual([]);
+      expect(files.some((f) => f.endsWith(join("dist", "main.js")))).toBe(false);
+      expect(files.some((f) => f.endsWith(join("dist", "help-top.js")))).toBe(true);
+    },
+  );
+
+  it.each([[["--help"]], [["roster", "--help"]], [["help", "campaigns"]], [["--quiet", "--help"]]])(
     "%j loads commander and no heavy package",
     (args) => {
       const { files } = loadedBy(args);
