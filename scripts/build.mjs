@@ -274,6 +274,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
 });
+
 /**
  * dist/help-top.js: bin/ answers `--help`, `-h` and `help` (no other argument) with it alone, without
  * the program. It bundles src/cli/help-top.ts (the layout the program's help uses, no commander)
