@@ -1,7 +1,7 @@
 // The roster file format: which column holds which creator field, and turning one record into a
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
-import { checkCreatorWrite, fastCreatorBatchItem } from "../spec/creators.js";
+import { checkCreatorWrite, fastCreatorBatchItem, fastCreatorField } from "../spec/creators.js";
 import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -138,4 +138,77 @@ export function checkRosterRow(
   if (v.handle !== undefined) item.handle = v.handle;
   if (v.active !== undefined) item.active = v.active;
   return { externalId: v.externalId, item, reasons: [] };
+}
+
+// ---- the fast path of a roster import ----
+// Most rows of a roster are plain: the right number of cells, no formula escape, no character that
+// JSON escapes or the rules look at twice. For those, `rosterRowJson` checks the row with the shared
+// plain-code rules (fastCreatorField) and writes the batch item's JSON text straight from the cells:
+// no intermediate objects. Anything else (undefined) goes through checkRosterRow, which gives the
+// exact reasons. test/roster/row-json.test.ts holds both paths to the same items and bytes.
+
+/** A character JSON.stringify escapes (or a lone surrogate), a line end the rules look at, or the C0 controls. */
+const NOT_PLAIN_RE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+
+/** The cell of a mapped column when it can be written as JSON text as it is (undefined: not plain). */
+function plainCell(cells: readonly string[], i: number | undefined): string | undefined {
+  if (i === undefined) return "";
+  const v = cells[i] ?? "";
+  return v.charCodeAt(0) === 0x27 || NOT_PLAIN_RE.test(v) ? undefined : v;
+}
+
+/**
+ * A plain row that passes the rules: returns its trimmed externalId and appends the JSON text of its
+ * batch item to `out`, in parts (joined, the bytes `JSON.stringify(checkRosterRow(...).item)` gives).
+ * Undefined, with `out` as it was: checkRosterRow decides.
+ */
+export function rosterRowJson(
+  cells: readonly string[],
+  map: ColumnMap,
+  clearEmpty: boolean,
+  out: string[],
+): string | undefined {
+  const ix = map.index;
+  if (cells.length !== map.headers.length || ix.externalId === undefined) return undefined;
+  const id = plainCell(cells, ix.externalId);
+  const externalId = id === undefined ? undefined : fastCreatorField.externalId(id);
+  if (externalId === undefined) return undefined;
+  const mark = out.length;
+  out.push('{"externalId":"', externalId);
+  const name = plainCell(cells, ix.name);
+  if (name === undefined) return undo(out, mark);
+  if (name.trim() !== "") {
+    const v = fastCreatorField.name(name);
+    if (v === undefined) return undo(out, mark);
+    out.push('","name":"', v);
+  }
+  out.push('"');
+  for (const f of ["email", "handle"] as const) {
+    const cell = plainCell(cells, ix[f]);
+    if (cell === undefined) return undo(out, mark);
+    if (cell.trim() === "") {
+      if (clearEmpty && ix[f] !== undefined) out.push(f === "email" ? ',"email":null' : ',"handle":null');
+      continue;
+    }
+    const v = fastCreatorField[f](cell);
+    if (v === undefined) return undo(out, mark);
+    out.push(f === "email" ? ',"email":"' : ',"handle":"', v, '"');
+  }
+  if (ix.active !== undefined) {
+    const cell = cells[ix.active] ?? "";
+    if (cell.charCodeAt(0) === 0x27) return undo(out, mark);
+    if (cell !== "" && cell.trim() !== "") {
+      const b = parseActiveCell(cell);
+      if (b === undefined) return undo(out, mark);
+      out.push(b ? ',"active":true}' : ',"active":false}');
+      return externalId;
+    }
+  }
+  out.push("}");
+  return externalId;
+}
+
+function undo(out: string[], mark: number): undefined {
+  out.length = mark;
+  return undefined;
 }

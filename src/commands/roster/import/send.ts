@@ -5,9 +5,19 @@
 import { batchCreators } from "../../../api/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
-import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, SentRow } from "./state.js";
+import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
 
 const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
+
+/** Cells of a sent row when no rejects file is written. */
+const NO_CELLS: string[] = [];
+
+/** The row outcomes by index (as the service sends them, usually: then not copied). */
+function inIndexOrder(rows: BatchAnswer["rows"]): BatchAnswer["rows"] {
+  for (let i = 1; i < rows.length; i++)
+    if (!(rows[i - 1]!.index < rows[i]!.index)) return [...rows].sort((a, b) => a.index - b.index);
+  return rows;
+}
 
 /** Counts one answered batch and reports its rejected rows (with the local ones around them). */
 async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
@@ -19,17 +29,17 @@ async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<
   }
   const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
   const serverRejected: Rejected[] = [];
-  for (const out of [...res.rows].sort((a, b) => a.index - b.index)) {
-    const sent = rows[out.index];
-    if (!sent)
-      throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
+  for (const out of inIndexOrder(res.rows)) {
+    const i = out.index;
+    if (!(i >= 0 && i < rows.length))
+      throw new ProtocolError(`The service answered a batch with an unknown row index ${i}.`);
     if (out.outcome === "rejected" || out.reasons.length > 0) {
       counts.rejected++;
       serverRejected.push({
-        line: sent.line,
-        externalId: sent.item.externalId,
+        line: rows.lines[i]!,
+        externalId: rows.ids[i]!,
         reasons: out.reasons,
-        cells: sent.cells,
+        cells: rows.cells[i] ?? NO_CELLS,
       });
     } else if (out.outcome === "added" || out.outcome === "unchanged") {
       counts[out.outcome]++;
@@ -125,7 +135,7 @@ export async function waitForRoom(st: ImportState): Promise<void> {
 /** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
 export async function sendBatch(
   st: ImportState,
-  rows: SentRow[],
+  rows: RowBatch,
   report: BatchReport,
   locals: Rejected[],
 ): Promise<void> {
@@ -140,24 +150,20 @@ export async function sendBatch(
     slowed: false,
     done: Promise.resolve(),
   };
-  e.done = batchCreators(
-    api,
-    rows.map((r) => r.item),
-    {
-      onRepeat: () => {
-        e.repeated = true;
-      },
-      onRetry: ({ status }) => {
-        if (status !== 429) return;
-        e.slowed = true;
-        w.calm = 0;
-        if (e.number > w.halvedBefore) {
-          w.limit = Math.max(1, w.limit >> 1);
-          w.halvedBefore = w.numbered;
-        }
-      },
+  e.done = batchCreators(api, rows.takeItems(), {
+    onRepeat: () => {
+      e.repeated = true;
     },
-  ).then(
+    onRetry: ({ status }) => {
+      if (status !== 429) return;
+      e.slowed = true;
+      w.calm = 0;
+      if (e.number > w.halvedBefore) {
+        w.limit = Math.max(1, w.limit >> 1);
+        w.halvedBefore = w.numbered;
+      }
+    },
+  }).then(
     (res) => {
       e.res = res;
     },

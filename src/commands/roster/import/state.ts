@@ -1,7 +1,7 @@
 // The one state of a roster import, shared by its stages (read → check → batch → send → report):
 // what the run was asked to do, what it has counted so far, the rows waiting for a batch, the
 // batches in flight and the outputs being written. Each stage is a module of functions over it.
-import type { BatchCreator, batchCreators } from "../../../api/creators.js";
+import type { batchCreators } from "../../../api/creators.js";
 import type { Context } from "../../../context.js";
 import type { ColumnMap } from "../../../csv/headers.js";
 import type { IdIndex } from "../../../csv/id-index.js";
@@ -41,11 +41,26 @@ export interface BatchReport {
   repeated?: boolean;
 }
 
-/** A checked row waiting in a batch. */
-export interface SentRow {
-  line: number;
-  item: BatchCreator;
-  cells: string[];
+/**
+ * Checked rows gathered for one batch, without an object per row: their lines, externalIds and (for
+ * the rejects file only) cells, and the request body's items as JSON text in parts (`batchItems`).
+ */
+export class RowBatch {
+  readonly lines: number[] = [];
+  readonly ids: string[] = [];
+  /** Each row's cells when a rejects file is written (else empty). */
+  readonly cells: string[][] = [];
+  /** The items' JSON text, in parts, with a comma between items. */
+  readonly json: string[] = [];
+  get length(): number {
+    return this.lines.length;
+  }
+  /** The items' JSON text, comma-separated, once (the parts are let go). */
+  takeItems(): string {
+    const text = this.json.join("");
+    this.json.length = 0;
+    return text;
+  }
 }
 
 export type BatchAnswer = Awaited<ReturnType<typeof batchCreators>>;
@@ -53,7 +68,7 @@ export type BatchAnswer = Awaited<ReturnType<typeof batchCreators>>;
 /** A batch sent and not yet accounted for; `done` never rejects (the outcome lands in res/error). */
 export interface InFlight {
   number: number;
-  rows: SentRow[];
+  rows: RowBatch;
   report: BatchReport;
   /** Rows rejected locally before and among this batch's rows, reported with its answer. */
   locals: Rejected[];
@@ -110,7 +125,7 @@ export interface ImportState {
   /** Ctrl-C was seen between rows: stop reading, finish what is in flight. */
   interrupted: boolean;
   /** Checked rows waiting for the next batch. */
-  batch: SentRow[];
+  batch: RowBatch;
   /** Rows rejected locally, held until the batches around them are answered (line order). */
   pendingLocal: Rejected[];
   readonly window: SendWindow;
