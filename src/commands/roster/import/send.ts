@@ -3,6 +3,7 @@
 // order. A failed batch stops the import after the others in flight have ended, saying exactly
 // which batches were saved.
 import { batchCreators } from "../../../api/creators.js";
+import type { BatchResult } from "../../../spec/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
 import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
@@ -13,40 +14,56 @@ const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-$
 const NO_CELLS: string[] = [];
 
 /** The row outcomes by index (as the service sends them, usually: then not copied). */
-function inIndexOrder(rows: BatchAnswer["rows"]): BatchAnswer["rows"] {
+function inIndexOrder(rows: BatchResult["rows"]): BatchResult["rows"] {
   for (let i = 1; i < rows.length; i++)
     if (!(rows[i - 1]!.index < rows[i]!.index)) return [...rows].sort((a, b) => a.index - b.index);
   return rows;
 }
 
-/** Counts one answered batch and reports its rejected rows (with the local ones around them). */
-async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
-  const rows = e.rows;
-  if (res.rows.length !== rows.length) {
-    throw new ProtocolError(
-      `The service answered a batch of ${rows.length} creators with ${res.rows.length} row outcomes.`,
-    );
-  }
+/**
+ * A batch's answer reduced as soon as it arrives (its thousand outcome objects are let go at once,
+ * not kept until the answers before it are taken): the counts, the rows not accepted, and what
+ * does not fit the batch sent.
+ */
+export function reduceAnswer(res: BatchResult, sent: number): BatchAnswer {
   const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
-  const serverRejected: Rejected[] = [];
+  const rejected: BatchAnswer["rejected"] = [];
+  let badIndex: number | undefined;
   for (const out of inIndexOrder(res.rows)) {
     const i = out.index;
-    if (!(i >= 0 && i < rows.length))
-      throw new ProtocolError(`The service answered a batch with an unknown row index ${i}.`);
+    if (!(i >= 0 && i < sent)) {
+      badIndex = i;
+      break;
+    }
     if (out.outcome === "rejected" || out.reasons.length > 0) {
       counts.rejected++;
-      serverRejected.push({
-        line: rows.lines[i]!,
-        externalId: rows.ids[i]!,
-        reasons: out.reasons,
-        cells: rows.cells[i] ?? NO_CELLS,
-      });
+      rejected.push({ index: i, reasons: out.reasons });
     } else if (out.outcome === "added" || out.outcome === "unchanged") {
       counts[out.outcome]++;
     } else {
       counts.updated++; // "updated", or an outcome this version does not know: accepted either way
     }
   }
+  return { outcomes: res.rows.length, counts, rejected, badIndex };
+}
+
+/** Counts one answered batch and reports its rejected rows (with the local ones around them). */
+async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
+  const rows = e.rows;
+  if (res.outcomes !== rows.length) {
+    throw new ProtocolError(
+      `The service answered a batch of ${rows.length} creators with ${res.outcomes} row outcomes.`,
+    );
+  }
+  if (res.badIndex !== undefined)
+    throw new ProtocolError(`The service answered a batch with an unknown row index ${res.badIndex}.`);
+  const counts = res.counts;
+  const serverRejected: Rejected[] = res.rejected.map(({ index: i, reasons }) => ({
+    line: rows.lines[i]!,
+    externalId: rows.ids[i]!,
+    reasons,
+    cells: rows.cells[i] ?? NO_CELLS,
+  }));
   const summary = st.summary;
   summary.added += counts.added;
   summary.updated += counts.updated;
@@ -165,7 +182,7 @@ export async function sendBatch(
     },
   }).then(
     (res) => {
-      e.res = res;
+      e.res = reduceAnswer(res, rows.length);
     },
     (err: unknown) => {
       e.error = err;

@@ -1,7 +1,6 @@
 // The one state of a roster import, shared by its stages (read → check → batch → send → report):
 // what the run was asked to do, what it has counted so far, the rows waiting for a batch, the
 // batches in flight and the outputs being written. Each stage is a module of functions over it.
-import type { batchCreators } from "../../../api/creators.js";
 import type { Context } from "../../../context.js";
 import type { ColumnMap } from "../../../csv/headers.js";
 import type { IdIndex } from "../../../csv/id-index.js";
@@ -63,7 +62,16 @@ export class RowBatch {
   }
 }
 
-export type BatchAnswer = Awaited<ReturnType<typeof batchCreators>>;
+/** A batch's answer, reduced (send.ts reduceAnswer). */
+export interface BatchAnswer {
+  /** How many row outcomes the answer held. */
+  outcomes: number;
+  counts: { added: number; updated: number; unchanged: number; rejected: number };
+  /** The rows not accepted, by index. */
+  rejected: { index: number; reasons: string[] }[];
+  /** The first row index (in index order) outside the batch sent, if any. */
+  badIndex: number | undefined;
+}
 
 /** A batch sent and not yet accounted for; `done` never rejects (the outcome lands in res/error). */
 export interface InFlight {
