@@ -92,8 +92,8 @@ export interface RequestSpec<T> {
   prefix?: string | undefined;
   query?: Query | undefined;
   body?: unknown;
-  /** The body as JSON text already (sent as it is; instead of `body`). */
-  bodyJson?: string | undefined;
+  /** The body as JSON text already, or its UTF-8 bytes (sent as it is; instead of `body`). */
+  bodyJson?: string | Uint8Array | undefined;
   retry: RetryClass;
   /** Response schema (loose); omitted for bodiless answers. */
   schema?: z.ZodType<T> | undefined;
@@ -430,7 +430,7 @@ export class ApiClient {
    */
   private async exchange(
     spec: RequestSpec<unknown>,
-    payload: string | undefined,
+    payload: string | Uint8Array | undefined,
   ): Promise<{
     status: number;
     headers: Record<string, string | string[] | undefined>;

@@ -120,19 +120,18 @@ export function batchBody(items: string): string {
 
 /**
  * POST /creators/batch: an upsert, so it is repeated after a 500 (rows saved before report
- * `unchanged`). `items`: the creators' JSON texts, comma-separated (`JSON.stringify` of each
- * BatchCreator, or the same bytes written directly). `onRepeat` is told each time the batch is sent
- * again after an uncertain outcome.
+ * `unchanged`). `body`: made by `batchBody` (the text, or its UTF-8 bytes). `onRepeat` is told each
+ * time the batch is sent again after an uncertain outcome.
  */
 export function batchCreators(
   c: ApiClient,
-  items: string,
+  body: string | Uint8Array,
   opts: { onRepeat?: () => void; onRetry?: (info: { status: number | undefined }) => void } = {},
 ): Promise<BatchResult> {
   return c.call({
     method: "POST",
     path: "/creators/batch",
-    bodyJson: batchBody(items),
+    bodyJson: body,
     retry: "idempotent",
     schema: batchAnswerSchema as never,
     onRetry: opts.onRetry,

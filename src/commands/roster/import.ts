@@ -142,7 +142,7 @@ async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, t
     interrupted: false,
     batch: new RowBatch(),
     pendingLocal: [],
-    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0 },
+    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0, bodies: [] },
     out,
   };
   return st;

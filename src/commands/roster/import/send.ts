@@ -2,11 +2,19 @@
 // are taken in file order (the oldest first), so rejected rows and batch reports keep the file's
 // order. A failed batch stops the import after the others in flight have ended, saying exactly
 // which batches were saved.
-import { batchCreators } from "../../../api/creators.js";
+import { batchBody, batchCreators } from "../../../api/creators.js";
 import type { BatchResult } from "../../../spec/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
-import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
+import type {
+  BatchAnswer,
+  BatchReport,
+  ImportState,
+  InFlight,
+  Rejected,
+  RowBatch,
+  SendWindow,
+} from "./state.js";
 
 const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
 
@@ -149,6 +157,18 @@ export async function waitForRoom(st: ImportState): Promise<void> {
   while (w.inflight.length >= w.limit) await takeHead(st);
 }
 
+/**
+ * A batch's body as UTF-8 bytes, in a buffer of the window's own that is used again once a batch's
+ * request has been answered: the bodies in flight (about 100 KB each) live outside the JavaScript
+ * heap, and the text they are written from dies young.
+ */
+function bodyBytes(w: SendWindow, text: string): { buf: Buffer; body: Buffer } {
+  const room = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+  let buf = w.bodies.pop();
+  if (!buf || buf.length < room) buf = Buffer.allocUnsafeSlow(Math.max(room, 256 * 1024));
+  return { buf, body: buf.subarray(0, buf.write(text)) };
+}
+
 /** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
 export async function sendBatch(
   st: ImportState,
@@ -167,7 +187,8 @@ export async function sendBatch(
     slowed: false,
     done: Promise.resolve(),
   };
-  e.done = batchCreators(api, rows.takeItems(), {
+  const { buf, body } = bodyBytes(w, batchBody(rows.takeItems()));
+  e.done = batchCreators(api, body, {
     onRepeat: () => {
       e.repeated = true;
     },
@@ -183,6 +204,7 @@ export async function sendBatch(
   }).then(
     (res) => {
       e.res = reduceAnswer(res, rows.length);
+      w.bodies.push(buf); // answered: the body was sent in full and is not needed again
     },
     (err: unknown) => {
       e.error = err;

@@ -100,6 +100,8 @@ export interface SendWindow {
   numbered: number;
   /** A 429 to a batch numbered after this halves the limit again. */
   halvedBefore: number;
+  /** Buffers for request bodies, free to be written again (send.ts bodyBytes). */
+  bodies: Buffer[];
 }
 
 /** Where the outcome goes: --json on stdout, the rejects file, the progress bar, stderr lines. */
