@@ -113,9 +113,23 @@ export const batchAnswerSchema = {
   },
 };
 
+const BODY_HEAD = '{"creators":[';
+const BODY_TAIL = "]}";
+
 /** The request body of POST /creators/batch from its items' JSON texts, comma-separated. */
 export function batchBody(items: string): string {
-  return `{"creators":[${items}]}`;
+  return BODY_HEAD + items + BODY_TAIL;
+}
+
+/** Room enough for `batchBodyInto` (UTF-8 takes at most 3 bytes per UTF-16 unit). */
+export const batchBodyRoom = (items: string) => items.length * 3 + BODY_HEAD.length + BODY_TAIL.length;
+
+/** `batchBody` as UTF-8 bytes written into `buf` (of at least `batchBodyRoom` bytes): the bytes written. */
+export function batchBodyInto(buf: Buffer, items: string): Buffer {
+  let n = buf.write(BODY_HEAD, 0, "latin1");
+  n += buf.write(items, n);
+  n += buf.write(BODY_TAIL, n, "latin1");
+  return buf.subarray(0, n);
 }
 
 /**

@@ -159,14 +159,16 @@ function plainCell(cells: readonly string[], i: number | undefined): string | un
 
 /**
  * A plain row that passes the rules: returns its trimmed externalId and appends the JSON text of its
- * batch item to `out`, in parts (joined, the bytes `JSON.stringify(checkRosterRow(...).item)` gives).
- * Undefined, with `out` as it was: checkRosterRow decides.
+ * batch item to `out` (after a comma when `comma`), in parts (joined, the bytes
+ * `JSON.stringify(checkRosterRow(...).item)` gives). Undefined, with `out` as it was: checkRosterRow
+ * decides.
  */
 export function rosterRowJson(
   cells: readonly string[],
   map: ColumnMap,
   clearEmpty: boolean,
   out: string[],
+  comma = false,
 ): string | undefined {
   const ix = map.index;
   if (cells.length !== map.headers.length || ix.externalId === undefined) return undefined;
@@ -174,7 +176,10 @@ export function rosterRowJson(
   const externalId = id === undefined ? undefined : fastCreatorField.externalId(id);
   if (externalId === undefined) return undefined;
   const mark = out.length;
-  out.push('{"externalId":"', externalId);
+  out.push(comma ? ',{"externalId":"' : '{"externalId":"', externalId);
+  // `open`: the last part is a string value whose closing quote is still to be written (it is
+  // written with the next constant part: fewer parts to join).
+  let open = true;
   const name = plainCell(cells, ix.name);
   if (name === undefined) return undo(out, mark);
   if (name.trim() !== "") {
@@ -182,30 +187,41 @@ export function rosterRowJson(
     if (v === undefined) return undo(out, mark);
     out.push('","name":"', v);
   }
-  out.push('"');
   for (const f of ["email", "handle"] as const) {
     const cell = plainCell(cells, ix[f]);
     if (cell === undefined) return undo(out, mark);
     if (cell.trim() === "") {
-      if (clearEmpty && ix[f] !== undefined) out.push(f === "email" ? ',"email":null' : ',"handle":null');
+      if (clearEmpty && ix[f] !== undefined) {
+        out.push(PART[f][open ? 2 : 3]);
+        open = false;
+      }
       continue;
     }
     const v = fastCreatorField[f](cell);
     if (v === undefined) return undo(out, mark);
-    out.push(f === "email" ? ',"email":"' : ',"handle":"', v, '"');
+    out.push(PART[f][open ? 0 : 1], v);
+    open = true;
   }
-  if (ix.active !== undefined) {
-    const cell = cells[ix.active] ?? "";
-    if (cell.charCodeAt(0) === 0x27) return undo(out, mark);
-    if (cell !== "" && cell.trim() !== "") {
-      const b = parseActiveCell(cell);
-      if (b === undefined) return undo(out, mark);
-      out.push(b ? ',"active":true}' : ',"active":false}');
-      return externalId;
-    }
-  }
-  out.push("}");
+  const active = activeCell(cells, ix.active);
+  if (active === null) return undo(out, mark);
+  out.push(active === undefined ? (open ? '"}' : "}") : PART.active[(open ? 0 : 2) + (active ? 0 : 1)]!);
   return externalId;
+}
+
+/** The constant parts of rosterRowJson: after an open string value (with its closing quote) or not. */
+const PART = {
+  email: ['","email":"', ',"email":"', '","email":null', ',"email":null'],
+  handle: ['","handle":"', ',"handle":"', '","handle":null', ',"handle":null'],
+  active: ['","active":true}', '","active":false}', ',"active":true}', ',"active":false}'],
+} as const;
+
+/** rosterRowJson's `active`: the value, undefined (blank or no column), or null (checkRosterRow decides). */
+function activeCell(cells: readonly string[], i: number | undefined): boolean | undefined | null {
+  if (i === undefined) return undefined;
+  const cell = cells[i] ?? "";
+  if (cell.charCodeAt(0) === 0x27) return null;
+  if (cell === "" || cell.trim() === "") return undefined;
+  return parseActiveCell(cell) ?? null;
 }
 
 function undo(out: string[], mark: number): undefined {

@@ -4,7 +4,7 @@
 // (undefined) are left untouched in the output. The batch body built from those texts is the bytes
 // JSON.stringify gives for {creators: items}.
 import { describe, expect, it } from "vitest";
-import { batchBody } from "../../src/api/creators.js";
+import { batchBody, batchBodyInto, batchBodyRoom } from "../../src/api/creators.js";
 import { checkRosterRow, mapColumns, parseColumnFlags, rosterRowJson } from "../../src/csv/roster.js";
 import { LIMITS } from "../../src/spec/limits.js";
 
@@ -88,7 +88,8 @@ describe("rosterRowJson", () => {
         const cells = Array.from({ length: Math.max(0, width) }, (_, i) => cell(r, headers[i]));
         const clearEmpty = r() < 0.5;
         const out = ["before"];
-        const id = rosterRowJson(cells, map, clearEmpty, out);
+        const comma = r() < 0.5;
+        const id = rosterRowJson(cells, map, clearEmpty, out, comma);
         const check = checkRosterRow(cells, map, { clearEmpty });
         const label = JSON.stringify({ cells, clearEmpty });
         if (id === undefined) {
@@ -100,7 +101,7 @@ describe("rosterRowJson", () => {
         expect(check.reasons, label).toEqual([]);
         expect(check.externalId, label).toBe(id);
         expect(out[0]).toBe("before");
-        expect(out.slice(1).join(""), label).toBe(JSON.stringify(check.item));
+        expect(out.slice(1).join(""), label).toBe(`${comma ? "," : ""}${JSON.stringify(check.item)}`);
       }
       // Both paths are exercised.
       expect(fast).toBeGreaterThan(300);
@@ -125,11 +126,15 @@ describe("rosterRowJson", () => {
         i % 10 === 9 ? "false" : "true",
       ];
       const out: string[] = [];
-      expect(rosterRowJson(cells, map, false, out)).toBe(`cr-${i}`);
+      expect(rosterRowJson(cells, map, false, out, i > 0)).toBe(`cr-${i}`);
       items.push(out.join(""));
       parsed.push(checkRosterRow(cells, map, { clearEmpty: false }).item);
     }
-    expect(batchBody(items.join(","))).toBe(JSON.stringify({ creators: parsed }));
-    expect(JSON.parse(batchBody(items.join(",")))).toEqual({ creators: parsed });
+    expect(batchBody(items.join(""))).toBe(JSON.stringify({ creators: parsed }));
+    expect(JSON.parse(batchBody(items.join("")))).toEqual({ creators: parsed });
+    // The bytes sent: the same text in UTF-8.
+    const text = items.join("");
+    const bytes = batchBodyInto(Buffer.alloc(batchBodyRoom(text)), text);
+    expect(bytes.equals(Buffer.from(JSON.stringify({ creators: parsed }), "utf8"))).toBe(true);
   });
 });

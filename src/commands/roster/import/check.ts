@@ -11,8 +11,7 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
   const batch = st.batch;
   const json = batch.json;
   const mark = json.length;
-  if (mark > 0) json.push(",");
-  const fast = rosterRowJson(rec.cells, st.map, st.settings.clearEmpty, json);
+  const fast = rosterRowJson(rec.cells, st.map, st.settings.clearEmpty, json, mark > 0);
   let externalId: string;
   if (fast !== undefined) {
     externalId = fast;
@@ -37,7 +36,7 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
       return { line: rec.line, externalId: check.externalId, reasons: check.reasons, cells: rec.cells };
     }
     externalId = check.item.externalId;
-    json.push(JSON.stringify(check.item));
+    json.push(mark > 0 ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
   }
   batch.lines.push(rec.line);
   batch.ids.push(externalId);

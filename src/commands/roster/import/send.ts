@@ -2,7 +2,7 @@
 // are taken in file order (the oldest first), so rejected rows and batch reports keep the file's
 // order. A failed batch stops the import after the others in flight have ended, saying exactly
 // which batches were saved.
-import { batchBody, batchCreators } from "../../../api/creators.js";
+import { batchBodyInto, batchBodyRoom, batchCreators } from "../../../api/creators.js";
 import type { BatchResult } from "../../../spec/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
@@ -162,11 +162,11 @@ export async function waitForRoom(st: ImportState): Promise<void> {
  * request has been answered: the bodies in flight (about 100 KB each) live outside the JavaScript
  * heap, and the text they are written from dies young.
  */
-function bodyBytes(w: SendWindow, text: string): { buf: Buffer; body: Buffer } {
-  const room = text.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+function bodyBytes(w: SendWindow, items: string): { buf: Buffer; body: Buffer } {
+  const room = batchBodyRoom(items);
   let buf = w.bodies.pop();
   if (!buf || buf.length < room) buf = Buffer.allocUnsafeSlow(Math.max(room, 256 * 1024));
-  return { buf, body: buf.subarray(0, buf.write(text)) };
+  return { buf, body: batchBodyInto(buf, items) };
 }
 
 /** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
@@ -187,7 +187,7 @@ export async function sendBatch(
     slowed: false,
     done: Promise.resolve(),
   };
-  const { buf, body } = bodyBytes(w, batchBody(rows.takeItems()));
+  const { buf, body } = bodyBytes(w, rows.takeItems());
   e.done = batchCreators(api, body, {
     onRepeat: () => {
       e.repeated = true;
