@@ -113,28 +113,18 @@ export const batchAnswerSchema = {
   },
 };
 
-const BODY_HEAD = '{"creators":[';
-const BODY_TAIL = "]}";
+/** The request body of POST /creators/batch is `BATCH_BODY_HEAD`, the items' JSON texts comma-separated, `BATCH_BODY_TAIL`. */
+export const BATCH_BODY_HEAD = '{"creators":[';
+export const BATCH_BODY_TAIL = "]}";
 
 /** The request body of POST /creators/batch from its items' JSON texts, comma-separated. */
 export function batchBody(items: string): string {
-  return BODY_HEAD + items + BODY_TAIL;
-}
-
-/** Room enough for `batchBodyInto` (UTF-8 takes at most 3 bytes per UTF-16 unit). */
-export const batchBodyRoom = (items: string) => items.length * 3 + BODY_HEAD.length + BODY_TAIL.length;
-
-/** `batchBody` as UTF-8 bytes written into `buf` (of at least `batchBodyRoom` bytes): the bytes written. */
-export function batchBodyInto(buf: Buffer, items: string): Buffer {
-  let n = buf.write(BODY_HEAD, 0, "latin1");
-  n += buf.write(items, n);
-  n += buf.write(BODY_TAIL, n, "latin1");
-  return buf.subarray(0, n);
+  return BATCH_BODY_HEAD + items + BATCH_BODY_TAIL;
 }
 
 /**
  * POST /creators/batch: an upsert, so it is repeated after a 500 (rows saved before report
- * `unchanged`). `body`: made by `batchBody` (the text, or its UTF-8 bytes). `onRepeat` is told each
+ * `unchanged`). `body`: as `batchBody` makes it (the text, or its UTF-8 bytes). `onRepeat` is told each
  * time the batch is sent again after an uncertain outcome.
  */
 export function batchCreators(

@@ -4,7 +4,8 @@
 // (undefined) are left untouched in the output. The batch body built from those texts is the bytes
 // JSON.stringify gives for {creators: items}.
 import { describe, expect, it } from "vitest";
-import { batchBody, batchBodyInto, batchBodyRoom } from "../../src/api/creators.js";
+import { batchBody } from "../../src/api/creators.js";
+import { RowBatch } from "../../src/commands/roster/import/state.js";
 import { checkRosterRow, mapColumns, parseColumnFlags, rosterRowJson } from "../../src/csv/roster.js";
 import { LIMITS } from "../../src/spec/limits.js";
 
@@ -132,9 +133,31 @@ describe("rosterRowJson", () => {
     }
     expect(batchBody(items.join(""))).toBe(JSON.stringify({ creators: parsed }));
     expect(JSON.parse(batchBody(items.join("")))).toEqual({ creators: parsed });
-    // The bytes sent: the same text in UTF-8.
-    const text = items.join("");
-    const bytes = batchBodyInto(Buffer.alloc(batchBodyRoom(text)), text);
-    expect(bytes.equals(Buffer.from(JSON.stringify({ creators: parsed }), "utf8"))).toBe(true);
+    // The bytes sent: the same text in UTF-8, however the parts were written into the buffer.
+    for (const pool of [[], [Buffer.alloc(16)], [Buffer.alloc(1 << 20)]]) {
+      const batch = new RowBatch(pool);
+      for (const item of items) {
+        batch.json.push(item);
+        for (let k = 0; k < 300; k++) batch.json.push("");
+        batch.spillSometimes();
+      }
+      const { body } = batch.body();
+      expect(body.equals(Buffer.from(JSON.stringify({ creators: parsed }), "utf8"))).toBe(true);
+    }
+  });
+
+  it("a body that outgrows its buffer is moved to a larger one with the same bytes", () => {
+    const map = mapColumns("f.csv", ["externalId", "name", "email"], parseColumnFlags([]));
+    const batch = new RowBatch([]);
+    const parsed: unknown[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const cells = [`id-${i}`, `Ünïcödé ${"n".repeat(i % 50)} 张伟 ${i}`, `c${i}@example.com`];
+      expect(rosterRowJson(cells, map, false, batch.json, i > 0)).toBe(`id-${i}`);
+      batch.spillSometimes();
+      parsed.push(checkRosterRow(cells, map, { clearEmpty: false }).item);
+    }
+    const { body } = batch.body();
+    expect(body.length).toBeGreaterThan(256 * 1024);
+    expect(body.equals(Buffer.from(JSON.stringify({ creators: parsed }), "utf8"))).toBe(true);
   });
 });

@@ -128,6 +128,7 @@ async function importInput(input: InputFile, s: ImportSettings, how: ReadSetting
 
 async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, total: number) {
   const out = await openOutputs(ctx, s, src.map, total);
+  const bodies: Buffer[] = [];
   const st: ImportState = {
     ctx,
     settings: s,
@@ -140,9 +141,9 @@ async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, t
     sentRows: 0,
     lastLine: 0,
     interrupted: false,
-    batch: new RowBatch(),
+    batch: new RowBatch(bodies),
     pendingLocal: [],
-    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0, bodies: [] },
+    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0, bodies },
     out,
   };
   return st;

@@ -39,7 +39,7 @@ export async function flush(st: ImportState): Promise<void> {
     }
   }
   const rows = st.batch;
-  st.batch = new RowBatch();
+  st.batch = new RowBatch(st.window.bodies);
   const locals = st.pendingLocal;
   st.pendingLocal = [];
   const report: BatchReport = {
@@ -48,6 +48,7 @@ export async function flush(st: ImportState): Promise<void> {
     rows: rows.length,
   };
   if (st.settings.dryRun) {
+    rows.release();
     st.valid += rows.length;
     st.batches.push(report);
     return emit(st, locals);

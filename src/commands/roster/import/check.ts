@@ -11,7 +11,8 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
   const batch = st.batch;
   const json = batch.json;
   const mark = json.length;
-  const fast = rosterRowJson(rec.cells, st.map, st.settings.clearEmpty, json, mark > 0);
+  const comma = batch.length > 0; // the parts before `mark` may have been written out already
+  const fast = rosterRowJson(rec.cells, st.map, st.settings.clearEmpty, json, comma);
   let externalId: string;
   if (fast !== undefined) {
     externalId = fast;
@@ -36,10 +37,11 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
       return { line: rec.line, externalId: check.externalId, reasons: check.reasons, cells: rec.cells };
     }
     externalId = check.item.externalId;
-    json.push(mark > 0 ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
+    json.push(comma ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
   }
   batch.lines.push(rec.line);
   batch.ids.push(externalId);
   if (st.out.sink) batch.cells.push(rec.cells);
+  batch.spillSometimes();
   return undefined;
 }

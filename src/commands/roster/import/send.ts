@@ -2,19 +2,11 @@
 // are taken in file order (the oldest first), so rejected rows and batch reports keep the file's
 // order. A failed batch stops the import after the others in flight have ended, saying exactly
 // which batches were saved.
-import { batchBodyInto, batchBodyRoom, batchCreators } from "../../../api/creators.js";
+import { batchCreators } from "../../../api/creators.js";
 import type { BatchResult } from "../../../spec/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
-import type {
-  BatchAnswer,
-  BatchReport,
-  ImportState,
-  InFlight,
-  Rejected,
-  RowBatch,
-  SendWindow,
-} from "./state.js";
+import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
 
 const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
 
@@ -157,18 +149,6 @@ export async function waitForRoom(st: ImportState): Promise<void> {
   while (w.inflight.length >= w.limit) await takeHead(st);
 }
 
-/**
- * A batch's body as UTF-8 bytes, in a buffer of the window's own that is used again once a batch's
- * request has been answered: the bodies in flight (about 100 KB each) live outside the JavaScript
- * heap, and the text they are written from dies young.
- */
-function bodyBytes(w: SendWindow, items: string): { buf: Buffer; body: Buffer } {
-  const room = batchBodyRoom(items);
-  let buf = w.bodies.pop();
-  if (!buf || buf.length < room) buf = Buffer.allocUnsafeSlow(Math.max(room, 256 * 1024));
-  return { buf, body: batchBodyInto(buf, items) };
-}
-
 /** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
 export async function sendBatch(
   st: ImportState,
@@ -187,7 +167,7 @@ export async function sendBatch(
     slowed: false,
     done: Promise.resolve(),
   };
-  const { buf, body } = bodyBytes(w, rows.takeItems());
+  const { buf, body } = rows.body();
   e.done = batchCreators(api, body, {
     onRepeat: () => {
       e.repeated = true;
