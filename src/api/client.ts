@@ -92,6 +92,8 @@ export interface RequestSpec<T> {
   prefix?: string | undefined;
   query?: Query | undefined;
   body?: unknown;
+  /** The body as JSON text already, or its UTF-8 bytes (sent as it is; instead of `body`). */
+  bodyJson?: string | Uint8Array | undefined;
   retry: RetryClass;
   /** Response schema (loose); omitted for bodiless answers. */
   schema?: z.ZodType<T> | undefined;
@@ -392,7 +394,7 @@ export class ApiClient {
    * cap on the body (maxResponseBytes) counted while it streams in.
    */
   private async once<T>(spec: RequestSpec<T>): Promise<Response<T>> {
-    const payload = spec.body !== undefined ? JSON.stringify(spec.body) : undefined;
+    const payload = spec.bodyJson ?? (spec.body !== undefined ? JSON.stringify(spec.body) : undefined);
     const { status, headers, text, contentType } = await this.exchange(spec, payload);
     if (status >= 400) throw await this.decodeError(spec, status, text, headers, contentType);
     let body: unknown;
@@ -428,7 +430,7 @@ export class ApiClient {
    */
   private async exchange(
     spec: RequestSpec<unknown>,
-    payload: string | undefined,
+    payload: string | Uint8Array | undefined,
   ): Promise<{
     status: number;
     headers: Record<string, string | string[] | undefined>;

@@ -6,8 +6,15 @@
 // Two different ids share a fingerprint with a probability of about n²/2⁶⁵ (3·10⁻⁸ for a million
 // ids); the import would then report the second as "also on line N": loudly, never silently.
 
-/** FNV-1a and a multiply-xorshift hash over the UTF-16 code units: two independent 32-bit halves. */
-function fingerprint(s: string): [number, number] {
+/** The fingerprint last computed by `fingerprint` (two halves; 0/0 marks an empty slot). */
+let fpA = 0;
+let fpB = 0;
+
+/**
+ * FNV-1a and a multiply-xorshift hash over the UTF-16 code units: two independent 32-bit halves, left
+ * in fpA/fpB (no array per id).
+ */
+function fingerprint(s: string): void {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9 ^ s.length;
   for (let i = 0; i < s.length; i++) {
@@ -20,8 +27,9 @@ function fingerprint(s: string): [number, number] {
   b ^= b >>> 16;
   a >>>= 0;
   b >>>= 0;
-  // 0/0 marks an empty slot.
-  return a === 0 && b === 0 ? [1, 0] : [a, b];
+  if (a === 0 && b === 0) a = 1;
+  fpA = a;
+  fpB = b;
 }
 
 const MAX_LOAD = 0.7;
@@ -46,7 +54,9 @@ export class IdIndex {
 
   /** The line `id` was first added with; or, for a new id, adds it with `line` and returns undefined. */
   firstLineOrAdd(id: string, line: number): number | undefined {
-    const [h, l] = fingerprint(id);
+    fingerprint(id);
+    const h = fpA;
+    const l = fpB;
     const cap = this.hi.length;
     let i = this.slot(h, l, cap);
     for (;;) {

@@ -133,15 +133,23 @@ class RecordCutter {
     const s = this.partial ? this.partial + text : text;
     this.partial = "";
     let pos = 0;
-    BREAK_RE.lastIndex = 0;
-    for (;;) {
-      const m = BREAK_RE.exec(s);
-      if (m === null) break;
-      const next = m.index + m[0].length;
-      // A CR at the very end may be the first half of a CRLF: wait for more text.
-      if (!end && next === s.length && m[0] === "\r") break;
-      this.addLine(s, pos, m.index, next, out);
-      pos = next;
+    if (s.indexOf("\r") < 0) {
+      // LF line ends only (the common case): found with indexOf, without the regular expression.
+      for (let lf = s.indexOf("\n"); lf >= 0; lf = s.indexOf("\n", pos)) {
+        this.addLine(s, pos, lf, lf + 1, out);
+        pos = lf + 1;
+      }
+    } else {
+      BREAK_RE.lastIndex = 0;
+      for (;;) {
+        const m = BREAK_RE.exec(s);
+        if (m === null) break;
+        const next = m.index + m[0].length;
+        // A CR at the very end may be the first half of a CRLF: wait for more text.
+        if (!end && next === s.length && m[0] === "\r") break;
+        this.addLine(s, pos, m.index, next, out);
+        pos = next;
+      }
     }
     if (pos < s.length) {
       // A line far longer than any record is handed over as it is (csv-parse refuses it): memory
@@ -150,6 +158,48 @@ class RecordCutter {
       else this.partial = s.slice(pos);
     }
     if (end && this.parts) this.finish(out);
+  }
+
+  /**
+   * `push` for a pass that only counts: a text with no quote and LF line ends only (the common case),
+   * with no record open, is scanned line by line without making records. Returns how many records it
+   * counted (not blank: lines of spaces and all-blank records skipped); a record that needs reading
+   * (a long one) is appended to `out`, as is every record of any other text (then 0 is returned).
+   */
+  pushCounting(text: string, out: RawRecord[], end: boolean, delimiter: string): number {
+    const quoted = text.indexOf('"') >= 0 || text.indexOf("\r") >= 0;
+    if (quoted || this.parts !== null || this.partial.indexOf('"') >= 0 || this.partial.indexOf("\r") >= 0) {
+      this.push(text, out, end);
+      return 0;
+    }
+    const s = this.partial ? this.partial + text : text;
+    this.partial = "";
+    let n = 0;
+    let pos = 0;
+    for (let lf = s.indexOf("\n"); lf >= 0; lf = s.indexOf("\n", pos)) {
+      n += this.countLine(s, pos, lf + 1, out, delimiter);
+      pos = lf + 1;
+    }
+    if (pos < s.length) {
+      if (end || s.length - pos > 2 * MAX_RECORD_BYTES) n += this.countLine(s, pos, s.length, out, delimiter);
+      else this.partial = s.slice(pos);
+    }
+    return n;
+  }
+
+  /** One line of `pushCounting` (no quote in it): 1 when it is a record, 0 when blank or handed over in `out`. */
+  private countLine(s: string, a: number, next: number, out: RawRecord[], delimiter: string): number {
+    const line = this.line++;
+    if (next - a > PLAIN_MAX) {
+      out.push({ line, text: s.slice(a, next) });
+      return 0;
+    }
+    const c = s.charCodeAt(a);
+    // Only a line that starts with a delimiter or a space can be blank or all blank cells.
+    if (c === delimiter.charCodeAt(0) || trimmable(c) || a === next) {
+      if (allBlank(s.slice(a, next).split(delimiter))) return 0;
+    }
+    return 1;
   }
 
   private addLine(s: string, a: number, b: number, next: number, out: RawRecord[]): void {
@@ -524,9 +574,19 @@ export class CsvReader {
    * the header come with no cells and, within a block, not necessarily in line order; the same
    * errors are thrown.
    */
-  blocks(chunks: AsyncIterable<Uint8Array>, o: { cells?: boolean } = {}): AsyncGenerator<CsvRecord[]> {
+  blocks(
+    chunks: AsyncIterable<Uint8Array>,
+    o: { cells?: boolean | "count" } = {},
+  ): AsyncGenerator<CsvRecord[]> {
     return this.blocksOf(this.decoded(chunks), o.cells ?? true);
   }
+
+  /**
+   * With `cells: "count"`: records that need no reading (no quote, LF line ends: most) are only
+   * counted here, not handed out; the blocks hold the others (as with `cells: false`), one block
+   * (maybe empty) per text block. Records after the header = `counted` + the records handed out.
+   */
+  counted = 0;
 
   /** The whole input as text (for small files such as id lists), with the same checks. */
   async text(chunks: AsyncIterable<Uint8Array>): Promise<string> {
@@ -556,7 +616,10 @@ export class CsvReader {
   }
 
   /** `recordsOf` in blocks: the header alone first. */
-  async *blocksOf(texts: AsyncIterable<string>, cells = true): AsyncGenerator<CsvRecord[]> {
+  async *blocksOf(
+    texts: AsyncIterable<string>,
+    cells: boolean | "count" = true,
+  ): AsyncGenerator<CsvRecord[]> {
     const iterator = texts[Symbol.asyncIterator]();
     try {
       yield* this.cut(iterator, new RecordCutter(), cells);
@@ -568,7 +631,7 @@ export class CsvReader {
   private async *cut(
     iterator: AsyncIterator<string>,
     cutter: RecordCutter,
-    withCells: boolean,
+    withCells: boolean | "count",
   ): AsyncGenerator<CsvRecord[]> {
     let recs: RawRecord[] = [];
     let first = true;
@@ -577,6 +640,11 @@ export class CsvReader {
       const block = await iterator.next();
       done = block.done === true;
       recs = [];
+      if (withCells === "count" && !first) {
+        this.counted += cutter.pushCounting(done ? "" : block.value, recs, done, this.facts.delimiter);
+        yield this.checkBlock(recs);
+        continue;
+      }
       cutter.push(done ? "" : block.value, recs, done);
       if (recs.length === 0) continue;
       if (first) {
@@ -588,7 +656,7 @@ export class CsvReader {
         this.header = cells;
         yield [{ line: head.line, cells }];
       }
-      if (!withCells) {
+      if (withCells !== true) {
         const found = this.checkBlock(recs);
         if (found.length > 0) yield found;
         continue;

@@ -1,7 +1,7 @@
 // The roster file format: which column holds which creator field, and turning one record into a
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
-import { checkCreatorWrite, fastCreatorBatchItem } from "../spec/creators.js";
+import { checkCreatorWrite, fastCreatorBatchItem, fastCreatorField } from "../spec/creators.js";
 import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -138,4 +138,93 @@ export function checkRosterRow(
   if (v.handle !== undefined) item.handle = v.handle;
   if (v.active !== undefined) item.active = v.active;
   return { externalId: v.externalId, item, reasons: [] };
+}
+
+// ---- the fast path of a roster import ----
+// Most rows of a roster are plain: the right number of cells, no formula escape, no character that
+// JSON escapes or the rules look at twice. For those, `rosterRowJson` checks the row with the shared
+// plain-code rules (fastCreatorField) and writes the batch item's JSON text straight from the cells:
+// no intermediate objects. Anything else (undefined) goes through checkRosterRow, which gives the
+// exact reasons. test/roster/row-json.test.ts holds both paths to the same items and bytes.
+
+/** A character JSON.stringify escapes (or a lone surrogate), a line end the rules look at, or the C0 controls. */
+const NOT_PLAIN_RE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+
+/** The cell of a mapped column when it can be written as JSON text as it is (undefined: not plain). */
+function plainCell(cells: readonly string[], i: number | undefined): string | undefined {
+  if (i === undefined) return "";
+  const v = cells[i] ?? "";
+  return v.charCodeAt(0) === 0x27 || NOT_PLAIN_RE.test(v) ? undefined : v;
+}
+
+/**
+ * A plain row that passes the rules: returns its trimmed externalId and appends the JSON text of its
+ * batch item to `out` (after a comma when `comma`), in parts (joined, the bytes
+ * `JSON.stringify(checkRosterRow(...).item)` gives). Undefined, with `out` as it was: checkRosterRow
+ * decides.
+ */
+export function rosterRowJson(
+  cells: readonly string[],
+  map: ColumnMap,
+  clearEmpty: boolean,
+  out: string[],
+  comma = false,
+): string | undefined {
+  const ix = map.index;
+  if (cells.length !== map.headers.length || ix.externalId === undefined) return undefined;
+  const id = plainCell(cells, ix.externalId);
+  const externalId = id === undefined ? undefined : fastCreatorField.externalId(id);
+  if (externalId === undefined) return undefined;
+  const mark = out.length;
+  out.push(comma ? ',{"externalId":"' : '{"externalId":"', externalId);
+  // `open`: the last part is a string value whose closing quote is still to be written (it is
+  // written with the next constant part: fewer parts to join).
+  let open = true;
+  const name = plainCell(cells, ix.name);
+  if (name === undefined) return undo(out, mark);
+  if (name.trim() !== "") {
+    const v = fastCreatorField.name(name);
+    if (v === undefined) return undo(out, mark);
+    out.push('","name":"', v);
+  }
+  for (const f of ["email", "handle"] as const) {
+    const cell = plainCell(cells, ix[f]);
+    if (cell === undefined) return undo(out, mark);
+    if (cell.trim() === "") {
+      if (clearEmpty && ix[f] !== undefined) {
+        out.push(PART[f][open ? 2 : 3]);
+        open = false;
+      }
+      continue;
+    }
+    const v = fastCreatorField[f](cell);
+    if (v === undefined) return undo(out, mark);
+    out.push(PART[f][open ? 0 : 1], v);
+    open = true;
+  }
+  const active = activeCell(cells, ix.active);
+  if (active === null) return undo(out, mark);
+  out.push(active === undefined ? (open ? '"}' : "}") : PART.active[(open ? 0 : 2) + (active ? 0 : 1)]!);
+  return externalId;
+}
+
+/** The constant parts of rosterRowJson: after an open string value (with its closing quote) or not. */
+const PART = {
+  email: ['","email":"', ',"email":"', '","email":null', ',"email":null'],
+  handle: ['","handle":"', ',"handle":"', '","handle":null', ',"handle":null'],
+  active: ['","active":true}', '","active":false}', ',"active":true}', ',"active":false}'],
+} as const;
+
+/** rosterRowJson's `active`: the value, undefined (blank or no column), or null (checkRosterRow decides). */
+function activeCell(cells: readonly string[], i: number | undefined): boolean | undefined | null {
+  if (i === undefined) return undefined;
+  const cell = cells[i] ?? "";
+  if (cell.charCodeAt(0) === 0x27) return null;
+  if (cell === "" || cell.trim() === "") return undefined;
+  return parseActiveCell(cell) ?? null;
+}
+
+function undo(out: string[], mark: number): undefined {
+  out.length = mark;
+  return undefined;
 }

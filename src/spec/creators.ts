@@ -152,6 +152,21 @@ function fastText(v: unknown, max: number, blankOk: boolean, lineRule: boolean):
   return t;
 }
 
+/**
+ * The same rules field by field, for a string value (a roster import's cells): the value the schema
+ * gives when it certainly passes (trimmed; "" for a blank email or handle, which the schema turns into
+ * null), else undefined (the schema decides).
+ */
+export const fastCreatorField = {
+  externalId: (v: string) => fastText(v, LIMITS.creatorExternalIdMax, false, true),
+  name: (v: string) => fastText(v, LIMITS.creatorNameMax, false, true),
+  email: (v: string): string | undefined => {
+    const email = fastText(v, LIMITS.creatorEmailMax, true, false);
+    return email === undefined || (email !== "" && !EMAIL_RE.test(email)) ? undefined : email;
+  },
+  handle: (v: string) => fastText(v, LIMITS.creatorHandleMax, true, true),
+};
+
 export function fastCreatorBatchItem(raw: {
   externalId: unknown;
   name?: unknown;
@@ -159,26 +174,24 @@ export function fastCreatorBatchItem(raw: {
   handle?: unknown;
   active?: unknown;
 }): CreatorBatchItem | undefined {
-  const externalId = fastText(raw.externalId, LIMITS.creatorExternalIdMax, false, true);
+  if (typeof raw.externalId !== "string") return undefined;
+  const externalId = fastCreatorField.externalId(raw.externalId);
   if (externalId === undefined) return undefined;
   const out = { externalId } as CreatorBatchItem;
   if (raw.name === null) out.name = null;
   else if (raw.name !== undefined) {
-    const name = fastText(raw.name, LIMITS.creatorNameMax, false, true);
+    const name = typeof raw.name === "string" ? fastCreatorField.name(raw.name) : undefined;
     if (name === undefined) return undefined;
     out.name = name;
   }
-  if (raw.email === null) out.email = null;
-  else if (raw.email !== undefined) {
-    const email = fastText(raw.email, LIMITS.creatorEmailMax, true, false);
-    if (email === undefined || (email !== "" && !EMAIL_RE.test(email))) return undefined;
-    out.email = email === "" ? null : email;
-  }
-  if (raw.handle === null) out.handle = null;
-  else if (raw.handle !== undefined) {
-    const handle = fastText(raw.handle, LIMITS.creatorHandleMax, true, true);
-    if (handle === undefined) return undefined;
-    out.handle = handle === "" ? null : handle;
+  for (const f of ["email", "handle"] as const) {
+    const v = raw[f];
+    if (v === null) out[f] = null;
+    else if (v !== undefined) {
+      const t = typeof v === "string" ? fastCreatorField[f](v) : undefined;
+      if (t === undefined) return undefined;
+      out[f] = t === "" ? null : t;
+    }
   }
   if (raw.active !== undefined) {
     if (typeof raw.active !== "boolean") return undefined;

@@ -20,9 +20,22 @@ async function lines(text: string, cells: boolean): Promise<number[]> {
   return out.sort((a, b) => a - b);
 }
 
-async function failure(text: string, cells: boolean): Promise<string> {
+/** The records after the header a counting pass finds (`cells: "count"`): handed out + counted. */
+async function counted(text: string, chunk = 7): Promise<number> {
+  const reader = new CsvReader({ name: "t.csv" });
+  let n = 0;
+  let header = true;
+  for await (const block of reader.blocks(bytes(text, chunk), { cells: "count" })) {
+    if (header) header = false;
+    else n += block.length;
+  }
+  return n + reader.counted;
+}
+
+async function failure(text: string, cells: boolean | "count"): Promise<string> {
   try {
-    await lines(text, cells);
+    if (cells === "count") await counted(text);
+    else await lines(text, cells);
   } catch (err) {
     if (err instanceof CsvFileError) return err.message;
     throw err;
@@ -60,6 +73,35 @@ describe("the checking pass", () => {
       /^t\.csv: line 16, field 2 \(name\): a quote inside a field that is not quoted\./,
     );
     expect(await failure(broken, false)).toBe(message);
+    expect(await failure(broken, "count")).toBe(message);
+  });
+
+  it('the counting pass (cells: "count") counts what the reading pass hands out, in any chunking', async () => {
+    const plain = [
+      "externalId,name,email",
+      ...Array.from({ length: 300 }, (_, i) =>
+        i % 17 === 0 ? "" : i % 23 === 0 ? " ,\t, " : `p-${i},N ${i},`,
+      ),
+      "\u00a0,,",
+      ",,",
+      `long-${"x".repeat(20_000)},y,`,
+      "last,no line end,",
+    ].join("\n");
+    for (const text of [TRICKY, plain, `${plain}\n`, `${plain}\n${TRICKY}`, `${TRICKY}\n${plain}`]) {
+      const read = (await lines(text, true)).length - 1;
+      for (const chunk of [1, 7, 64, 4096, 1 << 20])
+        expect(await counted(text, chunk), `chunk ${chunk}`).toBe(read);
+    }
+  });
+
+  it("the counting pass refuses what the reading pass refuses, after plain lines too", async () => {
+    const head = Array.from({ length: 500 }, (_, i) => `p-${i},N ${i},`).join("\n");
+    for (const bad of ['x,"open quote,\ny,z,', 'x,a"b,', `x,${"y".repeat(70_000)},`]) {
+      const text = `externalId,name,email\n${head}\n${bad}\n`;
+      const message = await failure(text, true);
+      expect(message).not.toBe("no error");
+      expect(await failure(text, "count")).toBe(message);
+    }
   });
 });
 

@@ -15,7 +15,7 @@ import { CsvFileError, type CsvReadOptions, parseDelimiter } from "../../csv/rea
 import { parseColumnFlags } from "../../csv/roster.js";
 import { CancelledError, CliError, UsageError } from "../../errors.js";
 import { LIMITS } from "../../spec/limits.js";
-import { addRow, flush, rejectLocally } from "./import/batch.js";
+import { flush, rejectLocally, rowAdded } from "./import/batch.js";
 import { checkRecord } from "./import/check.js";
 import {
   checkWholeInput,
@@ -26,7 +26,7 @@ import {
 } from "./import/read.js";
 import { finishOutputs, openOutputs, reportFinished, sentSoFar } from "./import/report.js";
 import { takeAll, takeHead } from "./import/send.js";
-import { type ImportSettings, type ImportState, plural } from "./import/state.js";
+import { type ImportSettings, type ImportState, plural, RowBatch } from "./import/state.js";
 
 export type { BatchReport, Rejected } from "./import/state.js";
 
@@ -128,6 +128,7 @@ async function importInput(input: InputFile, s: ImportSettings, how: ReadSetting
 
 async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, total: number) {
   const out = await openOutputs(ctx, s, src.map, total);
+  const bodies: Buffer[] = [];
   const st: ImportState = {
     ctx,
     settings: s,
@@ -140,9 +141,9 @@ async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, t
     sentRows: 0,
     lastLine: 0,
     interrupted: false,
-    batch: [],
+    batch: new RowBatch(bodies),
     pendingLocal: [],
-    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0 },
+    window: { inflight: [], limit: s.concurrency, calm: 0, numbered: 0, halvedBefore: 0, bodies },
     out,
   };
   return st;
@@ -160,8 +161,8 @@ async function importRows(st: ImportState, src: RosterSource): Promise<void> {
       }
       st.summary.rows++;
       st.lastLine = rec.line;
-      const c = checkRecord(st, rec);
-      const wait = c.ok ? addRow(st, c.row) : rejectLocally(st, c.rejected);
+      const rejected = checkRecord(st, rec);
+      const wait = rejected ? rejectLocally(st, rejected) : rowAdded(st);
       if (wait) {
         await wait;
         if (st.interrupted) break reading;

@@ -3,13 +3,12 @@
 // the rows around them (at most LOCAL_REJECT_CAP of them are held).
 import { emit, emitPending } from "./report.js";
 import { sendBatch, takeAll, waitForRoom } from "./send.js";
-import type { BatchReport, ImportState, Rejected, SentRow } from "./state.js";
+import { type BatchReport, type ImportState, type Rejected, RowBatch } from "./state.js";
 
 const LOCAL_REJECT_CAP = 1000;
 
-/** Adds a checked row; a full batch is sent (the returned promise), otherwise nothing is awaited. */
-export function addRow(st: ImportState, row: SentRow): Promise<void> | undefined {
-  st.batch.push(row);
+/** After a row was added: a full batch is sent (the returned promise), otherwise nothing is awaited. */
+export function rowAdded(st: ImportState): Promise<void> | undefined {
   return st.batch.length >= st.settings.batchSize ? flush(st) : undefined;
 }
 
@@ -40,15 +39,16 @@ export async function flush(st: ImportState): Promise<void> {
     }
   }
   const rows = st.batch;
-  st.batch = [];
+  st.batch = new RowBatch(st.window.bodies);
   const locals = st.pendingLocal;
   st.pendingLocal = [];
   const report: BatchReport = {
-    firstLine: rows[0]!.line,
-    lastLine: rows[rows.length - 1]!.line,
+    firstLine: rows.lines[0]!,
+    lastLine: rows.lines[rows.length - 1]!,
     rows: rows.length,
   };
   if (st.settings.dryRun) {
+    rows.release();
     st.valid += rows.length;
     st.batches.push(report);
     return emit(st, locals);

@@ -19,12 +19,15 @@ export interface RosterSource {
   close(): Promise<void>;
 }
 
-/** Opens one reading pass: reads the header and maps the columns (`withCells: false`: records counted only). */
+/**
+ * Opens one reading pass: reads the header and maps the columns (`withCells: "count"`: records
+ * checked and counted only, see CsvReader.blocks).
+ */
 export async function openRoster(
   input: InputFile,
   read: CsvReadOptions,
   flags: ColumnFlags,
-  withCells = true,
+  withCells: true | "count" = true,
 ): Promise<RosterSource> {
   const reader = new CsvReader(read);
   const blocks = reader.blocks(input.bytes(), { cells: withCells });
@@ -58,16 +61,17 @@ export async function checkWholeInput(
 ): Promise<number> {
   let total = 0;
   try {
-    const src = await openRoster(input, read, flags, false);
+    const src = await openRoster(input, read, flags, "count");
     for await (const block of src.blocks) {
       if (signal.aborted) {
         await src.close();
         throw new CancelledError(
-          `Interrupted while checking ${input.name} (${plural(total, "row")} read): nothing was sent.`,
+          `Interrupted while checking ${input.name} (${plural(total + src.reader.counted, "row")} read): nothing was sent.`,
         );
       }
       total += block.length;
     }
+    total += src.reader.counted;
   } catch (err) {
     if (err instanceof CsvFileError) throw err.withNote("Nothing was sent.");
     throw err;

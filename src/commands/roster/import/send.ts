@@ -3,40 +3,67 @@
 // order. A failed batch stops the import after the others in flight have ended, saying exactly
 // which batches were saved.
 import { batchCreators } from "../../../api/creators.js";
+import type { BatchResult } from "../../../spec/creators.js";
 import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
-import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, SentRow } from "./state.js";
+import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
 
 const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
 
-/** Counts one answered batch and reports its rejected rows (with the local ones around them). */
-async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
-  const rows = e.rows;
-  if (res.rows.length !== rows.length) {
-    throw new ProtocolError(
-      `The service answered a batch of ${rows.length} creators with ${res.rows.length} row outcomes.`,
-    );
-  }
+/** Cells of a sent row when no rejects file is written. */
+const NO_CELLS: string[] = [];
+
+/** The row outcomes by index (as the service sends them, usually: then not copied). */
+function inIndexOrder(rows: BatchResult["rows"]): BatchResult["rows"] {
+  for (let i = 1; i < rows.length; i++)
+    if (!(rows[i - 1]!.index < rows[i]!.index)) return [...rows].sort((a, b) => a.index - b.index);
+  return rows;
+}
+
+/**
+ * A batch's answer reduced as soon as it arrives (its thousand outcome objects are let go at once,
+ * not kept until the answers before it are taken): the counts, the rows not accepted, and what
+ * does not fit the batch sent.
+ */
+export function reduceAnswer(res: BatchResult, sent: number): BatchAnswer {
   const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
-  const serverRejected: Rejected[] = [];
-  for (const out of [...res.rows].sort((a, b) => a.index - b.index)) {
-    const sent = rows[out.index];
-    if (!sent)
-      throw new ProtocolError(`The service answered a batch with an unknown row index ${out.index}.`);
+  const rejected: BatchAnswer["rejected"] = [];
+  let badIndex: number | undefined;
+  for (const out of inIndexOrder(res.rows)) {
+    const i = out.index;
+    if (!(i >= 0 && i < sent)) {
+      badIndex = i;
+      break;
+    }
     if (out.outcome === "rejected" || out.reasons.length > 0) {
       counts.rejected++;
-      serverRejected.push({
-        line: sent.line,
-        externalId: sent.item.externalId,
-        reasons: out.reasons,
-        cells: sent.cells,
-      });
+      rejected.push({ index: i, reasons: out.reasons });
     } else if (out.outcome === "added" || out.outcome === "unchanged") {
       counts[out.outcome]++;
     } else {
       counts.updated++; // "updated", or an outcome this version does not know: accepted either way
     }
   }
+  return { outcomes: res.rows.length, counts, rejected, badIndex };
+}
+
+/** Counts one answered batch and reports its rejected rows (with the local ones around them). */
+async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<void> {
+  const rows = e.rows;
+  if (res.outcomes !== rows.length) {
+    throw new ProtocolError(
+      `The service answered a batch of ${rows.length} creators with ${res.outcomes} row outcomes.`,
+    );
+  }
+  if (res.badIndex !== undefined)
+    throw new ProtocolError(`The service answered a batch with an unknown row index ${res.badIndex}.`);
+  const counts = res.counts;
+  const serverRejected: Rejected[] = res.rejected.map(({ index: i, reasons }) => ({
+    line: rows.lines[i]!,
+    externalId: rows.ids[i]!,
+    reasons,
+    cells: rows.cells[i] ?? NO_CELLS,
+  }));
   const summary = st.summary;
   summary.added += counts.added;
   summary.updated += counts.updated;
@@ -125,7 +152,7 @@ export async function waitForRoom(st: ImportState): Promise<void> {
 /** Sends one batch (its answer is taken later, in file order; at once with --concurrency 1). */
 export async function sendBatch(
   st: ImportState,
-  rows: SentRow[],
+  rows: RowBatch,
   report: BatchReport,
   locals: Rejected[],
 ): Promise<void> {
@@ -140,26 +167,24 @@ export async function sendBatch(
     slowed: false,
     done: Promise.resolve(),
   };
-  e.done = batchCreators(
-    api,
-    rows.map((r) => r.item),
-    {
-      onRepeat: () => {
-        e.repeated = true;
-      },
-      onRetry: ({ status }) => {
-        if (status !== 429) return;
-        e.slowed = true;
-        w.calm = 0;
-        if (e.number > w.halvedBefore) {
-          w.limit = Math.max(1, w.limit >> 1);
-          w.halvedBefore = w.numbered;
-        }
-      },
+  const { buf, body } = rows.body();
+  e.done = batchCreators(api, body, {
+    onRepeat: () => {
+      e.repeated = true;
     },
-  ).then(
+    onRetry: ({ status }) => {
+      if (status !== 429) return;
+      e.slowed = true;
+      w.calm = 0;
+      if (e.number > w.halvedBefore) {
+        w.limit = Math.max(1, w.limit >> 1);
+        w.halvedBefore = w.numbered;
+      }
+    },
+  }).then(
     (res) => {
-      e.res = res;
+      e.res = reduceAnswer(res, rows.length);
+      w.bodies.push(buf); // answered: the body was sent in full and is not needed again
     },
     (err: unknown) => {
       e.error = err;

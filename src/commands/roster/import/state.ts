@@ -1,7 +1,7 @@
 // The one state of a roster import, shared by its stages (read → check → batch → send → report):
 // what the run was asked to do, what it has counted so far, the rows waiting for a batch, the
 // batches in flight and the outputs being written. Each stage is a module of functions over it.
-import type { BatchCreator, batchCreators } from "../../../api/creators.js";
+import { BATCH_BODY_HEAD, BATCH_BODY_TAIL } from "../../../api/creators.js";
 import type { Context } from "../../../context.js";
 import type { ColumnMap } from "../../../csv/headers.js";
 import type { IdIndex } from "../../../csv/id-index.js";
@@ -41,19 +41,78 @@ export interface BatchReport {
   repeated?: boolean;
 }
 
-/** A checked row waiting in a batch. */
-export interface SentRow {
-  line: number;
-  item: BatchCreator;
-  cells: string[];
+/** Parts gathered before they are written into the body's buffer (about 100 rows). */
+const SPILL_PARTS = 1024;
+
+/**
+ * Checked rows gathered for one batch, without an object per row: their lines, externalIds and (for
+ * the rejects file only) cells, and the request body. The items' JSON text is gathered in parts
+ * (`json`, with a comma between items) and written into the body's buffer every hundred rows or so,
+ * so that the cells it is made of die young; the buffer comes from `pool` (the send window's buffers,
+ * given back once a batch is answered).
+ */
+export class RowBatch {
+  readonly lines: number[] = [];
+  readonly ids: string[] = [];
+  /** Each row's cells when a rejects file is written (else empty). */
+  readonly cells: string[][] = [];
+  /** The items' JSON text not yet written, in parts. */
+  readonly json: string[] = [];
+  private buf: Buffer | undefined;
+  private len = 0;
+  constructor(private readonly pool: Buffer[]) {}
+  get length(): number {
+    return this.lines.length;
+  }
+  /** Writes the gathered parts into the body's buffer when there are many. */
+  spillSometimes(): void {
+    if (this.json.length >= SPILL_PARTS) this.spill();
+  }
+  private spill(): void {
+    const text = this.json.join("");
+    this.json.length = 0;
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    const room = this.len + text.length * 3 + BATCH_BODY_TAIL.length;
+    let buf = this.buf;
+    if (!buf || buf.length < room) {
+      const next = this.pool.pop();
+      buf = next && next.length >= room ? next : Buffer.allocUnsafeSlow(Math.max(room * 2, 256 * 1024));
+      if (this.buf) this.buf.copy(buf, 0, 0, this.len);
+      else this.len = buf.write(BATCH_BODY_HEAD, 0, "latin1");
+      this.buf = buf;
+    }
+    this.len += buf.write(text, this.len);
+  }
+  /** The request body (`batchBody`'s bytes), and the buffer that holds it (for the pool, once answered). */
+  body(): { buf: Buffer; body: Buffer } {
+    this.spill();
+    const buf = this.buf!;
+    this.len += buf.write(BATCH_BODY_TAIL, this.len, "latin1");
+    return { buf, body: buf.subarray(0, this.len) };
+  }
+  /** A batch that is not sent (--dry-run): its buffer goes back to the pool. */
+  release(): void {
+    if (this.buf) this.pool.push(this.buf);
+    this.buf = undefined;
+    this.json.length = 0;
+  }
 }
 
-export type BatchAnswer = Awaited<ReturnType<typeof batchCreators>>;
+/** A batch's answer, reduced (send.ts reduceAnswer). */
+export interface BatchAnswer {
+  /** How many row outcomes the answer held. */
+  outcomes: number;
+  counts: { added: number; updated: number; unchanged: number; rejected: number };
+  /** The rows not accepted, by index. */
+  rejected: { index: number; reasons: string[] }[];
+  /** The first row index (in index order) outside the batch sent, if any. */
+  badIndex: number | undefined;
+}
 
 /** A batch sent and not yet accounted for; `done` never rejects (the outcome lands in res/error). */
 export interface InFlight {
   number: number;
-  rows: SentRow[];
+  rows: RowBatch;
   report: BatchReport;
   /** Rows rejected locally before and among this batch's rows, reported with its answer. */
   locals: Rejected[];
@@ -77,6 +136,8 @@ export interface SendWindow {
   numbered: number;
   /** A 429 to a batch numbered after this halves the limit again. */
   halvedBefore: number;
+  /** Buffers for request bodies, free to be written again (send.ts bodyBytes). */
+  bodies: Buffer[];
 }
 
 /** Where the outcome goes: --json on stdout, the rejects file, the progress bar, stderr lines. */
@@ -110,7 +171,7 @@ export interface ImportState {
   /** Ctrl-C was seen between rows: stop reading, finish what is in flight. */
   interrupted: boolean;
   /** Checked rows waiting for the next batch. */
-  batch: SentRow[];
+  batch: RowBatch;
   /** Rows rejected locally, held until the batches around them are answered (line order). */
   pendingLocal: Rejected[];
   readonly window: SendWindow;
