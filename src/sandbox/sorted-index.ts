@@ -1,0 +1,178 @@
+// A segment's sorted index (persist.ts writes one with a segment's shard files): its keys in string
+// order, which is the order of every list of the API (each sorts by the id its records are keyed
+// by), and its boolean columns (`active`), so that a list serves a page by reading that page's
+// records only, not the 50,000 of the segment.
+//
+// File: sandbox-segments/<id>-<x>.json, `{"format":2,"kind":"index","count":n,"flags":{...},"keys":[...]}`:
+// `keys` sorted, `flags[column]` a string of "1" and "0", one per key in that order. Written only for
+// a list's records (string keys, each value a record holding its key in a field) when every value is
+// plain (no segments or blobs inside). It describes the shard files only: the journal's changes are
+// laid over it when it is read (storedKeys). A data dir written before indexes has none until a
+// compaction writes them; its lists read the whole segment, as before.
+
+/** The list order of the API: by UTF-16 code units, as `<` compares strings. */
+export const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export interface IndexDoc {
+  keys: string[];
+  flags: Record<string, string>;
+}
+
+/** What the journal changed since the index was written: a key's latest value, or null when deleted. */
+export type Overrides = Map<string, unknown>;
+
+/** A journal entry for one segment, as persist.ts keeps it. */
+export interface JournalOp {
+  del?: unknown[];
+  set?: [unknown, unknown, number | null][];
+  plain: boolean;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * The index text of a segment's entries (key, encoded value); undefined when the segment is not a
+ * list's: a key that is not a string, or a value that is not a record holding its key in a field (a
+ * creator under its externalId is one; a short code's {campaignId, externalId} is not).
+ */
+export function buildIndex(entries: Iterable<readonly unknown[]>): string | undefined {
+  const rows: [string, unknown][] = [];
+  let names: string[] | undefined;
+  let keyed: string[] | undefined;
+  for (const [k, tree] of entries) {
+    if (typeof k !== "string" || !isRecord(tree)) return undefined;
+    keyed = (keyed ?? Object.keys(tree)).filter((n) => tree[n] === k);
+    if (keyed.length === 0) return undefined;
+    rows.push([k, tree]);
+    names = (names ?? Object.keys(tree)).filter((n) => typeof tree[n] === "boolean");
+  }
+  rows.sort((a, b) => byKey(a[0], b[0]));
+  const flags: Record<string, string> = {};
+  for (const n of names ?? []) {
+    const bits = new Uint8Array(rows.length);
+    for (let i = 0; i < rows.length; i++) bits[i] = (rows[i]![1] as Record<string, boolean>)[n] ? 49 : 48;
+    flags[n] = Buffer.from(bits).toString("latin1");
+  }
+  const keys = rows.map((r) => r[0]);
+  return JSON.stringify({ format: 2, kind: "index", count: keys.length, flags, keys });
+}
+
+/** An index file's content, or undefined when it is not one (then the segment is read whole). */
+export function parseIndex(text: string): IndexDoc | undefined {
+  let doc: { kind?: unknown; count?: unknown; keys?: unknown; flags?: unknown };
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(doc) || doc.kind !== "index" || !Array.isArray(doc.keys) || !isRecord(doc.flags))
+    return undefined;
+  const keys = doc.keys as unknown[];
+  if (keys.length !== doc.count || !keys.every((k) => typeof k === "string")) return undefined;
+  for (const f of Object.values(doc.flags))
+    if (typeof f !== "string" || f.length !== keys.length) return undefined;
+  return { keys: keys as string[], flags: doc.flags as Record<string, string> };
+}
+
+/**
+ * The journal's changes of one segment, latest last wins: undefined when they cannot be laid over an
+ * index (a value that is not plain, a key that is not a string).
+ */
+export function overridesOf(ops: readonly JournalOp[]): Overrides | undefined {
+  const out: Overrides = new Map();
+  for (const op of ops) {
+    if (!op.plain) return undefined;
+    for (const k of op.del ?? []) {
+      if (typeof k !== "string") return undefined;
+      out.set(k, null);
+    }
+    for (const [k, tree] of op.set ?? []) {
+      if (typeof k !== "string") return undefined;
+      out.set(k, tree);
+    }
+  }
+  return out;
+}
+
+/** Where `key` is in sorted `keys`, or -1. */
+export function findKey(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const k = keys[mid]!;
+    if (k === key) return mid;
+    if (k < key) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Whether the journal's changes leave an index as it is: no key added or deleted, no flag changed. */
+export function indexUnchanged(doc: IndexDoc, over: Overrides): boolean {
+  for (const [k, v] of over) {
+    if (v === null) return false;
+    const i = findKey(doc.keys, k);
+    if (i < 0) return false;
+    for (const [name, bits] of Object.entries(doc.flags))
+      if (flagOf(v, name) !== (bits.charCodeAt(i) === 49)) return false;
+  }
+  return true;
+}
+
+/** A filter on a boolean column. */
+export interface Flag {
+  name: string;
+  value: boolean;
+}
+
+/** The flag of a value (an object), or undefined when it has no boolean there. */
+export function flagOf(value: unknown, name: string): boolean | undefined {
+  const b = isRecord(value) ? value[name] : undefined;
+  return typeof b === "boolean" ? b : undefined;
+}
+
+/** Two lists sorted by key, merged (neither holds a key of the other). */
+export function mergeSorted(a: readonly string[], b: readonly string[]): string[] {
+  if (b.length === 0) return a as string[];
+  if (a.length === 0) return b as string[];
+  const out: string[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) out[n++] = a[i]! < b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[n++] = a[i++]!;
+  while (j < b.length) out[n++] = b[j++]!;
+  return out;
+}
+
+/**
+ * The keys stored (index, then the journal laid over it), sorted, those matching `flag` only; or
+ * undefined when the flag is not indexed (or a changed value has no boolean there). The array may be
+ * the index's own: callers do not change it.
+ */
+export function storedKeys(doc: IndexDoc, over: Overrides, flag?: Flag): string[] | undefined {
+  const bits = flag ? doc.flags[flag.name] : undefined;
+  if (flag && bits === undefined) return undefined;
+  if (!flag && over.size === 0) return doc.keys;
+  const want = flag?.value ? 49 : 48;
+  const base: string[] = [];
+  const keys = doc.keys;
+  for (let i = 0; i < keys.length; i++) {
+    if (bits !== undefined && bits.charCodeAt(i) !== want) continue;
+    if (over.size > 0 && over.has(keys[i]!)) continue;
+    base.push(keys[i]!);
+  }
+  const extra: string[] = [];
+  for (const [k, v] of over) {
+    if (v === null) continue;
+    if (flag) {
+      const b = flagOf(v, flag.name);
+      if (b === undefined) return undefined;
+      if (b !== flag.value) continue;
+    }
+    extra.push(k);
+  }
+  return mergeSorted(base, extra.sort(byKey));
+}
