@@ -405,9 +405,12 @@ export class SandboxPersistence implements SegmentSource {
     return f;
   }
 
-  private readFile(file: string): string {
+  private readFile(file: string): string;
+  private readFile(file: string, raw: "bytes"): Buffer;
+  private readFile(file: string, raw?: "bytes"): string | Buffer {
     try {
-      return readFileSync(join(this.segDir, file), "utf8");
+      const path = join(this.segDir, file);
+      return raw ? readFileSync(path) : readFileSync(path, "utf8");
     } catch (err) {
       throw new Error(
         `The sandbox data in ${this.dir} is damaged: ${join(SEGMENT_DIR, file)} cannot be read (${(err as NodeJS.ErrnoException).code}).`,
@@ -504,11 +507,14 @@ export class SandboxPersistence implements SegmentSource {
     if (!over || !shards) return undefined;
     const changed = over.get(key as string);
     if (changed !== undefined) return { value: changed === null ? undefined : structuredClone(changed) };
-    const text = this.readFile(shards[shardOf(key, shards.length)]!);
-    const head = shardHead(text);
+    // The file's bytes, searched for the key's line: only the head and that line are decoded.
+    const bytes = this.readFile(shards[shardOf(key, shards.length)]!, "bytes");
+    const head = shardHead(bytes.toString("utf8", 0, bytes.indexOf(10) + 1));
     if (!head.plain) return undefined;
-    const e = entryLine(text, key);
-    if (!e) return { value: undefined };
+    const at = bytes.indexOf(`\n${JSON.stringify(key)},`);
+    if (at < 0) return { value: undefined };
+    const end = bytes.indexOf(10, at + 1);
+    const e = entryLine(bytes.toString("utf8", at, end < 0 ? bytes.length : end), key)!;
     return { value: head.columns ? rowMaker(head)(key, e[1] as unknown[]) : e[1] };
   }
 
