@@ -57,11 +57,13 @@ import {
   buildIndex,
   type Flag,
   indexUnchanged,
+  listEntry,
   type IndexDoc,
   type Overrides,
   overridesOf,
   parseIndex,
   storedKeys,
+  updatedIndex,
 } from "./sorted-index.js";
 
 const SNAPSHOT = "sandbox-state.json";
@@ -778,11 +780,16 @@ export class SandboxPersistence implements SegmentSource {
     entries: Iterable<readonly unknown[]>,
   ): { file: string; bytes: number } | null {
     const body = buildIndex(entries);
-    if (body === undefined) return null;
+    return body === undefined
+      ? null
+      : { file: this.writeIndexText(id, body), bytes: Buffer.byteLength(body) };
+  }
+
+  private writeIndexText(id: string, body: string): string {
     const file = `${id}-${rand()}.json`;
     mkdirSync(this.segDir, { recursive: true, mode: 0o700 });
     writeNew(join(this.segDir, file), body);
-    return { file, bytes: Buffer.byteLength(body) };
+    return file;
   }
 
   /**
@@ -790,10 +797,14 @@ export class SandboxPersistence implements SegmentSource {
    * journal changed no key and no flag, else a new one. Its `index` and the `bytes` it adds.
    */
   private reindex(id: string, info: FileInfo, shards: string[]): { index: string | null; bytes: number } {
+    if (info.index === null) return { index: null, bytes: 0 }; // not a list's (a whole rewrite looks again)
     const doc = this.indexDoc(id);
     const over = doc && this.overrides(id);
-    if (doc && over && indexUnchanged(doc, over))
-      return { index: info.index!, bytes: this.indexes.get(id)?.bytes ?? 0 };
+    if (doc && over) {
+      if (indexUnchanged(doc, over)) return { index: info.index!, bytes: this.indexes.get(id)?.bytes ?? 0 };
+      const text = updatedIndex(doc, over);
+      if (text !== undefined) return { index: this.writeIndexText(id, text), bytes: Buffer.byteLength(text) };
+    }
     const index = this.indexShards(id, shards);
     return { index: index?.file ?? null, bytes: index?.bytes ?? 0 };
   }
@@ -805,6 +816,7 @@ export class SandboxPersistence implements SegmentSource {
       const text = this.readFile(f);
       if (!shardHead(text).plain) return null;
       for (const e of shardEntries(text)) all.push(e);
+      if (all.length > 0 && !listEntry(all[0]![0], all[0]![1])) return null; // known before reading on
     }
     return this.writeIndex(id, all);
   }

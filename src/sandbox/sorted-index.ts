@@ -54,8 +54,65 @@ export function buildIndex(entries: Iterable<readonly unknown[]>): string | unde
     for (let i = 0; i < rows.length; i++) bits[i] = (rows[i]![1] as Record<string, boolean>)[n] ? 49 : 48;
     flags[n] = Buffer.from(bits).toString("latin1");
   }
-  const keys = rows.map((r) => r[0]);
+  return indexText(
+    rows.map((r) => r[0]),
+    flags,
+  );
+}
+
+/** Whether an entry can be a list's: a string key, a record holding it in a field. */
+export function listEntry(key: unknown, tree: unknown): boolean {
+  if (typeof key !== "string" || !isRecord(tree)) return false;
+  for (const n in tree) if (tree[n] === key) return true;
+  return false;
+}
+
+function indexText(keys: string[], flags: Record<string, string>): string {
   return JSON.stringify({ format: 2, kind: "index", count: keys.length, flags, keys });
+}
+
+/**
+ * The index of a segment after the journal's changes `over`, made from the index before them (the
+ * records that did not change are not read); undefined when a changed value is not a list's.
+ */
+export function updatedIndex(doc: IndexDoc, over: Overrides): string | undefined {
+  const added: string[] = [];
+  for (const [k, v] of over) {
+    if (v === null) continue;
+    if (!listEntry(k, v)) return undefined;
+    added.push(k);
+  }
+  added.sort(byKey);
+  const names = Object.keys(doc.flags).filter((n) =>
+    added.every((k) => flagOf(over.get(k), n) !== undefined),
+  );
+  const total = doc.keys.length + added.length;
+  const keys: string[] = [];
+  const bits = names.map(() => new Uint8Array(total));
+  const old = names.map((n) => doc.flags[n]!);
+  let i = 0;
+  let j = 0;
+  while (i < doc.keys.length || j < added.length) {
+    const fromDoc = j >= added.length || (i < doc.keys.length && doc.keys[i]! < added[j]!);
+    if (fromDoc && over.has(doc.keys[i]!)) {
+      i++; // deleted, or changed (it is among `added`)
+      continue;
+    }
+    const at = keys.length;
+    if (fromDoc) {
+      for (let n = 0; n < names.length; n++) bits[n]![at] = old[n]!.charCodeAt(i);
+      keys.push(doc.keys[i++]!);
+    } else {
+      const k = added[j++]!;
+      for (let n = 0; n < names.length; n++) bits[n]![at] = flagOf(over.get(k), names[n]!) ? 49 : 48;
+      keys.push(k);
+    }
+  }
+  const flags: Record<string, string> = {};
+  names.forEach((n, x) => {
+    flags[n] = Buffer.from(bits[x]!.subarray(0, keys.length)).toString("latin1");
+  });
+  return indexText(keys, flags);
 }
 
 /** An index file's content, or undefined when it is not one (then the segment is read whole). */

@@ -212,6 +212,57 @@ describe("lists paged from the sorted index", () => {
   });
 });
 
+describe("compaction and the index", () => {
+  const indexOf = (dir: string, segmentId: string): string | null | undefined =>
+    JSON.parse(readFileSync(snapshotPath(dir), "utf8")).files[segmentId]?.index;
+
+  it("folding the journal updates the index (new keys, changed flags); a rename alone keeps it", async () => {
+    const { dir, campaignId } = await filled();
+    const roster = () => orgOf(opened(dir)).creators as TrackedMap;
+    const id = roster()[SEG].id;
+    const linksId = (orgOf(opened(dir)).areas.campaigns!.links.get(campaignId) as TrackedMap)[SEG].id;
+    SandboxPersistence.open(dir).persistence.compact();
+    const first = indexOf(dir, id);
+    expect(first).toEqual(expect.any(String));
+    expect(indexOf(dir, linksId)).toEqual(expect.any(String));
+    const check = () => {
+      const indexed = orgOf(opened(dir));
+      const whole = orgOf(opened(dir));
+      const li = indexed.areas.campaigns!.links.get(campaignId)!;
+      const lw = whole.areas.campaigns!.links.get(campaignId)!;
+      for (const p of PAGES)
+        for (const flag of FLAGS) {
+          expect(pageByKey(indexed.creators, p, flag)).toEqual(fullRead(whole.creators, p, flag));
+          expect(pageByKey<LinkRecord>(li, p, flag)).toEqual(fullRead(lw, p, flag));
+        }
+    };
+    check();
+    // A rename only: the same index file after the next compaction.
+    await withSandbox({ dataDir: dir }, async (s) => {
+      await must(s, "PUT", `/creators/${idOf(20)}`, { name: "Renamed again" });
+    });
+    SandboxPersistence.open(dir).persistence.compact();
+    expect(indexOf(dir, id)).toBe(first);
+    check();
+    // A new creator, one deactivated, a link deactivated: a new index, right.
+    await withSandbox({ dataDir: dir }, async (s) => {
+      await must(s, "PUT", "/creators/mid-new", { name: "Mid" }, 201);
+      await must(s, "PUT", `/creators/${idOf(21)}`, { active: false });
+      await must(s, "PATCH", `/campaigns/${campaignId}/creators/${idOf(22)}`, { active: false });
+    });
+    SandboxPersistence.open(dir).persistence.compact();
+    expect(indexOf(dir, id)).not.toBe(first);
+    check();
+    expect(
+      pageByKey(
+        orgOf(opened(dir)).creators,
+        { page: 0, pageSize: 200 },
+        { name: "active", value: false },
+      )!.items.map((c) => c.externalId),
+    ).toContain(idOf(21));
+  });
+});
+
 describe("a data dir without indexes (written before them)", () => {
   /** Takes the indexes out of a data dir (its journal folded first), as the build before them wrote it. */
   function withoutIndexes(dir: string): void {
