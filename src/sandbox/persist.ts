@@ -59,6 +59,7 @@ import {
   indexUnchanged,
   listEntry,
   type IndexDoc,
+  type KeyList,
   type Overrides,
   overridesOf,
   parseIndex,
@@ -497,7 +498,7 @@ export class SandboxPersistence implements SegmentSource {
     return over;
   }
 
-  storedKeys(id: string, flag?: Flag): string[] | undefined {
+  storedKeys(id: string, flag?: Flag): KeyList | undefined {
     const doc = this.indexDoc(id);
     const over = doc && this.overrides(id);
     return doc && over ? storedKeys(doc, over, flag) : undefined;

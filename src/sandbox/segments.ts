@@ -15,7 +15,7 @@
 // as an object property, {"$blob": id}. An object with one of these as its only key reads as that tag
 // (as in the first snapshot format).
 
-import { byKey, type Flag, flagOf, mergeSorted } from "./sorted-index.js";
+import { byKey, type Flag, flagOf, type KeyList, mergeSorted } from "./sorted-index.js";
 
 /** Maps with at least this many entries are segments. */
 export const SEGMENT_MIN_ENTRIES = 64;
@@ -50,7 +50,7 @@ export interface SegmentSource {
    * The stored keys of a segment in string order (its sorted index with the journal laid over it),
    * those matching `flag` only; undefined when it has no index (or the flag is not indexed).
    */
-  storedKeys(id: string, flag?: Flag): string[] | undefined;
+  storedKeys(id: string, flag?: Flag): KeyList | undefined;
   /**
    * The stored value of one key (the journal's, else its line in its shard), a fresh object, without
    * loading the shard; undefined when it cannot be read that way (a value that is not plain).
@@ -261,13 +261,15 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
    * peek). Undefined when that cannot be done (the segment is in memory whole, was never written,
    * was written without an index, or the flag is not indexed): list it from its values then.
    */
-  sortedKeys(flag?: Flag): string[] | undefined {
+  sortedKeys(flag?: Flag): KeyList | undefined {
     const s = this[SEG];
     if (s.full) return undefined;
     const stored = s.src.storedKeys(s.id, flag);
     if (!stored || (s.loadedShards.size === 0 && super.size === 0)) return stored;
     // The entries of loaded shards are in memory (with what changed since): those come from memory.
-    const keep = stored.filter((k) => !super.has(k as K) && !s.loadedShards.has(shardOf(k, s.shards)));
+    const keep = stored
+      .slice(0, stored.length)
+      .filter((k) => !super.has(k as K) && !s.loadedShards.has(shardOf(k, s.shards)));
     const mine: string[] = [];
     for (const [k, v] of super.entries()) {
       if (typeof k !== "string") return undefined;

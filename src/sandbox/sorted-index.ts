@@ -3,8 +3,9 @@
 // by), and its boolean columns (`active`), so that a list serves a page by reading that page's
 // records only, not the 50,000 of the segment.
 //
-// File: sandbox-segments/<id>-<x>.json, `{"format":2,"kind":"index","count":n,"flags":{...},"keys":[...]}`:
-// `keys` sorted, `flags[column]` a string of "1" and "0", one per key in that order. Written only for
+// File: sandbox-segments/<id>-<x>.json: a line `{"format":2,"kind":"index","count":n,"flags":{...}}`,
+// then the keys in order, one JSON string a line; `flags[column]` is a string of "1" and "0", one per
+// key in that order. A page reads the lines of its keys only (no 50,000 strings made for 50). Written only for
 // a list's records (string keys, each value a record holding its key in a field) when every value is
 // plain (no segments or blobs inside). It describes the shard files only: the journal's changes are
 // laid over it when it is read (storedKeys). A data dir written before indexes has none until a
@@ -13,9 +14,44 @@
 /** The list order of the API: by UTF-16 code units, as `<` compares strings. */
 export const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export interface IndexDoc {
-  keys: string[];
-  flags: Record<string, string>;
+/** Keys in order: an array, or the lines of an index read only where asked. */
+export interface KeyList {
+  readonly length: number;
+  slice(from: number, to: number): string[];
+}
+
+/** An index file read: its flags, and its keys read from their lines when asked. */
+export class IndexDoc {
+  private list: string[] | undefined;
+  constructor(
+    private readonly text: string,
+    private readonly body: number,
+    readonly count: number,
+    readonly flags: Record<string, string>,
+  ) {}
+
+  /** Every key. */
+  get keys(): string[] {
+    this.list ??= this.at(Array.from({ length: this.count }, (_, i) => i));
+    return this.list;
+  }
+
+  /** The keys at these places (increasing), reading the lines up to the last one only. */
+  at(places: readonly number[]): string[] {
+    if (this.list) return places.map((i) => this.list![i]!);
+    const out: string[] = [];
+    let line = 0;
+    let pos = this.body;
+    for (const want of places) {
+      for (; line < want; line++) pos = this.text.indexOf("\n", pos) + 1;
+      const end = this.text.indexOf("\n", pos);
+      const raw = this.text.slice(pos, end);
+      out.push(raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1));
+      pos = end + 1;
+      line++;
+    }
+    return out;
+  }
 }
 
 /** What the journal changed since the index was written: a key's latest value, or null when deleted. */
@@ -68,7 +104,10 @@ export function listEntry(key: unknown, tree: unknown): boolean {
 }
 
 function indexText(keys: string[], flags: Record<string, string>): string {
-  return JSON.stringify({ format: 2, kind: "index", count: keys.length, flags, keys });
+  const head = JSON.stringify({ format: 2, kind: "index", count: keys.length, flags });
+  let text = `${head}\n`;
+  for (const k of keys) text += `${JSON.stringify(k)}\n`;
+  return text;
 }
 
 /**
@@ -117,19 +156,23 @@ export function updatedIndex(doc: IndexDoc, over: Overrides): string | undefined
 
 /** An index file's content, or undefined when it is not one (then the segment is read whole). */
 export function parseIndex(text: string): IndexDoc | undefined {
-  let doc: { kind?: unknown; count?: unknown; keys?: unknown; flags?: unknown };
+  const nl = text.indexOf("\n");
+  let head: { kind?: unknown; count?: unknown; flags?: unknown };
   try {
-    doc = JSON.parse(text);
+    head = JSON.parse(text.slice(0, nl < 0 ? undefined : nl));
   } catch {
     return undefined;
   }
-  if (!isRecord(doc) || doc.kind !== "index" || !Array.isArray(doc.keys) || !isRecord(doc.flags))
-    return undefined;
-  const keys = doc.keys as unknown[];
-  if (keys.length !== doc.count || !keys.every((k) => typeof k === "string")) return undefined;
-  for (const f of Object.values(doc.flags))
-    if (typeof f !== "string" || f.length !== keys.length) return undefined;
-  return { keys: keys as string[], flags: doc.flags as Record<string, string> };
+  if (!isRecord(head) || head.kind !== "index" || !isRecord(head.flags)) return undefined;
+  const count = head.count;
+  if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) return undefined;
+  for (const f of Object.values(head.flags))
+    if (typeof f !== "string" || f.length !== count) return undefined;
+  // One line a key, each a JSON string: counted, not read.
+  let lines = 0;
+  for (let at = text.indexOf("\n", nl + 1); at >= 0; at = text.indexOf("\n", at + 1)) lines++;
+  if (lines !== count || !text.endsWith("\n") || (count > 0 && text[nl + 1] !== '"')) return undefined;
+  return new IndexDoc(text, nl + 1, count, head.flags as Record<string, string>);
 }
 
 /**
@@ -178,6 +221,12 @@ export function indexUnchanged(doc: IndexDoc, over: Overrides): boolean {
   return true;
 }
 
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let i = from; i < to; i++) out.push(i);
+  return out;
+}
+
 /** A filter on a boolean column. */
 export interface Flag {
   name: string;
@@ -209,11 +258,18 @@ export function mergeSorted(a: readonly string[], b: readonly string[]): string[
  * undefined when the flag is not indexed (or a changed value has no boolean there). The array may be
  * the index's own: callers do not change it.
  */
-export function storedKeys(doc: IndexDoc, over: Overrides, flag?: Flag): string[] | undefined {
+export function storedKeys(doc: IndexDoc, over: Overrides, flag?: Flag): KeyList | undefined {
   const bits = flag ? doc.flags[flag.name] : undefined;
   if (flag && bits === undefined) return undefined;
-  if (!flag && over.size === 0) return doc.keys;
   const want = flag?.value ? 49 : 48;
+  if (over.size === 0) {
+    // The index alone: only the page's keys are read.
+    if (bits === undefined)
+      return { length: doc.count, slice: (a, b) => doc.at(range(a, Math.min(b, doc.count))) };
+    const places: number[] = [];
+    for (let i = 0; i < bits.length; i++) if (bits.charCodeAt(i) === want) places.push(i);
+    return { length: places.length, slice: (a, b) => doc.at(places.slice(a, b)) };
+  }
   const base: string[] = [];
   const keys = doc.keys;
   for (let i = 0; i < keys.length; i++) {

@@ -15,7 +15,16 @@ import { type SandboxFixture, tempDir, withSandbox } from "../helpers/harness.js
 
 /** Ids whose string order is not their number order, with upper case and other first letters. */
 const idOf = (i: number) =>
-  i % 11 === 0 ? `Zed-${i}` : i % 13 === 0 ? `alpha-${i}` : i % 17 === 0 ? `CR-${i}` : `cr-${i}`;
+  i % 11 === 0
+    ? `Zed-${i}`
+    : i % 13 === 0
+      ? `alpha-${i}`
+      : i % 17 === 0
+        ? `CR-${i}`
+        : i % 19 === 0
+          ? `q"\\é-${i}` // a quote, a backslash and a letter beyond ASCII (escaped in the index file)
+          : `cr-${i}`;
+const path = (id: string) => encodeURIComponent(id);
 const N = 700;
 
 /** Every file of a data dir with its size and modification time. */
@@ -53,7 +62,8 @@ async function filled(): Promise<{ dir: string; campaignId: string }> {
     await must(s, "POST", "/creators/batch", { creators });
     const c = await makeCampaign(s, { status: "active", creators: "roster", codeLimit: 10_000 });
     for (let i = 1; i < 90; i += 7)
-      if (i % 5 !== 0) await must(s, "PATCH", `/campaigns/${c.id}/creators/${idOf(i)}`, { active: false });
+      if (i % 5 !== 0)
+        await must(s, "PATCH", `/campaigns/${c.id}/creators/${path(idOf(i))}`, { active: false });
     // After the links were written: a creator renamed, one deactivated, one new.
     await must(s, "PUT", `/creators/${idOf(3)}`, { name: "Renamed" });
     await must(s, "PUT", `/creators/${idOf(4)}`, { active: false });
@@ -66,7 +76,8 @@ async function filled(): Promise<{ dir: string; campaignId: string }> {
 const PAGES = [
   { page: 0, pageSize: 50 },
   { page: 3, pageSize: 7 },
-  { page: 4, pageSize: 200 }, // the last page of 700-odd
+  { page: 3, pageSize: 200 }, // the last page of 700-odd (the ids with a quote and a backslash)
+  { page: 14, pageSize: 50 }, // the last page, 14 items
   { page: 100, pageSize: 50 }, // past the end
 ];
 const FLAGS = [undefined, { name: "active", value: true }, { name: "active", value: false }];
@@ -120,6 +131,8 @@ describe("lists paged from the sorted index", () => {
     expect(first.totalCount).toBe(orgW.creators.size);
     expect(first.totalCount).toBeGreaterThan(N); // the demo roster, the N and the new one
     expect(first.items[0]!.externalId).toBe("CR-102");
+    const last = pageByKey(orgI.creators, { page: 3, pageSize: 200 })!;
+    expect(last.items.at(-1)!.externalId).toBe(`q"\\é-95`); // escaped in the index file, read back
     expect((orgI.creators as TrackedMap<string, Creator>).peek(idOf(3))!.name).toBe("Renamed");
     const inactive = pageByKey(orgI.creators, { page: 0, pageSize: 200 }, { name: "active", value: false })!;
     expect(inactive.items.map((c) => c.externalId)).toContain(idOf(4));
@@ -159,7 +172,9 @@ describe("lists paged from the sorted index", () => {
     await withSandbox({ dataDir: dir }, async (s) => {
       const page = await must(s, "GET", `/campaigns/${campaignId}/creators?pageSize=20`);
       for (const l of page.items)
-        expect(l).toEqual(await must(s, "GET", `/campaigns/${campaignId}/creators/${l.creator.externalId}`));
+        expect(l).toEqual(
+          await must(s, "GET", `/campaigns/${campaignId}/creators/${path(l.creator.externalId)}`),
+        );
     });
     expect(files(dir)).toEqual(before);
   });
@@ -170,7 +185,7 @@ describe("lists paged from the sorted index", () => {
       const p0 = await must(s, "GET", "/creators?pageSize=20&active=true");
       // A new creator that sorts first, and one of page 0 deactivated.
       await must(s, "PUT", "/creators/AAA-first", { name: "First" }, 201);
-      await must(s, "PUT", `/creators/${p0.items[5].externalId}`, { active: false });
+      await must(s, "PUT", `/creators/${path(p0.items[5].externalId)}`, { active: false });
       const p1 = await must(s, "GET", "/creators?pageSize=20&page=1&active=true");
       expect(p1.totalCount).toBe(p0.totalCount); // one more, one less
       const again = await must(s, "GET", "/creators?pageSize=20&page=0&active=true");
@@ -178,7 +193,7 @@ describe("lists paged from the sorted index", () => {
       expect(again.items.map((c: Creator) => c.externalId)).not.toContain(p0.items[5].externalId);
       // A link deactivated between two pages of active links.
       const l0 = await must(s, "GET", `/campaigns/${campaignId}/creators?active=true&pageSize=10`);
-      await must(s, "PATCH", `/campaigns/${campaignId}/creators/${l0.items[0].creator.externalId}`, {
+      await must(s, "PATCH", `/campaigns/${campaignId}/creators/${path(l0.items[0].creator.externalId)}`, {
         active: false,
       });
       const l0again = await must(s, "GET", `/campaigns/${campaignId}/creators?active=true&pageSize=10`);
