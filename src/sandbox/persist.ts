@@ -53,6 +53,19 @@ import {
   TrackedMap,
 } from "./segments.js";
 import type { Store } from "./store.js";
+import {
+  buildIndex,
+  type Flag,
+  indexUnchanged,
+  listEntry,
+  type IndexDoc,
+  type KeyList,
+  type Overrides,
+  overridesOf,
+  parseIndex,
+  storedKeys,
+  updatedIndex,
+} from "./sorted-index.js";
 
 const SNAPSHOT = "sandbox-state.json";
 const SEGMENT_DIR = "sandbox-segments";
@@ -81,6 +94,11 @@ interface FileInfo {
   shards?: string[];
   next?: number;
   file?: string;
+  /**
+   * A segment's sorted index file (sorted-index.ts); null when it cannot have one (a key that is not
+   * a string, a value that is not plain); absent in a data dir written before indexes.
+   */
+  index?: string | null;
   /** Segments and blobs these files refer to. */
   refs: string[];
   bytes: number;
@@ -251,6 +269,17 @@ function shardEntries(text: string): ShardEntry[] {
   return out;
 }
 
+/** The entry of `key` in a shard file's text, found by its line (`key,value,seq`), as written. */
+function entryLine(text: string, key: unknown): ShardEntry | undefined {
+  const at = text.indexOf(`\n${JSON.stringify(key)},`);
+  if (at < 0) return undefined;
+  const end = text.indexOf("\n", at + 1);
+  const line = text.slice(at + 1, end < 0 ? undefined : end);
+  return JSON.parse(`[${line.endsWith(",") ? line.slice(0, -1) : line}]`) as ShardEntry;
+}
+
+const NO_CHANGES: Overrides = new Map();
+
 /** The hash a baseline keeps of an entry: of `[key,value]` as the encoder writes it. */
 const entryHash = (key: unknown, tree: unknown) => hash53(JSON.stringify([key, tree]));
 
@@ -379,9 +408,12 @@ export class SandboxPersistence implements SegmentSource {
     return f;
   }
 
-  private readFile(file: string): string {
+  private readFile(file: string): string;
+  private readFile(file: string, raw: "bytes"): Buffer;
+  private readFile(file: string, raw?: "bytes"): string | Buffer {
     try {
-      return readFileSync(join(this.segDir, file), "utf8");
+      const path = join(this.segDir, file);
+      return raw ? readFileSync(path) : readFileSync(path, "utf8");
     } catch (err) {
       throw new Error(
         `The sandbox data in ${this.dir} is damaged: ${join(SEGMENT_DIR, file)} cannot be read (${(err as NodeJS.ErrnoException).code}).`,
@@ -431,6 +463,62 @@ export class SandboxPersistence implements SegmentSource {
       }
     }
     for (const [k, [v, seq]] of byKey) each(k, v, seq);
+  }
+
+  /** Index files read, by segment (a new file name means a new index). */
+  private readonly indexes = new Map<string, { file: string; doc: IndexDoc | undefined; bytes: number }>();
+  /** The journal's changes of each segment by key, and the ops they were made from. */
+  private readonly overrideCache = new Map<string, { ops: EntryOp[]; seen: number; over?: Overrides }>();
+
+  private indexDoc(id: string): IndexDoc | undefined {
+    const file = this.files.get(id)?.index;
+    if (!file) return undefined;
+    const known = this.indexes.get(id);
+    if (known?.file === file) return known.doc;
+    let doc: IndexDoc | undefined;
+    let bytes = 0;
+    try {
+      const text = readFileSync(join(this.segDir, file), "utf8");
+      bytes = Buffer.byteLength(text);
+      doc = parseIndex(text);
+    } catch {
+      doc = undefined; // gone (an older build compacted the dir): the segment is read whole
+    }
+    this.indexes.set(id, { file, doc, bytes });
+    return doc;
+  }
+
+  private overrides(id: string): Overrides | undefined {
+    const ops = this.segOps.get(id);
+    if (!ops) return NO_CHANGES;
+    const known = this.overrideCache.get(id);
+    if (known && known.ops === ops && known.seen === ops.length) return known.over;
+    const over = overridesOf(ops);
+    this.overrideCache.set(id, { ops, seen: ops.length, over });
+    return over;
+  }
+
+  storedKeys(id: string, flag?: Flag): KeyList | undefined {
+    const doc = this.indexDoc(id);
+    const over = doc && this.overrides(id);
+    return doc && over ? storedKeys(doc, over, flag) : undefined;
+  }
+
+  readStored(id: string, key: unknown): { value: unknown } | undefined {
+    const over = typeof key === "string" ? this.overrides(id) : undefined;
+    const shards = this.files.get(id)?.shards;
+    if (!over || !shards) return undefined;
+    const changed = over.get(key as string);
+    if (changed !== undefined) return { value: changed === null ? undefined : structuredClone(changed) };
+    // The file's bytes, searched for the key's line: only the head and that line are decoded.
+    const bytes = this.readFile(shards[shardOf(key, shards.length)]!, "bytes");
+    const head = shardHead(bytes.toString("utf8", 0, bytes.indexOf(10) + 1));
+    if (!head.plain) return undefined;
+    const at = bytes.indexOf(`\n${JSON.stringify(key)},`);
+    if (at < 0) return { value: undefined };
+    const end = bytes.indexOf(10, at + 1);
+    const e = entryLine(bytes.toString("utf8", at, end < 0 ? bytes.length : end), key)!;
+    return { value: head.columns ? rowMaker(head)(key, e[1] as unknown[]) : e[1] };
   }
 
   loadBlob(id: string): unknown {
@@ -656,6 +744,7 @@ export class SandboxPersistence implements SegmentSource {
       refs.push(...w.refs);
       bytes += w.bytes;
     }
+    const index = plain.every(Boolean) ? this.writeIndex(s.id, entries.flat()) : null;
     s.fresh = false;
     s.shards = count;
     s.loadedShards = new Set(Array.from({ length: count }, (_, i) => i));
@@ -664,7 +753,14 @@ export class SandboxPersistence implements SegmentSource {
     s.touched.clear();
     s.all = false;
     s.deleted.clear();
-    return { id: s.id, shards, next: seq, refs, bytes };
+    return {
+      id: s.id,
+      shards,
+      next: seq,
+      index: index?.file ?? null,
+      refs,
+      bytes: bytes + (index?.bytes ?? 0),
+    };
   }
 
   private writeShard(
@@ -677,6 +773,53 @@ export class SandboxPersistence implements SegmentSource {
     mkdirSync(this.segDir, { recursive: true, mode: 0o700 });
     writeNew(join(this.segDir, file), body);
     return { file, refs: plain ? [] : refsIn(body), bytes: Buffer.byteLength(body) };
+  }
+
+  /** Writes the sorted index of a segment's entries; null when it cannot have one. */
+  private writeIndex(
+    id: string,
+    entries: Iterable<readonly unknown[]>,
+  ): { file: string; bytes: number } | null {
+    const body = buildIndex(entries);
+    return body === undefined
+      ? null
+      : { file: this.writeIndexText(id, body), bytes: Buffer.byteLength(body) };
+  }
+
+  private writeIndexText(id: string, body: string): string {
+    const file = `${id}-${rand()}.json`;
+    mkdirSync(this.segDir, { recursive: true, mode: 0o700 });
+    writeNew(join(this.segDir, file), body);
+    return file;
+  }
+
+  /**
+   * At compaction, the index of a segment whose shards became `shards`: its index file when the
+   * journal changed no key and no flag, else a new one. Its `index` and the `bytes` it adds.
+   */
+  private reindex(id: string, info: FileInfo, shards: string[]): { index: string | null; bytes: number } {
+    if (info.index === null) return { index: null, bytes: 0 }; // not a list's (a whole rewrite looks again)
+    const doc = this.indexDoc(id);
+    const over = doc && this.overrides(id);
+    if (doc && over) {
+      if (indexUnchanged(doc, over)) return { index: info.index!, bytes: this.indexes.get(id)?.bytes ?? 0 };
+      const text = updatedIndex(doc, over);
+      if (text !== undefined) return { index: this.writeIndexText(id, text), bytes: Buffer.byteLength(text) };
+    }
+    const index = this.indexShards(id, shards);
+    return { index: index?.file ?? null, bytes: index?.bytes ?? 0 };
+  }
+
+  /** The sorted index of a segment as its shard files hold it (null when it cannot have one). */
+  private indexShards(id: string, shards: string[]): { file: string; bytes: number } | null {
+    const all: ShardEntry[] = [];
+    for (const f of shards) {
+      const text = this.readFile(f);
+      if (!shardHead(text).plain) return null;
+      for (const e of shardEntries(text)) all.push(e);
+      if (all.length > 0 && !listEntry(all[0]![0], all[0]![1])) return null; // known before reading on
+    }
+    return this.writeIndex(id, all);
   }
 
   /**
@@ -697,16 +840,8 @@ export class SandboxPersistence implements SegmentSource {
         const head = shardHead(text);
         const make = head.columns ? rowMaker(head) : undefined;
         for (const k of keys) {
-          // Each entry is a line `key,value,seq`.
-          const needle = `\n${JSON.stringify(k)},`;
-          const at = text.indexOf(needle);
-          if (at < 0) out.set(k, null);
-          else {
-            const end = text.indexOf("\n", at + 1);
-            const line = text.slice(at + 1, end < 0 ? undefined : end);
-            const [, v] = JSON.parse(`[${line.endsWith(",") ? line.slice(0, -1) : line}]`) as ShardEntry;
-            out.set(k, entryHash(k, make ? make(k, v as unknown[]) : v));
-          }
+          const e = entryLine(text, k);
+          out.set(k, e ? entryHash(k, make ? make(k, e[1] as unknown[]) : e[1]) : null);
         }
       }
     } else {
@@ -796,7 +931,14 @@ export class SandboxPersistence implements SegmentSource {
         bytes += Buffer.byteLength(text);
         if (!shardHead(text).plain) refs.push(...refsIn(text));
       }
-      this.files.set(id, { shards, next, refs, bytes });
+      const ix = this.reindex(id, info, shards);
+      this.files.set(id, { shards, next, index: ix.index, refs, bytes: bytes + ix.bytes });
+    }
+    // Segments of a data dir written before indexes get theirs.
+    for (const [id, info] of this.files) {
+      if (!info.shards || info.index !== undefined) continue;
+      const index = this.indexShards(id, info.shards);
+      this.files.set(id, { ...info, index: index?.file ?? null, bytes: info.bytes + (index?.bytes ?? 0) });
     }
     this.segOps.clear();
     const old = this.journal;
@@ -827,6 +969,7 @@ export class SandboxPersistence implements SegmentSource {
     const keep = new Set<string>();
     for (const f of this.files.values()) {
       if (f.file) keep.add(f.file);
+      if (f.index) keep.add(f.index);
       for (const s of f.shards ?? []) keep.add(s);
     }
     if (existsSync(this.segDir))

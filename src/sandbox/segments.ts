@@ -15,6 +15,8 @@
 // as an object property, {"$blob": id}. An object with one of these as its only key reads as that tag
 // (as in the first snapshot format).
 
+import { byKey, type Flag, flagOf, type KeyList, mergeSorted } from "./sorted-index.js";
+
 /** Maps with at least this many entries are segments. */
 export const SEGMENT_MIN_ENTRIES = 64;
 /** Arrays held by an object property with at least this many items are blobs (as are toJSON values). */
@@ -44,6 +46,16 @@ export interface SegmentSource {
   seqBound(id: string): number;
   /** The entries of one shard as written (its file, then the journal's changes), decoded. */
   loadShard(id: string, shard: number, each: (key: unknown, value: unknown, seq: number) => void): void;
+  /**
+   * The stored keys of a segment in string order (its sorted index with the journal laid over it),
+   * those matching `flag` only; undefined when it has no index (or the flag is not indexed).
+   */
+  storedKeys(id: string, flag?: Flag): KeyList | undefined;
+  /**
+   * The stored value of one key (the journal's, else its line in its shard), a fresh object, without
+   * loading the shard; undefined when it cannot be read that way (a value that is not plain).
+   */
+  readStored(id: string, key: unknown): { value: unknown } | undefined;
   /** A blob's value as written, decoded. */
   loadBlob(id: string): unknown;
   /** A fresh id for a new segment or blob. */
@@ -243,6 +255,45 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
     super.forEach(fn, thisArg);
   }
 
+  /**
+   * The keys in string order (the API's list order), those whose boolean column `flag.name` is
+   * `flag.value` only, from the segment's sorted index, without loading its entries (read them with
+   * peek). Undefined when that cannot be done (the segment is in memory whole, was never written,
+   * was written without an index, or the flag is not indexed): list it from its values then.
+   */
+  sortedKeys(flag?: Flag): KeyList | undefined {
+    const s = this[SEG];
+    if (s.full) return undefined;
+    const stored = s.src.storedKeys(s.id, flag);
+    if (!stored || (s.loadedShards.size === 0 && super.size === 0)) return stored;
+    // The entries of loaded shards are in memory (with what changed since): those come from memory.
+    const keep = stored
+      .slice(0, stored.length)
+      .filter((k) => !super.has(k as K) && !s.loadedShards.has(shardOf(k, s.shards)));
+    const mine: string[] = [];
+    for (const [k, v] of super.entries()) {
+      if (typeof k !== "string") return undefined;
+      if (flag) {
+        const b = flagOf(v, flag.name);
+        if (b === undefined) return undefined;
+        if (b !== flag.value) continue;
+      }
+      mine.push(k);
+    }
+    return mergeSorted(keep, mine.sort(byKey));
+  }
+
+  /**
+   * The value of `key` without loading its shard or counting it as changed: for reading only, never
+   * change what it returns.
+   */
+  peek(key: K): V | undefined {
+    const s = this[SEG];
+    if (s.full || s.loadedShards.has(shardOf(key, s.shards))) return super.get(key);
+    const r = s.src.readStored(s.id, key);
+    return r ? (r.value as V | undefined) : this.get(key);
+  }
+
   /** Loads everything (for a commit that writes the segment whole). */
   loadAll(): void {
     this.ensureAll();
@@ -264,6 +315,11 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
   rawSize(): number {
     return super.size;
   }
+}
+
+/** `map.get(key)` for reading only: a segment's entry is read without loading its shard. */
+export function peek<K, V>(map: Map<K, V>, key: K): V | undefined {
+  return map instanceof TrackedMap ? (map as TrackedMap<K, V>).peek(key) : map.get(key);
 }
 
 function newState(id: string, src: SegmentSource, shards: number, fresh: boolean): SegState {

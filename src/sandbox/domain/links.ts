@@ -5,6 +5,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import type { ShareLink } from "../../spec/links.js";
 import { normalizeShortCode } from "../../spec/links.js";
 import type { Sandbox } from "../sandbox.js";
+import { peek } from "../segments.js";
 import { type CampaignRecord, campaignsArea, type LinkRecord, type OrgState } from "../store.js";
 import { findCampaign } from "./campaigns.js";
 
@@ -60,7 +61,8 @@ export function createLink(sb: Sandbox, state: OrgState, campaignId: string, ext
 }
 
 export function linkView(state: OrgState, campaignId: string, link: LinkRecord): ShareLink {
-  const creator = state.creators.get(link.externalId);
+  // Read only (a list of 50 links does not load 50 shards of the roster).
+  const creator = peek(state.creators, link.externalId);
   return {
     creator: { externalId: link.externalId, name: creator?.name ?? link.externalId },
     campaignId,

@@ -10,7 +10,7 @@ import {
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
 import { ok, type Handlers } from "../http.js";
-import { boolParam, pageParams, paginate, timestampParam } from "../paging.js";
+import { boolParam, pageByKey, pageParams, paginate, timestampParam } from "../paging.js";
 import type { OrgState } from "../store.js";
 
 type Outcome = "added" | "updated" | "unchanged";
@@ -67,6 +67,9 @@ export const creatorHandlers = {
     const active = boolParam(query, "active");
     const since = timestampParam(query, "updatedSince");
     const p = pageParams(query);
+    const flag = active === undefined ? undefined : { name: "active", value: active };
+    const indexed = since === undefined ? pageByKey(state.creators, p, flag) : undefined;
+    if (indexed) return ok(indexed);
     const all = [...state.creators.values()]
       .filter((c) => active === undefined || c.active === active)
       .filter((c) => since === undefined || Date.parse(c.updatedAt) >= since)

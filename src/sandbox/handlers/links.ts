@@ -13,7 +13,7 @@ import {
 } from "../../spec/links.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
-import { boolParam, pageParams, paginate } from "../paging.js";
+import { boolParam, pageByKey, pageParams, paginate } from "../paging.js";
 import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
 import { campaignsArea, type JobRecord } from "../store.js";
@@ -160,10 +160,16 @@ export const linkHandlers = {
     const rec = campaignOr404(state, params.id!);
     const active = boolParam(query, "active");
     const p = pageParams(query);
-    const all = [...linksOf(state, rec.id).values()]
-      .filter((l) => active === undefined || l.active === active)
-      .sort((a, b) => byId(a.externalId, b.externalId));
-    const page = paginate(all, p);
+    const links = linksOf(state, rec.id);
+    const flag = active === undefined ? undefined : { name: "active", value: active };
+    const page =
+      pageByKey(links, p, flag) ??
+      paginate(
+        [...links.values()]
+          .filter((l) => active === undefined || l.active === active)
+          .sort((a, b) => byId(a.externalId, b.externalId)),
+        p,
+      );
     return ok({ ...page, items: page.items.map((l) => linkView(state, rec.id, l)) });
   },
   get: (req) => {
