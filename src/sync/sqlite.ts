@@ -472,13 +472,17 @@ class SqliteCore {
     const current = this.schemaVersion();
     for (const m of MIGRATIONS) {
       if (m.version <= current) continue;
-      this.transaction(() => {
+      // Read again under the write lock: another run (another config dir, so another lock file)
+      // may have applied it between the read above and this transaction.
+      const done = this.transaction(() => {
+        if (this.schemaVersion() >= m.version) return false;
         for (const sql of m.statements("sqlite")) this.db.exec(sql);
         this.db
           .prepare("INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)")
           .run(m.version, m.description, now);
+        return true;
       });
-      applied.push(m.version);
+      if (done) applied.push(m.version);
     }
     return applied;
   }
