@@ -101,8 +101,10 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
   await runFeed<string>({
-    read: async (after): Promise<RowsPage> => {
-      const page = await redemptionFeed(s.api, { after, limit: args.limit });
+    read: async (after, onCursor): Promise<RowsPage> => {
+      // The next cursor is taken off the answer's text, so the next request goes out before this
+      // page is parsed, checked and rendered (runFeed checks it against the parsed page).
+      const page = await redemptionFeed(s.api, { after, limit: args.limit }, onCursor);
       const rows = renderRowBuffer(format, page.items, pool);
       return { items: page.items.map((r) => r.id), nextCursor: page.nextCursor, rows };
     },
