@@ -17,7 +17,7 @@ export interface FeedPosition {
 export const START: FeedPosition = Object.freeze({ cursor: null, skipIds: [] }) as FeedPosition;
 
 export interface FeedStep<T> {
-  /** The page's items not handled before (the repeated last page's handled ids removed). */
+  /** The page's items not handled before (the repeated last page's handled ids removed); may be the page's own array: read only. */
   fresh: T[];
   /** How many of the page's items were skipped as already handled. */
   repeated: number;
@@ -226,6 +226,18 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
   const reader =
     depth > 1 ? pipelinedReader(o.read, from, depth) : sequentialReader(o.read, from, depth === 1);
   const stepOf = (page: PageAt<T>, at: FeedPosition, pageNo: number): FeedStep<T> => {
+    const last = endsWalk(page, page.after);
+    // Nothing to skip and the cursor moves on (every page but a resumed first one and the last):
+    // the page's items as they are, and no ids (a page waiting in the read-ahead holds no copies).
+    if (at.skipIds.length === 0 && page.nextCursor !== null && page.nextCursor !== at.cursor)
+      return {
+        fresh: page.items,
+        repeated: 0,
+        next: { cursor: page.nextCursor, skipIds: [] },
+        last,
+        pageNo,
+        page,
+      };
     const skip = new Set(at.skipIds);
     const ids = page.items.map((it) => o.idOf(it));
     const fresh: T[] = [];
@@ -234,7 +246,6 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
       if (skip.has(ids[i]!)) repeated++;
       else fresh.push(it);
     });
-    const last = endsWalk(page, page.after);
     return { fresh, repeated, next: advance(at, ids, page.nextCursor), last, pageNo, page };
   };
   /** The steps peeks computed, in order from the next one: each handed to `handle` as it is when its page comes up. */
