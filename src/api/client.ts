@@ -101,6 +101,12 @@ export interface RequestSpec<T> {
   recover?: (() => Promise<Recovery<T>>) | undefined;
   /** Told the HTTP status (if any) before each retry wait of this request, e.g. to slow down on 429. */
   onRetry?: ((info: { status: number | undefined }) => void) | undefined;
+  /**
+   * Given the body text of a success answer (2xx) as soon as it has arrived, before it is parsed and
+   * checked (e.g. to take a feed's next cursor off the text and request the next page meanwhile).
+   * What it is given is not yet known to be the API's JSON: the parsed answer stays the authority.
+   */
+  onText?: ((text: string) => void) | undefined;
 }
 
 export interface Response<T> {
@@ -143,6 +149,12 @@ export class ApiClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
   private agentPromise: Promise<Agent> | undefined;
+  /**
+   * The agent once made: a request then goes out in the same turn as the call that makes it (no
+   * wait on a resolved promise), e.g. a feed's next page requested from the previous page's text
+   * before that page is parsed.
+   */
+  private agentReady: Agent | undefined;
   private readonly settings: RetrySettings;
   private readonly opts: ClientOptions;
   private readonly clock: Pick<Clock, "sleep">;
@@ -157,21 +169,25 @@ export class ApiClient {
 
   /** One keep-alive pool per client, created on the first request. */
   private agent(): Promise<Agent> {
-    this.agentPromise ??= import("undici").then(
-      ({ Agent }) =>
-        new Agent({
-          keepAliveTimeout: 10_000,
-          connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
-          headersTimeout: this.opts.headersTimeoutMs ?? 30_000,
-          bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
-        }),
-    );
-    return this.agentPromise;
+    if (this.agentPromise) return this.agentPromise;
+    const made: Promise<Agent> = import("undici").then(({ Agent }) => {
+      const agent = new Agent({
+        keepAliveTimeout: 10_000,
+        connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
+        headersTimeout: this.opts.headersTimeoutMs ?? 30_000,
+        bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
+      });
+      if (this.agentPromise === made) this.agentReady = agent;
+      return agent;
+    });
+    this.agentPromise = made;
+    return made;
   }
 
   async close(): Promise<void> {
     const agent = this.agentPromise;
     this.agentPromise = undefined;
+    this.agentReady = undefined;
     if (agent) await (await agent).close();
   }
 
@@ -397,6 +413,7 @@ export class ApiClient {
     const payload = spec.bodyJson ?? (spec.body !== undefined ? JSON.stringify(spec.body) : undefined);
     const { status, headers, text, contentType } = await this.exchange(spec, payload);
     if (status >= 400) throw await this.decodeError(spec, status, text, headers, contentType);
+    if (status < 300 && spec.onText) spec.onText(text);
     let body: unknown;
     if (text.length > 0) {
       try {
@@ -447,7 +464,7 @@ export class ApiClient {
     const path = this.requestPath(spec.path, spec.query, spec.prefix ?? API_PREFIX);
     const url = this.base().origin + path;
     this.trace(`> ${spec.method} ${url}  (authorization: Bearer ${maskKey(this.apiKey)})`);
-    const agent = await this.agent();
+    const agent = this.agentReady ?? (await this.agent());
     const attempt = this.attemptSignal();
     let res: Dispatcher.ResponseData;
     let bytes: Buffer;

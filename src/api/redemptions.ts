@@ -93,10 +93,39 @@ export const feedPageSchema = {
   },
 };
 
-/** Feed mode: `after` (opaque cursor) and `limit` (at most 1,000). */
+// ---- the next cursor, read off the answer's text ----
+// Each feed request needs the cursor of the page before it, so the time from a page's last byte to
+// the next request is on every page's path. The cursor is the page's last member: it is read off the
+// end of the text (a few hundred bytes) before the page is parsed and checked, so that the next
+// request can go out first. This is a guess until the parse: the feed loop compares it with the
+// parsed nextCursor and reads again from the parsed one when they differ.
+
+/** `,"nextCursor":"..."}` (or `null`) at the very end of the text; the opening `{` or `,` is required. */
+const TAIL_CURSOR = /[,{]\s*"nextCursor"\s*:\s*(?:"([^"\\\u0000-\u001f]{1,1024})"|(null))\s*\}\s*$/;
+
+/**
+ * The nextCursor at the end of a feed page's text: the cursor, null, or undefined when the end of
+ * the text does not have that exact shape (a cursor with escapes, another member last, not JSON).
+ */
+export function feedCursorOfText(text: string): string | null | undefined {
+  const m = TAIL_CURSOR.exec(text.length > 1200 ? text.slice(-1200) : text);
+  if (!m) return undefined;
+  if (m[2] === "null") return null;
+  // A copy: the match is a slice of the page's text and would keep all of it alive (half a
+  // megabyte, moved to the old generation, held as long as the cursor is). The class above holds
+  // no quote, backslash or control character, so as a JSON string it reads back the same.
+  return JSON.parse(`"${m[1]}"`) as string;
+}
+
+/**
+ * Feed mode: `after` (opaque cursor) and `limit` (at most 1,000). `onCursor`, when given, is told the
+ * next cursor as read off the answer's text (feedCursorOfText) before the page is parsed: a guess
+ * that the page's parsed nextCursor confirms or not.
+ */
 export function redemptionFeed(
   c: ApiClient,
   q: { after?: string | undefined; limit?: number | undefined },
+  onCursor?: ((cursor: string | null) => void) | undefined,
 ): Promise<RedemptionFeedPage> {
   return c.call({
     method: "GET",
@@ -104,6 +133,12 @@ export function redemptionFeed(
     query: q,
     retry: "read",
     schema: feedPageSchema as never,
+    onText: onCursor
+      ? (text) => {
+          const cursor = feedCursorOfText(text);
+          if (cursor !== undefined) onCursor(cursor);
+        }
+      : undefined,
   });
 }
 

@@ -17,7 +17,7 @@ export interface FeedPosition {
 export const START: FeedPosition = Object.freeze({ cursor: null, skipIds: [] }) as FeedPosition;
 
 export interface FeedStep<T> {
-  /** The page's items not handled before (the repeated last page's handled ids removed). */
+  /** The page's items not handled before (the repeated last page's handled ids removed); may be the page's own array: read only. */
   fresh: T[];
   /** How many of the page's items were skipped as already handled. */
   repeated: number;
@@ -39,8 +39,19 @@ export interface FeedStep<T> {
   peek?: ((ahead?: number) => FeedStep<T> | undefined) | undefined;
 }
 
+/**
+ * Reads the page at `after`. `onCursor`, when given (read-ahead above 1), may be told the page's
+ * next cursor as soon as it is known, before the page is parsed and checked: the next read starts
+ * then. It is a guess: when the page's nextCursor turns out different, the reads started from the
+ * guess are dropped and the feed is read on from the page's own cursor.
+ */
+export type FeedRead<T> = (
+  after: string | undefined,
+  onCursor?: (cursor: string | null) => void,
+) => Promise<FeedPage<T>>;
+
 export interface FeedLoopOptions<T> {
-  read(after: string | undefined): Promise<FeedPage<T>>;
+  read: FeedRead<T>;
   idOf(item: T): string;
   from: FeedPosition;
   /** Makes `step.fresh` durable, then saves `step.next` (in that order). Awaited before the next page. */
@@ -99,12 +110,8 @@ interface PageReader<T> {
 }
 
 /** feedPages (no read-ahead, or one page ahead): nothing to peek at. */
-function sequentialReader<T>(
-  read: (after: string | undefined) => Promise<FeedPage<T>>,
-  from: string | undefined,
-  readAhead: boolean,
-): PageReader<T> {
-  const it = feedPages(read, from, { readAhead });
+function sequentialReader<T>(read: FeedRead<T>, from: string | undefined, readAhead: boolean): PageReader<T> {
+  const it = feedPages((after) => read(after), from, { readAhead });
   return {
     async next() {
       const r = await it.next();
@@ -119,48 +126,69 @@ function sequentialReader<T>(
 
 /**
  * A read-ahead of `depth` pages: up to `depth` pages beyond the one the caller holds are requested or
- * waiting. A read starts as soon as the page before it arrived (its cursor is needed) and fewer than
- * `depth` pages wait. A failed read is thrown where its page is due, and nothing after it is
- * requested.
+ * waiting. A read starts as soon as the cursor of the page before it is known (told early by `read`,
+ * or the page arrived) and fewer than `depth` pages wait. A failed read is thrown where its page is
+ * due, and nothing after it is requested.
  */
-function pipelinedReader<T>(
-  read: (after: string | undefined) => Promise<FeedPage<T>>,
-  from: string | undefined,
-  depth: number,
-): PageReader<T> {
+function pipelinedReader<T>(read: FeedRead<T>, from: string | undefined, depth: number): PageReader<T> {
   interface Slot {
     after: string | undefined;
     page: Promise<PageAt<T>>;
     /** Set when the read succeeded. */
     done?: PageAt<T> | undefined;
+    /** The next cursor told early, which the read after this one was (or will be) started from. */
+    guess?: string | undefined;
+    /** Dropped: started from a guess that proved wrong, or after a failed read. */
+    dropped?: boolean;
   }
   const queue: Slot[] = [];
   let stopped = false;
   let ended = false;
   /** The cursor of the next read: undefined while unknown (the read before it is running), null after the end or a failure. */
   let nextAfter: { after: string | undefined } | null | undefined = { after: from };
+  /** Drops the reads after `slot` (their pages and failures are ignored); the next read is from `after`. */
+  const restartAfter = (slot: Slot, after: { after: string | undefined } | null) => {
+    const at = queue.indexOf(slot);
+    if (at >= 0) for (const s of queue.splice(at + 1)) s.dropped = true;
+    nextAfter = after;
+  };
+  /** A next cursor told before the page was parsed: read on from it now. */
+  const guessed = (slot: Slot, cursor: string | null) => {
+    if (stopped || slot.dropped || slot.done || slot.guess !== undefined) return;
+    // null, or the page's own cursor, may end the walk: the parsed page decides.
+    if (cursor === null || cursor === slot.after || queue.at(-1) !== slot || nextAfter !== undefined) return;
+    slot.guess = cursor;
+    nextAfter = { after: cursor };
+    pump();
+  };
+  const arrived = (slot: Slot, p: PageAt<T>) => {
+    if (slot.dropped) return;
+    slot.done = p;
+    const next = endsWalk(p, slot.after) ? null : { after: p.nextCursor as string };
+    if (slot.guess === undefined) nextAfter = next;
+    else if (slot.guess !== next?.after) restartAfter(slot, next);
+    pump();
+  };
   const pump = () => {
     while (!stopped && nextAfter && queue.length < depth) {
       const after = nextAfter.after;
       nextAfter = undefined;
+      const slot = { after } as Slot;
+      queue.push(slot);
       let page: Promise<FeedPage<T>>;
       try {
-        page = read(after);
+        page = read(after, (cursor) => guessed(slot, cursor));
       } catch (err) {
         page = Promise.reject(err);
       }
-      const slot: Slot = { after, page: page.then((p) => ({ ...p, after })) };
+      slot.page = page.then((p) => ({ ...p, after }));
       slot.page.then(
-        (p) => {
-          slot.done = p;
-          nextAfter = endsWalk(p, after) ? null : { after: p.nextCursor as string };
-          pump();
-        },
+        (p) => arrived(slot, p),
+        // No cursor to go on with: the failure is thrown where its page is due.
         () => {
-          nextAfter = null; // no cursor to go on with; the failure is thrown where its page is due
+          if (!slot.dropped) restartAfter(slot, null);
         },
       );
-      queue.push(slot);
     }
   };
   pump();
@@ -198,6 +226,18 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
   const reader =
     depth > 1 ? pipelinedReader(o.read, from, depth) : sequentialReader(o.read, from, depth === 1);
   const stepOf = (page: PageAt<T>, at: FeedPosition, pageNo: number): FeedStep<T> => {
+    const last = endsWalk(page, page.after);
+    // Nothing to skip and the cursor moves on (every page but a resumed first one and the last):
+    // the page's items as they are, and no ids (a page waiting in the read-ahead holds no copies).
+    if (at.skipIds.length === 0 && page.nextCursor !== null && page.nextCursor !== at.cursor)
+      return {
+        fresh: page.items,
+        repeated: 0,
+        next: { cursor: page.nextCursor, skipIds: [] },
+        last,
+        pageNo,
+        page,
+      };
     const skip = new Set(at.skipIds);
     const ids = page.items.map((it) => o.idOf(it));
     const fresh: T[] = [];
@@ -206,7 +246,6 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
       if (skip.has(ids[i]!)) repeated++;
       else fresh.push(it);
     });
-    const last = endsWalk(page, page.after);
     return { fresh, repeated, next: advance(at, ids, page.nextCursor), last, pageNo, page };
   };
   /** The steps peeks computed, in order from the next one: each handed to `handle` as it is when its page comes up. */

@@ -4,7 +4,7 @@ import type { FeedPage } from "../../api/paging.js";
 import { listEvents } from "../../api/events.js";
 import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
 import { ApiError, CancelledError } from "../../errors.js";
-import { type FeedStep, runFeed } from "../../export/feed-loop.js";
+import { type FeedPosition, type FeedStep, runFeed } from "../../export/feed-loop.js";
 import {
   BufferPool,
   type Change,
@@ -44,6 +44,38 @@ export function pageBytes(s: FeedStep<string>): Buffer {
       j++;
     }
   return Buffer.concat(parts);
+}
+
+/**
+ * The ids of a page as runFeed needs them. It reads a page's ids only to skip those a resumed run
+ * already wrote (the first page, or a page read again with the same cursor) and to record them on a
+ * page that ends the walk or repeats its cursor; on every other page it only counts its items. Those
+ * pages keep no ids (a thousand strings per page waiting in the read-ahead, moved to the old
+ * generation and held until a full collection: half of the export's garbage): their items are
+ * placeholders, and an id asked of one is an error rather than a wrong id.
+ */
+const NOT_KEPT = undefined as unknown as string;
+
+function idKeeper(from: FeedPosition) {
+  const seen = new Set<string | undefined>();
+  return {
+    of(after: string | undefined, page: { items: readonly { id: string }[]; nextCursor: string | null }) {
+      const again = seen.has(after);
+      seen.add(after);
+      const needed =
+        again ||
+        (after === (from.cursor ?? undefined) && from.skipIds.length > 0) ||
+        page.nextCursor === null ||
+        page.nextCursor === after;
+      // Filled (not holes, which map and forEach would skip): an id asked of one is undefined.
+      return needed ? page.items.map((r) => r.id) : new Array<string>(page.items.length).fill(NOT_KEPT);
+    },
+    idOf(id: string | undefined): string {
+      if (id === undefined)
+        throw new Error("partner-cli bug: a feed page's ids were not kept; nothing was lost.");
+      return id;
+    },
+  };
 }
 
 /** Pages written as one block (one intent, one write, one fsync, one commit) when they were read ahead. */
@@ -100,13 +132,16 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   let ready: Block | undefined;
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
+  const ids = idKeeper(cursors.feedPos);
   await runFeed<string>({
-    read: async (after): Promise<RowsPage> => {
-      const page = await redemptionFeed(s.api, { after, limit: args.limit });
+    read: async (after, onCursor): Promise<RowsPage> => {
+      // The next cursor is taken off the answer's text, so the next request goes out before this
+      // page is parsed, checked and rendered (runFeed checks it against the parsed page).
+      const page = await redemptionFeed(s.api, { after, limit: args.limit }, onCursor);
       const rows = renderRowBuffer(format, page.items, pool);
-      return { items: page.items.map((r) => r.id), nextCursor: page.nextCursor, rows };
+      return { items: ids.of(after, page), nextCursor: page.nextCursor, rows };
     },
-    idOf: (id) => id,
+    idOf: ids.idOf,
     from: cursors.feedPos,
     signal: ctx.signal,
     interrupted: interrupted(s),

@@ -14,6 +14,7 @@ import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
 import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
 import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
+import type { Sandbox } from "../sandbox.js";
 import { pageParams, timestampParam } from "../paging.js";
 import { type OrgState, trafficOf } from "../store.js";
 import { FeedPageWriter } from "../domain/feed-writer.js";
@@ -36,7 +37,8 @@ const json = (text: string, status = 200): SandboxResponse => ({ status, body: t
 const ITEMS_OPEN = Buffer.from('{"items":[');
 const COMMA = Buffer.from(",");
 
-function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
+/** The position a feed request starts at (its `after`), and how many it asks for. */
+function feedWindow(req: SandboxRequest, t: Traffic): { start: number; size: number } {
   const q = req.query;
   const rawLimit = q.get("limit");
   let limit: number | undefined;
@@ -56,9 +58,13 @@ function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
       });
     start = pos;
   }
+  return { start, size };
+}
+
+/** The feed page of redemptions [start, start + size) as JSON bytes, written straight from the columns. */
+export function feedPageBytes(state: OrgState, t: Traffic, start: number, size: number): Buffer {
   const end = Math.min(t.redemptionCount, start + size);
-  // Written as bytes straight from the columns (domain/traffic.ts FeedPageWriter).
-  const w = new FeedPageWriter(new RedemptionRenderer(req.state, t), t, (end - start) * 640 + 256);
+  const w = new FeedPageWriter(new RedemptionRenderer(state, t), t, (end - start) * 640 + 256);
   w.raw(ITEMS_OPEN);
   for (let i = start; i < end; i++) {
     if (i > start) w.raw(COMMA);
@@ -68,7 +74,72 @@ function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
   // available: null. A client keeps the cursor that fetched it, so the next run repeats this page.
   const next = end < t.redemptionCount ? `"${encodeCursor(end)}"` : "null";
   w.text(`],"nextCursor":${next}}`);
-  return { status: 200, body: w.bytes(), headers: { "content-type": "application/json; charset=utf-8" } };
+  return w.bytes();
+}
+
+// ---- the next page, built ahead ----
+// A feed is read page after page, each request carrying the cursor of the page before. After
+// serving a page, the sandbox builds the page that cursor points to while the client is busy with
+// the one it got, so that the next request is answered at once. The page is built from the state
+// as it is then, and kept only while nothing changes: every change of a sandbox (a write, a
+// control call, the clock, simulated traffic, events) passes through markDirty, which bumps the
+// count the page is kept with; a redemption added or corrected also changes the traffic's count
+// and version. A page that is not asked for next is dropped when the following one is built.
+
+interface AheadPage {
+  changes: number;
+  version: number;
+  count: number;
+  start: number;
+  size: number;
+  body: Buffer;
+}
+
+const changeCounts = new WeakMap<Sandbox, { n: number }>();
+const aheadPages = new WeakMap<Traffic, AheadPage>();
+
+/** A count bumped on every change of the sandbox (registered once per sandbox). */
+function changesOf(sb: Sandbox): { n: number } {
+  let c = changeCounts.get(sb);
+  if (!c) {
+    const counter = { n: 0 };
+    sb.onDirty(() => {
+      counter.n++;
+    });
+    changeCounts.set(sb, counter);
+    c = counter;
+  }
+  return c;
+}
+
+function keptPage(req: SandboxRequest, t: Traffic, start: number, size: number): Buffer | undefined {
+  const a = aheadPages.get(t);
+  if (!a) return undefined;
+  aheadPages.delete(t);
+  const same =
+    a.changes === changesOf(req.sb).n &&
+    a.version === t.version &&
+    a.count === t.redemptionCount &&
+    a.start === start &&
+    a.size === size;
+  return same ? a.body : undefined;
+}
+
+function buildAhead(req: SandboxRequest, t: Traffic, start: number, size: number): void {
+  if (start >= t.redemptionCount) return;
+  const changes = changesOf(req.sb);
+  const at = { changes: changes.n, version: t.version, count: t.redemptionCount };
+  setImmediate(() => {
+    if (changes.n !== at.changes || t.version !== at.version || t.redemptionCount !== at.count) return;
+    aheadPages.set(t, { ...at, start, size, body: feedPageBytes(req.state, t, start, size) });
+  }).unref();
+}
+
+function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
+  const { start, size } = feedWindow(req, t);
+  const body = keptPage(req, t, start, size) ?? feedPageBytes(req.state, t, start, size);
+  buildAhead(req, t, Math.min(t.redemptionCount, start + size), size);
+  return { status: 200, body, headers: { "content-type": "application/json; charset=utf-8" } };
 }
 
 /** Redemption indexes ordered newest first by redeemedAt (then recordedAt, then position), kept per count. */
