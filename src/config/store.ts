@@ -2,17 +2,8 @@
 // Every change is a read-modify-write under a cross-process lock, with the file re-read inside it.
 // The file is what the `conf` package wrote before (tab-indented JSON, written atomically): reading it
 // is one readFileSync + JSON.parse, so no schema validator (conf pulls in ajv) loads on any path.
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { chmod, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { ensurePrivateDir } from "./paths.js";
@@ -108,22 +99,26 @@ export class ConfigStore {
     }
   }
 
-  /** Writes the whole store: a private temporary file, flushed, renamed over the old one. */
-  private save(data: ConfigData): void {
+  /**
+   * Writes the whole store: a private temporary file, flushed, renamed over the old one. The file
+   * calls run on libuv's threads, so the event loop stays free meanwhile (an export's next page is
+   * requested and read while its cursor is being saved).
+   */
+  private async save(data: ConfigData): Promise<void> {
     const tmp = `${this.file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      const fd = openSync(tmp, "wx", FILE_MODE);
+      const fh = await open(tmp, "wx", FILE_MODE);
       try {
-        writeSync(fd, JSON.stringify(data, undefined, "\t"));
-        fsyncSync(fd);
+        await fh.writeFile(JSON.stringify(data, undefined, "\t"));
+        await fh.sync();
       } finally {
-        closeSync(fd);
+        await fh.close();
       }
       // The mode given to open is reduced by the umask; the file must end up exactly 0600.
-      chmodSync(tmp, FILE_MODE);
-      renameSync(tmp, this.file);
+      await chmod(tmp, FILE_MODE);
+      await rename(tmp, this.file);
     } catch (err) {
-      rmSync(tmp, { force: true });
+      await rm(tmp, { force: true });
       throw err;
     }
   }
@@ -142,7 +137,7 @@ export class ConfigStore {
     return withLock(this.file, async () => {
       const data = normalize(this.load());
       const result = await fn(data);
-      this.save(stripUndefined(data));
+      await this.save(stripUndefined(data));
       return result;
     });
   }
