@@ -413,7 +413,12 @@ export class ApiClient {
     const payload = spec.bodyJson ?? (spec.body !== undefined ? JSON.stringify(spec.body) : undefined);
     const { status, headers, text, contentType } = await this.exchange(spec, payload);
     if (status >= 400) throw await this.decodeError(spec, status, text, headers, contentType);
-    if (status < 300 && spec.onText) spec.onText(text);
+    if (status < 300 && spec.onText) {
+      spec.onText(text);
+      // undici writes a request to its socket only once the current task yields: a request the hook
+      // started (the next feed page) would otherwise wait for this page's parse and everything after.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     let body: unknown;
     if (text.length > 0) {
       try {
