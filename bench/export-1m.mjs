@@ -91,6 +91,58 @@ process.stdout.write(JSON.stringify({ rows, pages }) + "\\n");
   return file;
 }
 
+/**
+ * The chain loop, for the passes with latency: the least any client can do against this feed. It takes
+ * each page's next cursor off the answer's text and sends the next request at once (yielding once, so
+ * undici writes it), then parses the page and writes its items as JSON lines while that request waits.
+ * What it takes over the latency floor is the sandbox's own time per page and the transfer.
+ */
+export function chainLoopScript(dir) {
+  const file = join(dir, "chain-export.mjs");
+  writeFileSync(
+    file,
+    `import { openSync, writeSync, fsyncSync, closeSync } from "node:fs";
+import { createRequire } from "node:module";
+const { Agent } = createRequire(${JSON.stringify(join(ROOT, "package.json"))})("undici");
+const [out, baseUrl, key] = process.argv.slice(2);
+const agent = new Agent({ keepAliveTimeout: 10_000 });
+const fd = openSync(out, "w");
+const get = (after) => {
+  const url = new URL("/api/partner/v1/redemptions", baseUrl);
+  url.searchParams.set("limit", "1000");
+  if (after) url.searchParams.set("after", after);
+  return agent
+    .request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { authorization: "Bearer " + key } })
+    .then((res) => res.body.text());
+};
+let rows = 0;
+let pages = 0;
+let next = get(null);
+for (;;) {
+  const text = await next;
+  const m = /"nextCursor":(null|"([A-Za-z0-9_-]*)")\\s*}\\s*$/.exec(text);
+  if (m && m[2]) {
+    next = get(m[2]);
+    await new Promise((r) => setImmediate(r));
+  }
+  const page = JSON.parse(text);
+  if (page.nextCursor !== (m ? (m[2] ?? null) : undefined)) throw new Error("cursor read off the text differs");
+  let chunk = "";
+  for (const item of page.items) chunk += JSON.stringify(item) + "\\n";
+  writeSync(fd, chunk);
+  rows += page.items.length;
+  pages++;
+  if (page.nextCursor === null) break;
+}
+fsyncSync(fd);
+closeSync(fd);
+await agent.close();
+process.stdout.write(JSON.stringify({ rows, pages }) + "\\n");
+`,
+  );
+  return file;
+}
+
 /** Samples a process tree's RSS (the node under /usr/bin/time) against the size of `file`. */
 function rssSampler(file) {
   const samples = [];
@@ -131,9 +183,10 @@ function rssSampler(file) {
 }
 
 let runNo = 0;
-async function exportOnce(kind, sb, raw, dir) {
+async function exportOnce(kind, sb, scripts, dir) {
   const n = runNo++;
-  const out = join(dir, `export-${kind}-${n}.${kind === "raw" ? "ndjson" : "csv"}`);
+  const script = scripts[kind];
+  const out = join(dir, `export-${kind}-${n}.${script ? "ndjson" : "csv"}`);
   const cfg = join(dir, `export-config-${n}`);
   const env = {
     ...process.env,
@@ -143,15 +196,14 @@ async function exportOnce(kind, sb, raw, dir) {
     NO_COLOR: "1",
   };
   const bin = kind === "before" ? BEFORE : BIN;
-  const args =
-    kind === "raw"
-      ? [raw, out, sb.baseUrl, sb.writeKey]
-      : [bin, "redemptions", "export", "--out", out, "--json"];
-  const sampler = kind === "raw" ? undefined : rssSampler(out);
+  const args = script
+    ? [script, out, sb.baseUrl, sb.writeKey]
+    : [bin, "redemptions", "export", "--out", out, "--json"];
+  const sampler = script ? undefined : rssSampler(out);
   const r = await measured(args, env);
   if (r.code !== 0) throw new Error(`${kind} export exited ${r.code}: ${r.stderr.slice(0, 500)}`);
   const parsed = JSON.parse(r.stdout);
-  const summary = kind === "raw" ? parsed : parsed.summary;
+  const summary = script ? parsed : parsed.summary;
   if (summary.rows !== ROWS) throw new Error(`${kind} export wrote ${summary.rows} of ${ROWS} rows`);
   const bytes = statSync(out).size;
   rmSync(out, { force: true });
@@ -171,7 +223,7 @@ export async function exportBench({ bin = BIN, dir } = {}) {
   const kinds = BEFORE ? ["cli", "raw", "before"] : ["cli", "raw"];
   const sb = await sandboxWithRedemptions(bin, ROWS);
   try {
-    const raw = rawExportScript(dir);
+    const scripts = { raw: rawExportScript(dir), chain: chainLoopScript(dir) };
     const passes = [{ name: "no added latency", latencyMs: 0, rounds: ROUNDS }];
     if (LATENCY_MS > 0)
       passes.push({ name: `${LATENCY_MS} ms per request`, latencyMs: LATENCY_MS, rounds: LATENCY_ROUNDS });
@@ -179,14 +231,15 @@ export async function exportBench({ bin = BIN, dir } = {}) {
     let turn = 0;
     for (const pass of passes) {
       await api(sb, "POST", "/faults", { latencyMs: pass.latencyMs }, "/_sandbox");
-      const runs = Object.fromEntries(kinds.map((k) => [k, []]));
+      const passKinds = pass.latencyMs > 0 ? [...kinds, "chain"] : kinds;
+      const runs = Object.fromEntries(passKinds.map((k) => [k, []]));
       for (let i = 0; i < pass.rounds; i++) {
         // Rotate the order, so drift in the machine's load favours no side.
-        const order = kinds.map((_, j) => kinds[(j + turn) % kinds.length]);
+        const order = passKinds.map((_, j) => passKinds[(j + turn) % passKinds.length]);
         turn++;
         for (const kind of order) {
           log(`  export (${pass.name}), round ${i + 1} of ${pass.rounds}: ${kind}`);
-          runs[kind].push(await exportOnce(kind, sb, raw, dir));
+          runs[kind].push(await exportOnce(kind, sb, scripts, dir));
         }
       }
       const med = (k) => {
@@ -196,7 +249,7 @@ export async function exportBench({ bin = BIN, dir } = {}) {
           medianMs: ms,
         };
       };
-      const m = Object.fromEntries(kinds.map((k) => [k, med(k)]));
+      const m = Object.fromEntries(passKinds.map((k) => [k, med(k)]));
       const floorMs = pass.latencyMs > 0 ? m.raw.pages * pass.latencyMs : null;
       results.push({
         pass: pass.name,
@@ -217,10 +270,15 @@ export async function exportBench({ bin = BIN, dir } = {}) {
 export function exportTable(exp) {
   const rows = [];
   const notes = [];
-  const label = { cli: "partner-cli export", before: "partner-cli export (before)", raw: "raw undici loop" };
+  const label = {
+    cli: "partner-cli export",
+    before: "partner-cli export (before)",
+    raw: "raw undici loop",
+    chain: "chain loop (next request before the parse)",
+  };
   for (const p of exp.passes) {
     const raw = p.median.raw.medianMs;
-    for (const kind of ["cli", "before", "raw"]) {
+    for (const kind of ["cli", "before", "raw", "chain"]) {
       const r = p.median[kind];
       if (!r) continue;
       rows.push([
