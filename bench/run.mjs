@@ -32,7 +32,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { exportBench, exportTable } from "./export-1m.mjs";
+import { exportBench, exportTable, sandboxWithRedemptions } from "./export-1m.mjs";
 import { importOneMillion } from "./import-1m.mjs";
 import { api, measured, spawnSandbox } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
@@ -341,7 +341,7 @@ async function main() {
       tmp,
       log,
       measured,
-      sandboxWithRedemptions,
+      sandboxWithRedemptions: () => sandboxWithRedemptions(BIN, EXPORT_ROWS),
       exportRows: EXPORT_ROWS,
     });
   } catch (e) {
