@@ -109,21 +109,6 @@ interface PageReader<T> {
   stop(): void;
 }
 
-/** feedPages (no read-ahead, or one page ahead): nothing to peek at. */
-function sequentialReader<T>(read: FeedRead<T>, from: string | undefined, readAhead: boolean): PageReader<T> {
-  const it = feedPages((after) => read(after), from, { readAhead });
-  return {
-    async next() {
-      const r = await it.next();
-      return r.done ? undefined : r.value;
-    },
-    peek: (_i: number) => undefined,
-    stop() {
-      it.return(undefined).catch(() => {});
-    },
-  };
-}
-
 /**
  * A read-ahead of `depth` pages: up to `depth` pages beyond the one the caller holds are requested or
  * waiting. A read starts as soon as the cursor of the page before it is known (told early by `read`,
@@ -223,8 +208,6 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
   const result: FeedLoopResult = { position: pos, pages: 0, fresh: 0, repeated: 0 };
   const depth = o.readAhead === undefined || o.readAhead === true ? 1 : Math.max(0, Math.floor(+o.readAhead));
   const from = pos.cursor ?? undefined;
-  const reader =
-    depth > 1 ? pipelinedReader(o.read, from, depth) : sequentialReader(o.read, from, depth === 1);
   const stepOf = (page: PageAt<T>, at: FeedPosition, pageNo: number): FeedStep<T> => {
     const last = endsWalk(page, page.after);
     // Nothing to skip and the cursor moves on (every page but a resumed first one and the last):
@@ -248,6 +231,26 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
     });
     return { fresh, repeated, next: advance(at, ids, page.nextCursor), last, pageNo, page };
   };
+  const account = (step: FeedStep<T>) => {
+    pos = step.next;
+    result.position = pos;
+    result.fresh += step.fresh.length;
+    result.repeated += step.repeated;
+  };
+  if (depth <= 1) {
+    // One page at a time (or the next one read while this one is handled): no peeking, so the
+    // pages go straight through. (Driven through the peeking reader below instead, a sync of a
+    // million redemptions peaked at about 230 MB against 175 MB this way.)
+    for await (const page of feedPages(o.read, from, { readAhead: depth === 1 })) {
+      if (o.signal?.aborted) throw o.interrupted?.() ?? new Error("Interrupted.");
+      const step = stepOf(page, pos, result.pages + 1);
+      result.pages++;
+      await o.handle(step);
+      account(step);
+    }
+    return result;
+  }
+  const reader = pipelinedReader(o.read, from, depth);
   /** The steps peeks computed, in order from the next one: each handed to `handle` as it is when its page comes up. */
   let ahead: { page: PageAt<T>; step: FeedStep<T> }[] = [];
   try {
@@ -272,10 +275,7 @@ export async function runFeed<T>(o: FeedLoopOptions<T>): Promise<FeedLoopResult>
       result.pages++;
       await o.handle(step);
       step.peek = undefined;
-      pos = step.next;
-      result.position = pos;
-      result.fresh += step.fresh.length;
-      result.repeated += step.repeated;
+      account(step);
     }
   } finally {
     reader.stop();
