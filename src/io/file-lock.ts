@@ -34,6 +34,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { open, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Clock, systemClock } from "../clock.js";
@@ -171,6 +172,17 @@ function writeRecordFile(file: string, r: OwnerRecord): void {
   }
 }
 
+/** writeRecordFile on libuv's threads: the event loop stays free while the record is flushed. */
+async function writeRecordFileAsync(file: string, r: OwnerRecord): Promise<void> {
+  const fh = await open(file, "wx", 0o600);
+  try {
+    await fh.writeFile(`${JSON.stringify(r)}\n`);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 /** link(2): true when `to` was created, false when it already existed. */
 function linkExclusive(from: string, to: string): boolean {
   try {
@@ -205,17 +217,45 @@ export type TryResult =
  * over when its owner is gone. Never removes a live owner's record.
  */
 export function tryLock(lock: string, takeOverDeadOwner = true): TryResult {
-  // A live owner (or a dead one we may not replace): answer without writing anything.
+  const pre = ownerFirst(lock, takeOverDeadOwner);
+  if (pre) return pre;
+  const t = ownTemporary(lock);
+  writeRecordFile(t.tmp, t.mine);
+  return linkRecord(lock, t, takeOverDeadOwner);
+}
+
+/** tryLock, with the record written and flushed off the event loop (what takeLock uses). */
+async function tryLockAsync(lock: string, takeOverDeadOwner: boolean): Promise<TryResult> {
+  const pre = ownerFirst(lock, takeOverDeadOwner);
+  if (pre) return pre;
+  const t = ownTemporary(lock);
+  await writeRecordFileAsync(t.tmp, t.mine);
+  return linkRecord(lock, t, takeOverDeadOwner);
+}
+
+/** A live owner (or a dead one we may not replace): the answer, without writing anything. */
+function ownerFirst(lock: string, takeOverDeadOwner: boolean): TryResult | undefined {
   const pre = readOwner(lock);
-  if (pre.kind === "record") {
-    const state = ownerState(pre.record);
-    if (state !== "dead" || !takeOverDeadOwner) return { held: false, owner: pre.record, state };
-  }
+  if (pre.kind !== "record") return undefined;
+  const state = ownerState(pre.record);
+  return state !== "dead" || !takeOverDeadOwner ? { held: false, owner: pre.record, state } : undefined;
+}
+
+/** This process's record and the temporary file it is written to before being linked as the lock. */
+function ownTemporary(lock: string): { tmp: string; mine: OwnerRecord } {
+  const mine = ownRecord();
+  return { tmp: join(dirname(lock), `${basename(lock)}.tmp-${mine.token}`), mine };
+}
+
+/** Links the written record as the lock (or takes a dead owner's over); the temporary file is removed. */
+function linkRecord(
+  lock: string,
+  t: { tmp: string; mine: OwnerRecord },
+  takeOverDeadOwner: boolean,
+): TryResult {
   const dir = dirname(lock);
   const base = basename(lock);
-  const mine = ownRecord();
-  const tmp = join(dir, `${base}.tmp-${mine.token}`);
-  writeRecordFile(tmp, mine);
+  const { tmp, mine } = t;
   try {
     for (let round = 0; round < 50; round++) {
       if (linkExclusive(tmp, lock)) {
@@ -361,13 +401,13 @@ export async function takeLock(lockFile: string, o: LockOptions): Promise<HeldLo
   const clock = o.clock ?? systemClock;
   const started = Date.now();
   const waitMs = o.wait ?? 0;
-  let r = tryLock(lockFile, o.takeOverDeadOwner ?? true);
+  let r = await tryLockAsync(lockFile, o.takeOverDeadOwner ?? true);
   // Only a live owner (here or elsewhere) can release; an unreadable or kept dead record never will.
   const worthWaiting = (x: TryResult) => !x.held && (x.state === "alive" || x.state === "elsewhere");
   for (let pause = 2; worthWaiting(r) && Date.now() - started < waitMs; ) {
     await clock.sleep(Math.min(pause, Math.max(1, waitMs - (Date.now() - started))));
     pause = Math.min(pause * 2, 20);
-    r = tryLock(lockFile, o.takeOverDeadOwner ?? true);
+    r = await tryLockAsync(lockFile, o.takeOverDeadOwner ?? true);
   }
   if (!r.held) {
     const busy: Busy = { state: r.state, owner: r.owner, lockFile, waitedMs: Date.now() - started };
@@ -398,8 +438,9 @@ function heldLock(lock: string, token: string, what: string): HeldLock {
       if (released) return;
       released = true;
       // Only our own record is removed: nobody takes over a live owner's lock, so it is still ours
-      // unless someone removed or replaced the file by hand.
-      releaseLock(lock, token);
+      // unless someone removed or replaced the file by hand. (The unlink runs on libuv's threads.)
+      const cur = readOwner(lock);
+      if (cur.kind === "record" && cur.record.token === token) await unlink(lock).catch(() => {});
     },
   };
 }
