@@ -54,9 +54,12 @@ export async function sandboxWithRedemptions(bin, rows) {
   return sb;
 }
 
-/** The raw loop: read every feed page with undici and write each item as a JSON line. */
-export function rawExportScript(dir) {
-  const file = join(dir, "raw-export.mjs");
+/**
+ * A feed-reading script for the baselines: `get(after)` (one feed page's text, undici on keep-alive)
+ * and `take(text)` (parse the page, write its items as JSON lines, count them) around `loop`.
+ */
+function feedLoopScript(dir, name, loop) {
+  const file = join(dir, name);
   writeFileSync(
     file,
     `import { openSync, writeSync, fsyncSync, closeSync } from "node:fs";
@@ -65,23 +68,26 @@ const { Agent } = createRequire(${JSON.stringify(join(ROOT, "package.json"))})("
 const [out, baseUrl, key] = process.argv.slice(2);
 const agent = new Agent({ keepAliveTimeout: 10_000 });
 const fd = openSync(out, "w");
-let after = null;
 let rows = 0;
 let pages = 0;
-for (;;) {
+const get = (after) => {
   const url = new URL("/api/partner/v1/redemptions", baseUrl);
   url.searchParams.set("limit", "1000");
   if (after) url.searchParams.set("after", after);
-  const res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { authorization: "Bearer " + key } });
-  const page = JSON.parse(await res.body.text());
+  return agent
+    .request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { authorization: "Bearer " + key } })
+    .then((res) => res.body.text());
+};
+const take = (text) => {
+  const page = JSON.parse(text);
   let chunk = "";
   for (const item of page.items) chunk += JSON.stringify(item) + "\\n";
   writeSync(fd, chunk);
   rows += page.items.length;
   pages++;
-  if (page.nextCursor === null) break;
-  after = page.nextCursor;
-}
+  return page;
+};
+${loop}
 fsyncSync(fd);
 closeSync(fd);
 await agent.close();
@@ -91,6 +97,20 @@ process.stdout.write(JSON.stringify({ rows, pages }) + "\\n");
   return file;
 }
 
+/** The raw loop: read every feed page with undici and write each item as a JSON line. */
+export function rawExportScript(dir) {
+  return feedLoopScript(
+    dir,
+    "raw-export.mjs",
+    `let after = null;
+for (;;) {
+  const page = take(await get(after));
+  if (page.nextCursor === null) break;
+  after = page.nextCursor;
+}`,
+  );
+}
+
 /**
  * The chain loop, for the passes with latency: the least any client can do against this feed. It takes
  * each page's next cursor off the answer's text and sends the next request at once (yielding once, so
@@ -98,26 +118,10 @@ process.stdout.write(JSON.stringify({ rows, pages }) + "\\n");
  * What it takes over the latency floor is the sandbox's own time per page and the transfer.
  */
 export function chainLoopScript(dir) {
-  const file = join(dir, "chain-export.mjs");
-  writeFileSync(
-    file,
-    `import { openSync, writeSync, fsyncSync, closeSync } from "node:fs";
-import { createRequire } from "node:module";
-const { Agent } = createRequire(${JSON.stringify(join(ROOT, "package.json"))})("undici");
-const [out, baseUrl, key] = process.argv.slice(2);
-const agent = new Agent({ keepAliveTimeout: 10_000 });
-const fd = openSync(out, "w");
-const get = (after) => {
-  const url = new URL("/api/partner/v1/redemptions", baseUrl);
-  url.searchParams.set("limit", "1000");
-  if (after) url.searchParams.set("after", after);
-  return agent
-    .request({ origin: url.origin, path: url.pathname + url.search, method: "GET", headers: { authorization: "Bearer " + key } })
-    .then((res) => res.body.text());
-};
-let rows = 0;
-let pages = 0;
-let next = get(null);
+  return feedLoopScript(
+    dir,
+    "chain-export.mjs",
+    `let next = get(null);
 for (;;) {
   const text = await next;
   const m = /"nextCursor":(null|"([A-Za-z0-9_-]*)")\\s*}\\s*$/.exec(text);
@@ -125,22 +129,11 @@ for (;;) {
     next = get(m[2]);
     await new Promise((r) => setImmediate(r));
   }
-  const page = JSON.parse(text);
+  const page = take(text);
   if (page.nextCursor !== (m ? (m[2] ?? null) : undefined)) throw new Error("cursor read off the text differs");
-  let chunk = "";
-  for (const item of page.items) chunk += JSON.stringify(item) + "\\n";
-  writeSync(fd, chunk);
-  rows += page.items.length;
-  pages++;
   if (page.nextCursor === null) break;
-}
-fsyncSync(fd);
-closeSync(fd);
-await agent.close();
-process.stdout.write(JSON.stringify({ rows, pages }) + "\\n");
-`,
+}`,
   );
-  return file;
 }
 
 /** Samples a process tree's RSS (the node under /usr/bin/time) against the size of `file`. */

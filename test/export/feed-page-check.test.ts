@@ -3,17 +3,10 @@
 import { describe, expect, it, vi } from "vitest";
 import { feedPageSchema } from "../../src/api/redemptions.js";
 import { looseRedemptions } from "../../src/spec/redemptions.js";
+import { prng } from "../../src/sandbox/simulate.js";
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded (mulberry32), so a failing case can be run again. */
+const rng = (seed: number) => prng(seed);
 
 const STAMPS = [
   "2026-11-23T05:04:01Z",

@@ -8,17 +8,10 @@ import { batchBody } from "../../src/api/creators.js";
 import { RowBatch } from "../../src/commands/roster/import/state.js";
 import { checkRosterRow, mapColumns, parseColumnFlags, rosterRowJson } from "../../src/csv/roster.js";
 import { LIMITS } from "../../src/spec/limits.js";
+import { prng } from "../../src/sandbox/simulate.js";
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded (mulberry32), so a failing case can be run again. */
+const rng = (seed: number) => prng(seed);
 
 const TEXTS = [
   "",
