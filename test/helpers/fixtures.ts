@@ -1,6 +1,8 @@
 // The one place tests arrange things and run code under test: the seeded ids (SEED), one campaign
 // maker, one scripted prompter, and runs of a command's run function with a test Context (the same
 // RunResult as the harness's in-process and spawned runs).
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { Temporal } from "temporal-polyfill";
 import { beforeAll } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
@@ -269,4 +271,18 @@ export async function runFn(
   }
   const error = thrown === undefined ? "" : formatError(thrown, true).join("\n");
   return { ...runResult({ exitCode, stdout: c.stdout(), stderr: c.stderr() }), error, thrown };
+}
+
+/** Every file of a data dir with its size and modification time. */
+export function dirFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p] = `${statSync(p).size}@${statSync(p).mtimeMs}`;
+    }
+  };
+  walk(dir);
+  return out;
 }

@@ -2,7 +2,7 @@
 // same pages, order, filters and totals as a list read from every record, with the journal's changes
 // and changes not yet written laid over the index, nothing written by a read, and a data dir written
 // before indexes still served (read whole) until a compaction gives it its indexes.
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pageByKey, paginate } from "../../src/sandbox/paging.js";
@@ -12,6 +12,7 @@ import type { LinkRecord, Store } from "../../src/sandbox/store.js";
 import type { Creator } from "../../src/spec/creators.js";
 import { makeCampaign } from "../helpers/fixtures.js";
 import { type SandboxFixture, tempDir, withSandbox } from "../helpers/harness.js";
+import { dirFiles } from "../helpers/fixtures.js";
 
 /** Ids whose string order is not their number order, with upper case and other first letters. */
 const idOf = (i: number) =>
@@ -26,20 +27,6 @@ const idOf = (i: number) =>
           : `cr-${i}`;
 const path = (id: string) => encodeURIComponent(id);
 const N = 700;
-
-/** Every file of a data dir with its size and modification time. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[p] = `${statSync(p).size}@${statSync(p).mtimeMs}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 async function must(s: SandboxFixture, method: string, path: string, body?: unknown, status = 200) {
   const r = await s.http(method, path, body === undefined ? {} : { body });
@@ -103,7 +90,7 @@ function fullRead<V extends { externalId: string; active: boolean }>(
 describe("lists paged from the sorted index", () => {
   it("pages, filters and totals equal a read of every record; the page's records alone are read", async () => {
     const { dir, campaignId } = await filled();
-    const before = files(dir);
+    const before = dirFiles(dir);
     const indexed = opened(dir);
     const whole = opened(dir);
     const orgI = orgOf(indexed);
@@ -137,12 +124,12 @@ describe("lists paged from the sorted index", () => {
     const inactive = pageByKey(orgI.creators, { page: 0, pageSize: 200 }, { name: "active", value: false })!;
     expect(inactive.items.map((c) => c.externalId)).toContain(idOf(4));
     expect(inactive.items.map((c) => c.externalId)).not.toContain("aaa-new");
-    expect(files(dir)).toEqual(before);
+    expect(dirFiles(dir)).toEqual(before);
   });
 
   it("over HTTP: the roster and a campaign's links, every page, the same as read whole; the data dir unchanged", async () => {
     const { dir, campaignId } = await filled();
-    const before = files(dir);
+    const before = dirFiles(dir);
     const queries = [
       "",
       "page=2&pageSize=30",
@@ -176,7 +163,7 @@ describe("lists paged from the sorted index", () => {
           await must(s, "GET", `/campaigns/${campaignId}/creators/${path(l.creator.externalId)}`),
         );
     });
-    expect(files(dir)).toEqual(before);
+    expect(dirFiles(dir)).toEqual(before);
   });
 
   it("a write between two pages: the next page and the totals show it, before and after it is written", async () => {
@@ -302,11 +289,11 @@ describe("a data dir without indexes (written before them)", () => {
       );
     const expected = await withSandbox({ dataDir: dir }, list);
     withoutIndexes(dir);
-    const before = files(dir);
+    const before = dirFiles(dir);
     const old = orgOf(opened(dir));
     expect(pageByKey(old.creators, { page: 0, pageSize: 50 })).toBeUndefined();
     expect(await withSandbox({ dataDir: dir }, list)).toEqual(expected);
-    expect(files(dir)).toEqual(before);
+    expect(dirFiles(dir)).toEqual(before);
     // The next compaction writes the indexes.
     SandboxPersistence.open(dir).persistence.compact();
     const m = JSON.parse(readFileSync(snapshotPath(dir), "utf8"));

@@ -9,6 +9,7 @@ import { SEG, SEGMENT_MIN_ENTRIES, TrackedMap } from "../../src/sandbox/segments
 import { withSandbox } from "../helpers/harness.js";
 import type { Store } from "../../src/sandbox/store.js";
 import { tempDir } from "../helpers/sandbox.js";
+import { dirFiles } from "../helpers/fixtures.js";
 
 interface Creator {
   externalId: string;
@@ -82,20 +83,6 @@ const journalOf = (dir: string) => readdirSync(dir).find((f) => f.startsWith("sa
 /** The test store's organization, reached into freely. */
 const org = (s: Store): any => s.orgs.get("o1");
 
-/** Every file of a data dir with its size and modification time. */
-function files(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[p] = `${statSync(p).size}@${statSync(p).mtimeMs}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
-
 describe("sandbox persistence", () => {
   it("a new data dir gets a manifest, an empty journal and a file per big part; all 0600 in 0700", () => {
     const dir = join(tempDir(), "data");
@@ -111,7 +98,7 @@ describe("sandbox persistence", () => {
     expect(indexFiles).toHaveLength(1);
     expect(readdirSync(join(dir, "sandbox-segments")).length).toBe(shardFiles.length + indexFiles.length + 2);
     expect(readFileSync(join(dir, m.journal), "utf8")).toBe("");
-    for (const p of Object.keys(files(dir))) expect(statSync(p).mode & 0o777, p).toBe(0o600);
+    for (const p of Object.keys(dirFiles(dir))) expect(statSync(p).mode & 0o777, p).toBe(0o600);
     expect(statSync(join(dir, "sandbox-segments")).mode & 0o777).toBe(0o700);
     expect(JSON.stringify(m.root).length).toBeLessThan(2000);
   });
@@ -179,12 +166,12 @@ describe("sandbox persistence", () => {
   it("reads write nothing: loading, getting and iterating every part leaves the files as they were", () => {
     const dir = join(tempDir(), "data");
     create(dir, bigStore());
-    const before = files(dir);
+    const before = dirFiles(dir);
     const { p, store } = reopen(dir);
     plain(store);
     org(store).creators.get("cr-00001");
     expect(p.commit(store)).toBe(false);
-    expect(files(dir)).toEqual(before);
+    expect(dirFiles(dir)).toEqual(before);
   });
 
   it("a crash mid-append: the cut-short last line is ignored, and the next commit replaces it", () => {
@@ -448,13 +435,13 @@ describe("the served sandbox writes only changes", () => {
   it("GET requests leave the data dir as it was; a PUT adds one journal line", async () => {
     const dir = join(tempDir(), "data");
     await withSandbox({ dataDir: dir, seed: "demo" }, async () => {});
-    const before = files(dir);
+    const before = dirFiles(dir);
     await withSandbox({ dataDir: dir }, async (b) => {
       expect((await b.http("GET", "/creators")).status).toBe(200);
       expect((await b.http("GET", "/creators/cr-0001")).status).toBe(200);
       expect((await b.http("GET", "/me")).status).toBe(200);
     });
-    expect(files(dir)).toEqual(before);
+    expect(dirFiles(dir)).toEqual(before);
     await withSandbox({ dataDir: dir }, async (c) => {
       expect((await c.http("PUT", "/creators/cr-0001", { body: { name: "Renamed" } })).status).toBe(200);
     });
