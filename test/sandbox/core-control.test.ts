@@ -83,6 +83,7 @@ describe("brand access and offer state", () => {
   it("POST /_sandbox/offers/{baseGs1} changes state and codesAvailable", async () => {
     const before = strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`));
     expect(before.state).toBe("available");
+    const t0 = (await control("GET", "/clock")).body.now as string;
     const res = await control("POST", `/offers/${SEED.offers.oats}`, {
       state: "temporarily_unavailable",
       codesAvailable: null,
@@ -93,8 +94,12 @@ describe("brand access and offer state", () => {
       canDistribute: false,
       codesAvailable: null,
     });
-    const now = (await control("GET", "/clock")).body.now;
-    expect(changed.lastUpdatedAt).toBe(now);
+    // Stamped by the sandbox's clock (whole seconds, which may tick between two reads).
+    const t1 = (await control("GET", "/clock")).body.now as string;
+    expect(
+      changed.lastUpdatedAt >= t0 && changed.lastUpdatedAt <= t1,
+      `${t0} <= ${changed.lastUpdatedAt} <= ${t1}`,
+    ).toBe(true);
     expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`))).toEqual(changed);
     const back = strict(
       strictOffers.Offer,
