@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { api, log, measured, median, round, servedSandbox, table } from "./lib.mjs";
+import { api, fillRedemptions, log, measured, median, round, servedSandbox, table } from "./lib.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "partner-cli.js");
@@ -27,30 +27,7 @@ const LATENCY_ROUNDS = Math.max(1, Number(process.env.BENCH_EXPORT_LATENCY_ROUND
 /** A served sandbox holding `rows` redemptions on one campaign linked to 50 creators. */
 export async function sandboxWithRedemptions(bin, rows) {
   const sb = await servedSandbox(bin, ["--seed", "empty"], { ...process.env, NO_COLOR: "1" });
-  const day = (d) => new Date(Date.now() + d * 86_400_000).toISOString().slice(0, 10);
-  const creators = Array.from({ length: 50 }, (_, i) => ({
-    externalId: `bench-${i}`,
-    name: `Bench Creator ${i}`,
-  }));
-  await api(sb, "POST", "/creators/batch", { creators });
-  const campaign = await api(sb, "POST", "/campaigns", {
-    name: "Bench export",
-    baseGs1: "0012345000028",
-    dates: { from: day(-2), through: day(60) },
-    codeLimit: Math.min(10_000_000, rows * 2),
-    commission: { rate: 0.1, estimatedUnitSalePrice: 3.49 },
-    externalReference: "bench-export",
-  });
-  await api(sb, "POST", `/campaigns/${campaign.id}/status`, { status: "active" });
-  const { job } = await api(sb, "POST", `/campaigns/${campaign.id}/assignments`, { scope: "roster" });
-  for (;;) {
-    const j = await api(sb, "GET", `/campaigns/${campaign.id}/assignments/${job.id}`);
-    if (j.status === "completed" || j.status === "failed") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const body = { campaign: campaign.id, claims: rows, redemptions: rows, seed: 1 };
-  const made = await api(sb, "POST", "/simulate", body, "/_sandbox");
-  if (made.redemptions !== rows) throw new Error(`simulate made ${made.redemptions} of ${rows}`);
+  await fillRedemptions(sb, rows, "export");
   return sb;
 }
 

@@ -34,7 +34,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { exportBench, exportTable, sandboxWithRedemptions } from "./export-1m.mjs";
 import { importOneMillion } from "./import-1m.mjs";
-import { api, measured, spawnSandbox } from "./lib.mjs";
+import { log, measured, median, round, spawnSandbox, table } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 import { syncBench } from "./sync-1m.mjs";
 import { sandboxScaleBench } from "./sandbox-scale.mjs";
@@ -56,14 +56,6 @@ const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
 
 const tmp = mkdtempSync(join(tmpdir(), "partner-cli-bench-"));
 const configDir = join(tmp, "config");
-const log = (s) => process.stderr.write(`${s}\n`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-const msSince = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 // ---------------------------------------------------------------------------------------------
 // Sandboxes: one fresh process per measured run.
@@ -275,12 +267,6 @@ const EXPORT_ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
 
 // ---------------------------------------------------------------------------------------------
 
-function table(rows, headers) {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
-  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
-}
-
 async function main() {
   if (!existsSync(join(ROOT, "dist", "main.js")))
     throw new Error("dist/ is missing: run `npm run bench` (it builds first).");
@@ -349,7 +335,7 @@ async function main() {
     log(`  xlsx not measured: ${e.message}`);
   }
   const sync = wants("sync")
-    ? await syncBench({ startSandboxProcess, api, measured, log, round, msSince, tmp, ROOT, BIN })
+    ? await syncBench({ startSandboxProcess, measured, log, round, tmp, ROOT, BIN })
     : { ...skipped("sync"), lines: ["Sync: not measured (BENCH_ONLY)."] };
   let scale;
   let scaleError;

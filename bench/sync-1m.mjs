@@ -10,12 +10,13 @@
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { fillRedemptions } from "./lib.mjs";
 
 const GOALS = { sqlite: 0.8, postgres: 0.7, peakRssMb: 200 };
 
 /**
  * Never throws: a failure is logged and returned as { error }.
- * @param {object} h helpers of bench/run.mjs: startSandboxProcess, api, measured, log, round, msSince,
+ * @param {object} h helpers of bench/run.mjs: startSandboxProcess, measured, log, round,
  *   tmp, ROOT, BIN
  */
 export async function syncBench(h) {
@@ -167,35 +168,6 @@ async function measure(h) {
 
 /** `rows` redemptions on one campaign linked to 50 creators (as the export bench makes them). */
 async function generate(h, sb, rows) {
-  const day = (d) => new Date(Date.now() + d * 86_400_000).toISOString().slice(0, 10);
-  const creators = Array.from({ length: 50 }, (_, i) => ({
-    externalId: `bench-${i}`,
-    name: `Bench Creator ${i}`,
-  }));
-  await h.api(sb, "POST", "/creators/batch", { creators });
-  const campaign = await h.api(sb, "POST", "/campaigns", {
-    name: "Bench sync",
-    baseGs1: "0012345000028",
-    dates: { from: day(-2), through: day(60) },
-    codeLimit: Math.min(10_000_000, rows * 2),
-    commission: { rate: 0.1, estimatedUnitSalePrice: 3.49 },
-    externalReference: "bench-sync",
-  });
-  await h.api(sb, "POST", `/campaigns/${campaign.id}/status`, { status: "active" });
-  const { job } = await h.api(sb, "POST", `/campaigns/${campaign.id}/assignments`, { scope: "roster" });
-  for (;;) {
-    const j = await h.api(sb, "GET", `/campaigns/${campaign.id}/assignments/${job.id}`);
-    if (j.status === "completed" || j.status === "failed") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const t0 = process.hrtime.bigint();
-  const made = await h.api(
-    sb,
-    "POST",
-    "/simulate",
-    { campaign: campaign.id, claims: rows, redemptions: rows, seed: 1 },
-    "/_sandbox",
-  );
-  h.log(`  generated ${made.redemptions} redemptions in ${h.round(h.msSince(t0) / 1000)} s`);
-  if (made.redemptions !== rows) throw new Error(`simulate made ${made.redemptions} of ${rows}`);
+  const { generateMs } = await fillRedemptions(sb, rows, "sync");
+  h.log(`  generated ${rows} redemptions in ${h.round(generateMs / 1000)} s`);
 }

@@ -12,9 +12,9 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { round } from "./lib.mjs";
 
 const ROWS = Number(process.env.BENCH_XLSX_ROWS ?? 1_000_000);
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** The redemption export's columns and their workbook kinds (as src/export/redemption-rows.ts). */
 const COLUMNS = [
