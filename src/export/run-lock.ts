@@ -12,8 +12,6 @@ export {
   procStat,
   processAlive,
   readOwner,
-  releaseLock,
-  tryLock,
 } from "../io/file-lock.js";
 
 /** A held run lock. */

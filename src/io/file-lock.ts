@@ -23,17 +23,7 @@
 // - assertHeld() reads the record (one small file) and compares the token.
 // - Waiting (`wait` ms) polls with a growing pause (2 ms up to 20 ms) on the clock's sleep.
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
@@ -162,18 +152,8 @@ export function lockFileOf(path: string): string {
   return `${path}.lock.json`;
 }
 
-function writeRecordFile(file: string, r: OwnerRecord): void {
-  const fd = openSync(file, "wx", 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(r)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** writeRecordFile on libuv's threads: the event loop stays free while the record is flushed. */
-async function writeRecordFileAsync(file: string, r: OwnerRecord): Promise<void> {
+/** Writes and flushes an owner record on libuv's threads: the event loop stays free meanwhile. */
+async function writeRecordFile(file: string, r: OwnerRecord): Promise<void> {
   const fh = await open(file, "wx", 0o600);
   try {
     await fh.writeFile(`${JSON.stringify(r)}\n`);
@@ -216,46 +196,18 @@ export type TryResult =
  * One non-blocking try at the lock file `lock`: creates it with this process's record, or takes it
  * over when its owner is gone. Never removes a live owner's record.
  */
-export function tryLock(lock: string, takeOverDeadOwner = true): TryResult {
-  const pre = ownerFirst(lock, takeOverDeadOwner);
-  if (pre) return pre;
-  const t = ownTemporary(lock);
-  writeRecordFile(t.tmp, t.mine);
-  return linkRecord(lock, t, takeOverDeadOwner);
-}
-
-/** tryLock, with the record written and flushed off the event loop (what takeLock uses). */
-async function tryLockAsync(lock: string, takeOverDeadOwner: boolean): Promise<TryResult> {
-  const pre = ownerFirst(lock, takeOverDeadOwner);
-  if (pre) return pre;
-  const t = ownTemporary(lock);
-  await writeRecordFileAsync(t.tmp, t.mine);
-  return linkRecord(lock, t, takeOverDeadOwner);
-}
-
-/** A live owner (or a dead one we may not replace): the answer, without writing anything. */
-function ownerFirst(lock: string, takeOverDeadOwner: boolean): TryResult | undefined {
+export async function tryLock(lock: string, takeOverDeadOwner = true): Promise<TryResult> {
+  // A live owner (or a dead one we may not replace): answer without writing anything.
   const pre = readOwner(lock);
-  if (pre.kind !== "record") return undefined;
-  const state = ownerState(pre.record);
-  return state !== "dead" || !takeOverDeadOwner ? { held: false, owner: pre.record, state } : undefined;
-}
-
-/** This process's record and the temporary file it is written to before being linked as the lock. */
-function ownTemporary(lock: string): { tmp: string; mine: OwnerRecord } {
-  const mine = ownRecord();
-  return { tmp: join(dirname(lock), `${basename(lock)}.tmp-${mine.token}`), mine };
-}
-
-/** Links the written record as the lock (or takes a dead owner's over); the temporary file is removed. */
-function linkRecord(
-  lock: string,
-  t: { tmp: string; mine: OwnerRecord },
-  takeOverDeadOwner: boolean,
-): TryResult {
+  if (pre.kind === "record") {
+    const state = ownerState(pre.record);
+    if (state !== "dead" || !takeOverDeadOwner) return { held: false, owner: pre.record, state };
+  }
   const dir = dirname(lock);
   const base = basename(lock);
-  const { tmp, mine } = t;
+  const mine = ownRecord();
+  const tmp = join(dir, `${base}.tmp-${mine.token}`);
+  await writeRecordFile(tmp, mine);
   try {
     for (let round = 0; round < 50; round++) {
       if (linkExclusive(tmp, lock)) {
@@ -332,9 +284,9 @@ function cleanUp(dir: string, base: string, token: string): void {
 }
 
 /** Removes the lock file `lock` if it still holds the record with `token` (never someone else's). */
-export function releaseLock(lock: string, token: string): void {
+export async function releaseLock(lock: string, token: string): Promise<void> {
   const cur = readOwner(lock);
-  if (cur.kind === "record" && cur.record.token === token) unlinkQuietly(lock);
+  if (cur.kind === "record" && cur.record.token === token) await unlink(lock).catch(() => {});
 }
 
 /** Why a lock was not taken: who holds it (as far as can be seen) and for how long we waited. */
@@ -401,13 +353,13 @@ export async function takeLock(lockFile: string, o: LockOptions): Promise<HeldLo
   const clock = o.clock ?? systemClock;
   const started = Date.now();
   const waitMs = o.wait ?? 0;
-  let r = await tryLockAsync(lockFile, o.takeOverDeadOwner ?? true);
+  let r = await tryLock(lockFile, o.takeOverDeadOwner ?? true);
   // Only a live owner (here or elsewhere) can release; an unreadable or kept dead record never will.
   const worthWaiting = (x: TryResult) => !x.held && (x.state === "alive" || x.state === "elsewhere");
   for (let pause = 2; worthWaiting(r) && Date.now() - started < waitMs; ) {
     await clock.sleep(Math.min(pause, Math.max(1, waitMs - (Date.now() - started))));
     pause = Math.min(pause * 2, 20);
-    r = await tryLockAsync(lockFile, o.takeOverDeadOwner ?? true);
+    r = await tryLock(lockFile, o.takeOverDeadOwner ?? true);
   }
   if (!r.held) {
     const busy: Busy = { state: r.state, owner: r.owner, lockFile, waitedMs: Date.now() - started };
@@ -438,9 +390,8 @@ function heldLock(lock: string, token: string, what: string): HeldLock {
       if (released) return;
       released = true;
       // Only our own record is removed: nobody takes over a live owner's lock, so it is still ours
-      // unless someone removed or replaced the file by hand. (The unlink runs on libuv's threads.)
-      const cur = readOwner(lock);
-      if (cur.kind === "record" && cur.record.token === token) await unlink(lock).catch(() => {});
+      // unless someone removed or replaced the file by hand.
+      await releaseLock(lock, token);
     },
   };
 }
