@@ -71,7 +71,11 @@ export class Sandbox {
     return () => this.eventListeners.delete(fn);
   }
 
+  /** Bumped on every change (markDirty): caches of answers key on it. */
+  changes = 0;
+
   markDirty(): void {
+    this.changes++;
     for (const l of this.dirtyListeners) l();
   }
 

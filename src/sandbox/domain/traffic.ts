@@ -68,6 +68,13 @@ export class Traffic {
   private unredeemedCache: Map<number, { shopper: number[]; test: number[] }> | undefined;
   /** Redemption indexes newest first, for the count it was built at (handlers/redemptions.ts; not persisted). */
   newestFirst: { n: number; order: Uint32Array } | undefined;
+  /**
+   * The feed page built ahead after the page before it was served, with what it was built from
+   * (handlers/redemptions.ts; not persisted): the sandbox's change count, this version and count.
+   */
+  aheadPage:
+    | { changes: number; version: number; count: number; start: number; size: number; body: Buffer }
+    | undefined;
   /** Bumped on every change; caches key on it. */
   version = 0;
   /**

@@ -14,7 +14,6 @@ import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
 import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
 import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
-import type { Sandbox } from "../sandbox.js";
 import { pageParams, timestampParam } from "../paging.js";
 import { type OrgState, trafficOf } from "../store.js";
 import { FeedPageWriter } from "../domain/feed-writer.js";
@@ -86,38 +85,12 @@ export function feedPageBytes(state: OrgState, t: Traffic, start: number, size: 
 // count the page is kept with; a redemption added or corrected also changes the traffic's count
 // and version. A page that is not asked for next is dropped when the following one is built.
 
-interface AheadPage {
-  changes: number;
-  version: number;
-  count: number;
-  start: number;
-  size: number;
-  body: Buffer;
-}
-
-const changeCounts = new WeakMap<Sandbox, { n: number }>();
-const aheadPages = new WeakMap<Traffic, AheadPage>();
-
-/** A count bumped on every change of the sandbox (registered once per sandbox). */
-function changesOf(sb: Sandbox): { n: number } {
-  let c = changeCounts.get(sb);
-  if (!c) {
-    const counter = { n: 0 };
-    sb.onDirty(() => {
-      counter.n++;
-    });
-    changeCounts.set(sb, counter);
-    c = counter;
-  }
-  return c;
-}
-
 function keptPage(req: SandboxRequest, t: Traffic, start: number, size: number): Buffer | undefined {
-  const a = aheadPages.get(t);
+  const a = t.aheadPage;
   if (!a) return undefined;
-  aheadPages.delete(t);
+  t.aheadPage = undefined;
   const same =
-    a.changes === changesOf(req.sb).n &&
+    a.changes === req.sb.changes &&
     a.version === t.version &&
     a.count === t.redemptionCount &&
     a.start === start &&
@@ -127,11 +100,11 @@ function keptPage(req: SandboxRequest, t: Traffic, start: number, size: number):
 
 function buildAhead(req: SandboxRequest, t: Traffic, start: number, size: number): void {
   if (start >= t.redemptionCount) return;
-  const changes = changesOf(req.sb);
-  const at = { changes: changes.n, version: t.version, count: t.redemptionCount };
+  const { sb } = req;
+  const at = { changes: sb.changes, version: t.version, count: t.redemptionCount };
   setImmediate(() => {
-    if (changes.n !== at.changes || t.version !== at.version || t.redemptionCount !== at.count) return;
-    aheadPages.set(t, { ...at, start, size, body: feedPageBytes(req.state, t, start, size) });
+    if (sb.changes !== at.changes || t.version !== at.version || t.redemptionCount !== at.count) return;
+    t.aheadPage = { ...at, start, size, body: feedPageBytes(req.state, t, start, size) };
   }).unref();
 }
 
