@@ -5,13 +5,7 @@
 // from the tree as a page of data (helpPage) and laid out by help-layout.ts, which bin/ also uses,
 // without the program, for the top-level --help.
 import { type Command, Help, type Option } from "commander";
-import {
-  formatItem as layoutItem,
-  type HelpItem,
-  type HelpPage,
-  renderHelp,
-  termColumn,
-} from "./help-layout.js";
+import { type HelpItem, type HelpPage, renderHelp } from "./help-layout.js";
 
 export { exampleLines, helpWidth, shellWords, wrapText } from "./help-layout.js";
 
@@ -59,15 +53,6 @@ function widestTerm(cmd: Command, helper: Help): number {
     Help.prototype.padWidth.call(helper, cmd, helper),
     ...inheritedOptions(cmd).map((o) => helper.displayWidth(helper.optionTerm(o))),
   );
-}
-
-/** The width of the term column: the longest term, but never more than 40% of the width. */
-function padWidth(cmd: Command, helper: Help): number {
-  return termColumn(widestTerm(cmd, helper), helper.helpWidth ?? 80);
-}
-
-function formatItem(term: string, termWidth: number, description: string, helper: Help): string {
-  return layoutItem(term, termWidth, description, helper.helpWidth ?? 80, helper.minWidthToWrap);
 }
 
 const LEARN_MORE =
@@ -143,5 +128,5 @@ function formatHelp(cmd: Command, helper: Help): string {
 
 /** Applies this help to `program` and every command declared on it afterwards. */
 export function configureHelp(program: Command, width: number): void {
-  program.configureHelp({ helpWidth: width, padWidth, formatItem, formatHelp });
+  program.configureHelp({ helpWidth: width, formatHelp });
 }
