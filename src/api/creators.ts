@@ -3,6 +3,7 @@ import { type BatchResult, type Creator, looseCreators } from "../spec/creators.
 import type { ApiClient } from "./client.js";
 import { seg } from "./client.js";
 import type { Page } from "./paging.js";
+import { isRecord, keyCount } from "../spec/records.js";
 
 export interface CreatorListQuery {
   active?: boolean | undefined;
@@ -74,20 +75,11 @@ export interface BatchCreator extends CreatorPut {
 // unknown fields and values as the spec asks, or says what does not match.
 // test/api/batch-answer-check.test.ts compares both.
 
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 const int = (x: unknown) => Number.isSafeInteger(x);
 const OUTCOMES = new Set(["added", "updated", "unchanged", "rejected"]);
 
-/** Counts enumerable keys, stopping past `max`. */
-function keyCount(o: Obj, max: number): number {
-  let n = 0;
-  for (const _ in o) if (++n > max) break;
-  return n;
-}
-
 function plainRow(r: unknown): boolean {
-  if (!isObj(r) || keyCount(r, 4) !== 4) return false;
+  if (!isRecord(r) || keyCount(r, 4) !== 4) return false;
   if (!int(r.index) || typeof r.externalId !== "string" || !OUTCOMES.has(r.outcome as string)) return false;
   const reasons = r.reasons;
   if (!Array.isArray(reasons)) return false;
@@ -96,9 +88,9 @@ function plainRow(r: unknown): boolean {
 }
 
 function plainAnswer(body: unknown): boolean {
-  if (!isObj(body) || keyCount(body, 2) !== 2 || !Array.isArray(body.rows)) return false;
+  if (!isRecord(body) || keyCount(body, 2) !== 2 || !Array.isArray(body.rows)) return false;
   const s = body.summary;
-  if (!isObj(s) || keyCount(s, 5) !== 5) return false;
+  if (!isRecord(s) || keyCount(s, 5) !== 5) return false;
   if (!int(s.rows) || !int(s.added) || !int(s.updated) || !int(s.unchanged) || !int(s.rejected)) return false;
   const rows = body.rows;
   for (let i = 0; i < rows.length; i++) if (!plainRow(rows[i])) return false;

@@ -6,6 +6,7 @@ import {
 } from "../spec/redemptions.js";
 import type { ApiClient } from "./client.js";
 import { seg } from "./client.js";
+import { isRecord, keyCount } from "../spec/records.js";
 
 // ---- the feed page check ----
 // A feed page holds up to 1,000 redemptions, read a million at a time by exports, and zod's loose
@@ -19,22 +20,13 @@ import { seg } from "./client.js";
 /** kit.ts's Timestamp. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 const str = (x: unknown): x is string => typeof x === "string";
 const strOrNull = (x: unknown): x is string | null => x === null || typeof x === "string";
 const stamp = (x: unknown): x is string => typeof x === "string" && TIMESTAMP.test(x);
 
-/** Counts enumerable keys, stopping past `max`. */
-function keyCount(o: Obj, max: number): number {
-  let n = 0;
-  for (const _ in o) if (++n > max) break;
-  return n;
-}
-
 /** The redemption in the schema's field order, or undefined when zod has to look at it. */
 function fastRedemption(x: unknown): Redemption | undefined {
-  if (!isObj(x) || keyCount(x, 11) !== 11) return undefined;
+  if (!isRecord(x) || keyCount(x, 11) !== 11) return undefined;
   const { campaign: c, offer: o, brand: b, creator: cr, retailer: rt, exclusion: ex } = x;
   if (
     !str(x.id) ||
@@ -42,22 +34,22 @@ function fastRedemption(x: unknown): Redemption | undefined {
     !stamp(x.redeemedAt) ||
     !stamp(x.recordedAt) ||
     !str(x.countingState) ||
-    !isObj(c) ||
+    !isRecord(c) ||
     keyCount(c, 3) !== 3 ||
     !str(c.id) ||
     !strOrNull(c.externalReference) ||
     !str(c.name) ||
-    !isObj(o) ||
+    !isRecord(o) ||
     keyCount(o, 2) !== 2 ||
     !str(o.baseGs1) ||
     !strOrNull(o.title) ||
-    !isObj(b) ||
+    !isRecord(b) ||
     keyCount(b, 2) !== 2 ||
     !str(b.id) ||
     !str(b.name) ||
-    !(cr === null || (isObj(cr) && keyCount(cr, 2) === 2 && str(cr.externalId) && str(cr.name))) ||
-    !(rt === null || (isObj(rt) && keyCount(rt, 2) === 2 && str(rt.emailDomain) && strOrNull(rt.name))) ||
-    !(ex === null || (isObj(ex) && keyCount(ex, 2) === 2 && stamp(ex.excludedAt) && strOrNull(ex.reason)))
+    !(cr === null || (isRecord(cr) && keyCount(cr, 2) === 2 && str(cr.externalId) && str(cr.name))) ||
+    !(rt === null || (isRecord(rt) && keyCount(rt, 2) === 2 && str(rt.emailDomain) && strOrNull(rt.name))) ||
+    !(ex === null || (isRecord(ex) && keyCount(ex, 2) === 2 && stamp(ex.excludedAt) && strOrNull(ex.reason)))
   )
     return undefined;
   return {
@@ -79,7 +71,12 @@ function fastRedemption(x: unknown): Redemption | undefined {
 /** The feed page check: the fast path above, else zod's loose schema (same result, same errors). */
 export const feedPageSchema = {
   safeParse(body: unknown): ReturnType<typeof looseRedemptions.RedemptionFeedPage.safeParse> {
-    if (isObj(body) && Array.isArray(body.items) && strOrNull(body.nextCursor) && keyCount(body, 2) === 2) {
+    if (
+      isRecord(body) &&
+      Array.isArray(body.items) &&
+      strOrNull(body.nextCursor) &&
+      keyCount(body, 2) === 2
+    ) {
       const items: Redemption[] = new Array(body.items.length);
       let i = 0;
       for (; i < items.length; i++) {

@@ -11,6 +11,7 @@ import type { Cell } from "../csv/write.js";
 import { UsageError } from "../errors.js";
 import { cellText, renderTable, tsvCell } from "./render.js";
 import type { OutputFormat } from "./types.js";
+import { isRecord } from "../spec/records.js";
 
 /** A complete JSON value a command printed: with outJson (a document) or as text with out(). */
 export interface ShapeValue {
@@ -69,13 +70,10 @@ function leafNames(node: FieldNode, out: Set<string>): void {
   for (const c of node.children.values()) leafNames(c, out);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** Picks the fields out of a value; arrays are picked element by element. `found` collects the fields met. */
 export function project(v: unknown, tree: Map<string, FieldNode>, found: Set<string>): unknown {
   if (Array.isArray(v)) return v.map((x) => project(x, tree, found));
-  if (!isObject(v)) return v;
+  if (!isRecord(v)) return v;
   const out: Record<string, unknown> = {};
   for (const [key, node] of tree) {
     if (!Object.hasOwn(v, key)) continue;
@@ -95,18 +93,18 @@ export function project(v: unknown, tree: Map<string, FieldNode>, found: Set<str
 export function valueAt(v: unknown, path: readonly string[]): unknown {
   if (path.length === 0) return v;
   if (Array.isArray(v)) return v.map((x) => valueAt(x, path));
-  if (!isObject(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   return valueAt(v[path[0]!], path.slice(1));
 }
 
 /** Whether the value holds any object to pick from (an empty list does not). */
 function hasObjects(v: unknown): boolean {
-  return Array.isArray(v) ? v.some(hasObjects) : isObject(v);
+  return Array.isArray(v) ? v.some(hasObjects) : isRecord(v);
 }
 
 function firstObject(v: unknown): Record<string, unknown> | undefined {
-  if (isObject(v)) return v;
-  if (Array.isArray(v)) for (const x of v) if (isObject(x)) return x;
+  if (isRecord(v)) return v;
+  if (Array.isArray(v)) for (const x of v) if (isRecord(x)) return x;
   return undefined;
 }
 
@@ -211,7 +209,7 @@ function pickFields(v: ShapeValue, tree: Map<string, FieldNode>, columns: readon
 function unknownFields(value: unknown, unknown: readonly string[]): UsageError {
   const sample = firstObject(value) ?? {};
   const keys = Object.keys(sample);
-  const nested = keys.find((k) => isObject(sample[k]) && Object.keys(sample[k]).length > 0);
+  const nested = keys.find((k) => isRecord(sample[k]) && Object.keys(sample[k]).length > 0);
   const example = nested
     ? `, nested keys with dots as in ${nested}.${Object.keys(sample[nested] as object)[0]}`
     : "";

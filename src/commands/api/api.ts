@@ -7,6 +7,7 @@ import type { ApiClient, RawRequest, RawResponse } from "../../api/client.js";
 import { allPages, feedPages, type Page } from "../../api/paging.js";
 import type { Context } from "../../context.js";
 import { ProtocolError, UsageError } from "../../errors.js";
+import { isRecord } from "../../spec/records.js";
 
 export interface ApiOptions {
   method: string;
@@ -182,12 +183,9 @@ function headBlock(res: RawResponse): string {
   return `${lines.join("\n")}\n\n`;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 function isPaged(v: unknown): v is Page<unknown> & Record<string, unknown> {
   return (
-    isObject(v) &&
+    isRecord(v) &&
     Array.isArray(v.items) &&
     typeof v.page === "number" &&
     typeof v.pageSize === "number" &&
@@ -197,7 +195,7 @@ function isPaged(v: unknown): v is Page<unknown> & Record<string, unknown> {
 
 function isFeed(v: unknown): v is { items: unknown[]; nextCursor: string | null } {
   return (
-    isObject(v) &&
+    isRecord(v) &&
     Array.isArray(v.items) &&
     "nextCursor" in v &&
     (v.nextCursor === null || typeof v.nextCursor === "string")
