@@ -15,7 +15,7 @@
 // as an object property, {"$blob": id}. An object with one of these as its only key reads as that tag
 // (as in the first snapshot format).
 
-import { byKey, type Flag, flagOf, type KeyList, mergeSorted } from "./sorted-index.js";
+import { type Flag, type KeyList, keysWithFlag, mergeSorted } from "./sorted-index.js";
 
 /** Maps with at least this many entries are segments. */
 export const SEGMENT_MIN_ENTRIES = 64;
@@ -270,17 +270,8 @@ export class TrackedMap<K = unknown, V = unknown> extends Map<K, V> {
     const keep = stored
       .slice(0, stored.length)
       .filter((k) => !super.has(k as K) && !s.loadedShards.has(shardOf(k, s.shards)));
-    const mine: string[] = [];
-    for (const [k, v] of super.entries()) {
-      if (typeof k !== "string") return undefined;
-      if (flag) {
-        const b = flagOf(v, flag.name);
-        if (b === undefined) return undefined;
-        if (b !== flag.value) continue;
-      }
-      mine.push(k);
-    }
-    return mergeSorted(keep, mine.sort(byKey));
+    const mine = keysWithFlag(super.entries(), flag);
+    return mine && mergeSorted(keep, mine);
   }
 
   /**

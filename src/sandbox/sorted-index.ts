@@ -10,6 +10,7 @@
 // plain (no segments or blobs inside). It describes the shard files only: the journal's changes are
 // laid over it when it is read (storedKeys). A data dir written before indexes has none until a
 // compaction writes them; its lists read the whole segment, as before.
+import { isRecord } from "../spec/records.js";
 
 /** The list order of the API: by UTF-16 code units, as `<` compares strings. */
 export const byKey = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -63,9 +64,6 @@ export interface JournalOp {
   set?: [unknown, unknown, number | null][];
   plain: boolean;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
  * The index text of a segment's entries (key, encoded value); undefined when the segment is not a
@@ -277,15 +275,29 @@ export function storedKeys(doc: IndexDoc, over: Overrides, flag?: Flag): KeyList
     if (over.size > 0 && over.has(keys[i]!)) continue;
     base.push(keys[i]!);
   }
-  const extra: string[] = [];
-  for (const [k, v] of over) {
+  const extra = keysWithFlag(over, flag);
+  return extra && mergeSorted(base, extra);
+}
+
+/**
+ * The keys of `entries` (in memory, or the journal laid over an index) whose value matches `flag`
+ * (every key without one), sorted; null values (deleted) are left out. Undefined when a key is not a
+ * string or a value has no boolean for the flag: the caller reads every record instead.
+ */
+export function keysWithFlag(
+  entries: Iterable<[unknown, unknown]>,
+  flag: Flag | undefined,
+): string[] | undefined {
+  const out: string[] = [];
+  for (const [k, v] of entries) {
+    if (typeof k !== "string") return undefined;
     if (v === null) continue;
     if (flag) {
       const b = flagOf(v, flag.name);
       if (b === undefined) return undefined;
       if (b !== flag.value) continue;
     }
-    extra.push(k);
+    out.push(k);
   }
-  return mergeSorted(base, extra.sort(byKey));
+  return out.sort(byKey);
 }
