@@ -13,32 +13,20 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
   const mark = json.length;
   const comma = batch.length > 0; // the parts before `mark` may have been written out already
   const fast = rosterRowJson(rec.cells, st.map, st.settings.clearEmpty, json, comma);
-  let externalId: string;
-  if (fast !== undefined) {
-    externalId = fast;
-    const firstSeen = st.seen.firstLineOrAdd(fast, rec.line);
-    if (firstSeen !== undefined) {
-      json.length = mark;
-      return {
-        line: rec.line,
-        externalId,
-        reasons: [`externalId: also on line ${firstSeen}`],
-        cells: rec.cells,
-      };
-    }
-  } else {
-    const check = checkRosterRow(rec.cells, st.map, { clearEmpty: st.settings.clearEmpty });
-    if (check.externalId !== "") {
-      const firstSeen = st.seen.firstLineOrAdd(check.externalId, rec.line);
-      if (firstSeen !== undefined) check.reasons.push(`externalId: also on line ${firstSeen}`);
-    }
-    if (check.reasons.length || !check.item) {
-      json.length = mark;
-      return { line: rec.line, externalId: check.externalId, reasons: check.reasons, cells: rec.cells };
-    }
-    externalId = check.item.externalId;
-    json.push(comma ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
+  const check =
+    fast === undefined
+      ? checkRosterRow(rec.cells, st.map, { clearEmpty: st.settings.clearEmpty })
+      : undefined;
+  // With an item, check.externalId is the item's (trimmed) externalId.
+  const externalId = fast ?? check!.externalId;
+  const firstSeen = externalId !== "" ? st.seen.firstLineOrAdd(externalId, rec.line) : undefined;
+  if (firstSeen !== undefined || (check && (check.reasons.length || !check.item))) {
+    json.length = mark;
+    const reasons = check?.reasons ?? [];
+    if (firstSeen !== undefined) reasons.push(`externalId: also on line ${firstSeen}`);
+    return { line: rec.line, externalId, reasons, cells: rec.cells };
   }
+  if (check?.item) json.push(comma ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
   batch.lines.push(rec.line);
   batch.ids.push(externalId);
   if (st.out.sink) batch.cells.push(rec.cells);
