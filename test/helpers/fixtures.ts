@@ -4,7 +4,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Temporal } from "temporal-polyfill";
-import { beforeAll } from "vitest";
+import { beforeAll, expect } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { Context } from "../../src/context.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
@@ -285,4 +285,12 @@ export function dirFiles(dir: string): Record<string, string> {
   };
   walk(dir);
   return out;
+}
+
+/**
+ * A time the sandbox stamped (ISO, whole seconds) lies between two reads of its clock taken around
+ * the request that stamped it: a second may tick between the request and a read after it.
+ */
+export function expectStampedBetween(stamp: string, before: string, after: string): void {
+  expect(stamp >= before && stamp <= after, `${before} <= ${stamp} <= ${after}`).toBe(true);
 }

@@ -7,6 +7,7 @@ import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError, strict } from "./core-util.js";
+import { expectStampedBetween } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -96,10 +97,7 @@ describe("brand access and offer state", () => {
     });
     // Stamped by the sandbox's clock (whole seconds, which may tick between two reads).
     const t1 = (await control("GET", "/clock")).body.now as string;
-    expect(
-      changed.lastUpdatedAt >= t0 && changed.lastUpdatedAt <= t1,
-      `${t0} <= ${changed.lastUpdatedAt} <= ${t1}`,
-    ).toBe(true);
+    expectStampedBetween(changed.lastUpdatedAt, t0, t1);
     expect(strict(strictOffers.Offer, await s.http("GET", `/offers/${SEED.offers.oats}`))).toEqual(changed);
     const back = strict(
       strictOffers.Offer,

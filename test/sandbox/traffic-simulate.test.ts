@@ -4,7 +4,7 @@ import { strictRedemptions } from "../../src/spec/redemptions.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { expectError } from "./core-util.js";
 import { events, feedAll } from "./traffic-util.js";
-import { TRAFFIC, getCampaign, makeCampaign, simulate } from "../helpers/fixtures.js";
+import { expectStampedBetween, getCampaign, makeCampaign, simulate, TRAFFIC } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -70,11 +70,15 @@ describe("simulate: codes, redemptions and their events", () => {
     const feed = await feedAll(s.sb);
     const counted = feed.find((x) => x.countingState === "counted")!;
     const test = feed.find((x) => x.countingState === "test_code")!;
+    const clock = s.sb.sandbox.clock;
+    const t0 = clock.iso();
     const r = await simulate(s.sb, { exclude: [counted.id, test.id], reason: "Duplicate receipt" });
+    const t1 = clock.iso();
     expect(r.exclusions).toBe(2);
     const one = (await s.http("GET", `/redemptions/${counted.id}`)).body;
     expect(one.countingState).toBe("excluded");
-    expect(one.exclusion).toEqual({ excludedAt: s.sb.sandbox.clock.iso(), reason: "Duplicate receipt" });
+    expect(one.exclusion).toEqual({ excludedAt: one.exclusion.excludedAt, reason: "Duplicate receipt" });
+    expectStampedBetween(one.exclusion.excludedAt, t0, t1);
     expect(one.recordedAt).toBe(counted.recordedAt);
     const t = (await s.http("GET", `/redemptions/${test.id}`)).body;
     expect(t.countingState).toBe("excluded");
@@ -93,7 +97,9 @@ describe("simulate: codes, redemptions and their events", () => {
     // Feed positions never change on correction.
     expect((await feedAll(s.sb)).map((x) => x.id)).toEqual(feed.map((x) => x.id));
 
+    const t2 = clock.iso();
     const rs = await simulate(s.sb, { restore: [counted.id, test.id], reason: "Receipt checked" });
+    const t3 = clock.iso();
     expect(rs.restorations).toBe(2);
     expect((await s.http("GET", `/redemptions/${counted.id}`)).body).toMatchObject({
       countingState: "counted",
@@ -102,11 +108,9 @@ describe("simulate: codes, redemptions and their events", () => {
     expect((await s.http("GET", `/redemptions/${test.id}`)).body.countingState).toBe("test_code");
     const restored = await events(s.sb, "redemption.restored");
     expect(restored).toHaveLength(1);
-    expect(strictRedemptions.RedemptionRestoredData.parse(restored[0].data)).toMatchObject({
-      redemptionId: counted.id,
-      restoredAt: s.sb.sandbox.clock.iso(),
-      reason: "Receipt checked",
-    });
+    const back = strictRedemptions.RedemptionRestoredData.parse(restored[0].data);
+    expect(back).toMatchObject({ redemptionId: counted.id, reason: "Receipt checked" });
+    expectStampedBetween(back.restoredAt, t2, t3);
     expect((await getCampaign(s.sb, c.id)).codes.redeemed).toBe(5);
   });
 
