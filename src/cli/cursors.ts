@@ -7,22 +7,24 @@ export function registerCursors(program: Command, rt: CliRuntime): void {
     .command("cursors")
     .alias("cursor")
     .description("saved positions of redemption exports and event syncs");
-  examples(noun, ["partner-cli cursors list", "partner-cli cursors reset default --yes"]);
+  examples(noun, ["partner-cli cursors list", "partner-cli cursors show redemptions.csv"]);
   const list = noun
     .command("list")
-    .description("the saved cursors of the service this run talks to, with their organization");
+    .description("the saved cursors of this config directory: what each feeds, its organization and service");
   examples(list, ["partner-cli cursors list"]);
   action(rt, list, () => import("../commands/cursors/list.js"), "cursorsListRun");
   const show = noun
     .command("show")
-    .argument("<name>", "cursor name (default: default)")
+    .argument("<target>", "the file a cursor feeds, or a --cursor name")
     .description("details of a saved cursor");
-  examples(show, ["partner-cli cursors show default"]);
+  examples(show, ["partner-cli cursors show redemptions.csv", "partner-cli cursors show excel"]);
   action(rt, show, () => import("../commands/cursors/show.js"), "cursorsShowRun");
   const reset = noun
     .command("reset")
-    .argument("<name>", "cursor name")
-    .description("forget a saved cursor: the next run starts from the beginning");
-  examples(reset, ["partner-cli cursors reset default --yes"]);
+    .argument("<target>", "the file a cursor feeds, or a --cursor name")
+    .description(
+      "forget a saved cursor (a file's: nothing is appended to it again; a name's: it starts over)",
+    );
+  examples(reset, ["partner-cli cursors reset excel --yes"]);
   action(rt, reset, () => import("../commands/cursors/reset.js"), "cursorsResetRun");
 }

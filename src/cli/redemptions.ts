@@ -13,7 +13,7 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
   const exp = noun
     .command("export")
     .description(
-      "copy new redemptions since the saved cursor, exactly once per row (for cron); the cursor is kept per service (base URL), organization and --cursor name",
+      "copy new redemptions since the saved cursor, exactly once per row (for cron); each --out file keeps its own cursor (per organization), stdout and workbooks only a named one",
     )
     .option(
       "--out <file>",
@@ -27,7 +27,18 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
       "--bom",
       "CSV: start a new file with a UTF-8 BOM for Excel (refused on a file that has content without one)",
     )
-    .option("--cursor <name>", "name of the saved cursor", "default")
+    .option(
+      "--cursor <name>",
+      "stdout or --format xlsx: keep a cursor under this name and continue it (without it, nothing is saved); with a CSV/NDJSON --out: a label for the file's own cursor",
+    )
+    .option(
+      "--continue-from <file>",
+      "start --out's cursor where the cursor of FILE stopped, and close FILE's (rotating a cron job to a new file)",
+    )
+    .option(
+      "--since <when>",
+      'only rows recorded since: a duration back from now ("7d") or a date; a new cursor keeps it',
+    )
     .option(
       "--from-start",
       "ignore the saved cursor and read the feed from the beginning (into a new or empty file)",
@@ -40,7 +51,8 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
   examples(exp, [
     "partner-cli redemptions export --out redemptions.csv",
     "partner-cli redemptions export --out redemptions.ndjson --format ndjson --corrections",
-    "PARTNER_PROFILE=prod partner-cli redemptions export --out /data/redemptions.csv --cursor finance",
+    "partner-cli redemptions export --out redemptions-2027.csv --continue-from redemptions.csv",
+    "partner-cli redemptions export --since 1d | head",
     "partner-cli redemptions export --out redemptions-$(date +%F).xlsx --cursor excel",
   ]);
   action(rt, exp, () => import("../commands/redemptions/export.js"), "redemptionsExportRun");

@@ -1,196 +1,283 @@
-// Checkpoints of incremental reads (redemption feed, correction events, event sync), kept in the
-// config store's `cursors` map. A cursor belongs to the service and the organization (spec: Feeds:
-// keep a checkpoint per feed, organization and event-type filter): it is keyed by the service's
-// normalized base URL, the organization id, the feed, the cursor name and the event-type filter,
-// never by the profile or by where the key came from, so a job moved from PARTNER_API_KEY to a stored
-// profile of the same service and organization continues the same cursor.
+// Cursors: the one module that owns the checkpoints of incremental reads (the redemption feed and
+// its correction feeds for `redemptions export`, the event log for `events sync`): their key, where
+// they are saved, the lock of their destination, and the conversion of the entries older versions
+// kept in config.json.
 //
-// Entries saved by older versions were keyed by a label of the target (the profile name,
-// "NAME@env", "env@HOST" or "embedded-sandbox") instead of the service. Such an entry is adopted,
-// once, by the first run with the same label, organization, feed and name: that run saves it under
-// the new key and removes the old one in the same locked write.
+// A cursor belongs to what it feeds. It is keyed by
+// - the organization id (from GET /me),
+// - the feed and its event-type filter,
+// - the destination: the output file's real path (symlinks resolved), or a name (`--cursor NAME`)
+//   for a series without one appendable file (stdout, a new workbook per run).
+// The base URL's spelling, the profile and where the key came from are attributes (shown by
+// `cursors list`), never part of the key: the same organization reached under another spelling
+// continues the same cursor, and a quick export into another file never moves the cron file's.
 //
-// A checkpoint is saved only after the output it covers is durable (handle() of the feed loop), in
-// one locked write of the config store, with the state of the output file (durable-output.ts).
-import { createHash } from "node:crypto";
+// Checkpoints are not kept in config.json (which holds profiles and keys): each destination has a
+// file of its own under `<config dir>/cursors/` (0600 in a 0700 directory), written whole (temporary
+// file, fsync, rename) by the one run that holds the destination's lock, so a save never waits for
+// another run and never rewrites the credentials.
+//
+// The lock of a destination is taken before any request: for a file, beside the file itself (every
+// config dir and host that writes it sees it); for a named cursor, in the config dir.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { chmod, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ensurePrivateDir } from "../config/paths.js";
 import { normalizeBaseUrl } from "../config/profiles.js";
-import type { ConfigData, ConfigStore, SavedCursor } from "../config/store.js";
-import { LockedError } from "../errors.js";
+import type { ConfigStore, SavedCursor } from "../config/store.js";
+import { CliError, LockedError } from "../errors.js";
+import { lockBeside, takeLock } from "../io/file-lock.js";
+import { syncFolder } from "../io/private-file.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
-import { type RunLock, takeRunLock } from "./run-lock.js";
+import { RUN_LOCK_HINT, type RunLock } from "./run-lock.js";
 
 export type FeedKind = "redemptions" | "corrections" | "events";
 
-/** What a cursor is keyed by, from the target (a subset of context.ts's Target). */
+/** What a cursor feeds: an output file (real path), or a named series (stdout, one workbook per run). */
+export type Destination = { kind: "file"; path: string } | { kind: "named"; name: string };
+
+/** The identity of one checkpoint. */
+export interface CursorId {
+  organizationId: string;
+  feed: FeedKind;
+  /** Event-type filter (corrections: the correction type; events sync: --type). */
+  type?: string | null | undefined;
+  dest: Destination;
+}
+
+/** Who last used a cursor, and how: shown by `cursors list`, never part of the key. */
+export interface Attributes {
+  /** The normalized base URL, or "(embedded sandbox)". */
+  service: string;
+  /** The stored profile, or where the key came from ("PARTNER_API_KEY", "embedded sandbox"). */
+  via: string;
+}
+
+export interface Checkpoint extends SavedCursor {
+  feed: FeedKind;
+  /** The label shown for the cursor: `--cursor NAME` (or "default"); an event sync's store path. */
+  name: string;
+  organizationId: string;
+  organizationName?: string | undefined;
+  type?: string | null | undefined;
+  skipIds: string[];
+  /** The output file (real path), or null for stdout and workbooks. */
+  out?: string | null | undefined;
+  /** Committed length of `out` (for display, and for entries converted from older versions). */
+  committedBytes?: number | undefined;
+  /** What the output file holds and what is being written to it (the feed's main checkpoint only). */
+  file?: FileState | null | undefined;
+  service?: string | undefined;
+  via?: string | undefined;
+  /** Rows recorded before this instant (ISO) are not written by this cursor (`--since` on its first run). */
+  since?: string | undefined;
+  /** Set once, by the conversion of an entry an older version kept in config.json. */
+  convertedFrom?: string | undefined;
+  /** The file's cursor was continued in another file (`--continue-from`): nothing is appended here any more. */
+  closed?: { continuedIn: string; at: string } | undefined;
+}
+
+export interface Entry {
+  key: string;
+  cp: Checkpoint;
+}
+
+/** The destination as a key part: "file:/abs/path" or "named:NAME". */
+export function destKey(d: Destination): string {
+  return d.kind === "file" ? `file:${d.path}` : `named:${d.name}`;
+}
+
+export function cursorKey(id: CursorId): string {
+  return [id.organizationId, id.feed, id.type ?? "", destKey(id.dest)].join("|");
+}
+
+/** The destination a checkpoint belongs to. */
+export function destOf(cp: Checkpoint): Destination {
+  return cp.out ? { kind: "file", path: cp.out } : { kind: "named", name: cp.name };
+}
+
+/** What a cursor's attributes are taken from (a subset of context.ts's Target). */
 export interface TargetFacts {
   baseUrl: string;
   source: string;
   profileName: string | null;
 }
 
-/** The identity of one checkpoint. */
-export interface CursorId {
-  /** The normalized base URL, or "(embedded sandbox)". */
-  service: string;
-  organizationId: string;
-  feed: FeedKind;
-  name: string;
-  /** Event-type filter (corrections: the correction type; events sync: --type). */
-  type?: string | null | undefined;
-}
-
-export interface Checkpoint extends SavedCursor {
-  feed: FeedKind;
-  name: string;
-  /** The service (absent in entries saved by older versions). */
-  service?: string | undefined;
-  organizationId: string;
-  organizationName?: string | undefined;
-  /** Older versions: the target label the entry was keyed by. */
-  profile?: string | undefined;
-  type?: string | null | undefined;
-  skipIds: string[];
-  /** The output file (resolved path), or null for stdout. */
-  out?: string | null | undefined;
-  /** Committed length of `out` (kept for older entries and for display). */
-  committedBytes?: number | undefined;
-  /** What the output file holds and what is being written to it (the feed's main checkpoint only). */
-  file?: FileState | null | undefined;
-}
-
-/** The service a target talks to: its normalized base URL ("(embedded sandbox)" for the embedded one, whose port changes). */
-export function serviceOf(t: TargetFacts): string {
-  if (t.source === "embedded") return "(embedded sandbox)";
+/** The service and the way in of a target, as `cursors list` shows them. */
+export function attributesOf(t: TargetFacts): Attributes {
+  if (t.source === "embedded") return { service: "(embedded sandbox)", via: "embedded sandbox" };
+  let service = t.baseUrl;
   try {
-    return normalizeBaseUrl(t.baseUrl, "base URL");
+    service = normalizeBaseUrl(t.baseUrl, "base URL");
   } catch {
-    return t.baseUrl;
+    // shown as given
   }
-}
-
-/** The label older versions keyed checkpoints by: the stored profile, the embedded sandbox, or the env key's host. */
-export function legacyLabel(t: TargetFacts): string {
-  if (t.source === "embedded") return "embedded-sandbox";
-  if (t.profileName && t.source === "profile") return t.profileName;
-  const host = (() => {
-    try {
-      return new URL(t.baseUrl).host;
-    } catch {
-      return t.baseUrl;
-    }
-  })();
-  return t.profileName ? `${t.profileName}@env` : `env@${host}`;
-}
-
-export function cursorKey(id: CursorId): string {
-  return [id.service, id.organizationId, id.feed, id.name, ...(id.type ? [id.type] : [])].join("|");
-}
-
-/** The key an older version used. */
-export function legacyKey(label: string, id: Omit<CursorId, "service">): string {
-  return [label, id.organizationId, id.feed, id.name, ...(id.type ? [id.type] : [])].join("|");
+  const via =
+    t.source === "profile"
+      ? `profile "${t.profileName}"`
+      : t.profileName
+        ? `PARTNER_API_KEY (profile "${t.profileName}")`
+        : "PARTNER_API_KEY";
+  return { service, via };
 }
 
 const hash16 = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
 
+// ---- locks ----
+
 /**
- * The run lock of a cursor (service, lock family, name): taken before any request, so a second run
- * exits 9 at once. Exports lock "redemptions" (their correction cursors included); syncs "events".
+ * The run lock of a destination, taken before any request, without waiting (a second run exits 9):
+ * beside the file (`.NAME.lock`), so runs of every config dir and host see it; for a named cursor,
+ * in this config dir.
  */
-export function cursorLockPath(
-  configDir: string,
-  service: string,
-  family: "redemptions" | "events",
-  name: string,
-): string {
-  return join(configDir, "locks", `${family}-${hash16(`${service}|${family}|${name}`)}`);
-}
-
-/** The run lock of an output file (its resolved path): two cursors never write one file at once. */
-export function outputLockPath(configDir: string, path: string): string {
-  return join(configDir, "locks", `out-${hash16(path)}`);
-}
-
-/** Takes the output file's run lock; exit 9 with a message about the file when another run writes it. */
-export async function takeOutputLock(configDir: string, path: string): Promise<RunLock> {
+export async function lockDestination(configDir: string, dest: Destination, what: string): Promise<RunLock> {
+  const file =
+    dest.kind === "file"
+      ? lockBeside(dest.path)
+      : join(ensurePrivateDir(join(configDir, "locks")), `named-${hash16(dest.name)}.lock`);
   try {
-    return await takeRunLock(outputLockPath(configDir, path), `The output file ${path}`);
+    return await takeLock(file, { what, hint: RUN_LOCK_HINT });
   } catch (err) {
-    if (!(err instanceof LockedError)) throw err;
+    if (!(err instanceof LockedError) || dest.kind !== "file") throw err;
     throw new LockedError(
       err.message,
-      "Another run (of another cursor, or another sync) is writing to this file; two writers would put the same rows in it twice. Give each cursor its own --out, or wait for that run to finish.",
+      "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish.",
     );
   }
 }
 
-export interface Entry {
-  key: string;
-  cp: Checkpoint;
-  /** Saved by an older version (keyed by a target label, no service). */
-  legacy: boolean;
+// ---- the store ----
+
+/** The checkpoints of one config dir: a file per destination under `<dir>/cursors/`. */
+export class CheckpointStore {
+  readonly dir: string;
+
+  constructor(configDir: string) {
+    this.dir = join(configDir, "cursors");
+  }
+
+  fileOf(dest: Destination): string {
+    return join(this.dir, `${hash16(destKey(dest))}.json`);
+  }
+
+  /** Every checkpoint of one destination (any organization, any feed). */
+  of(dest: Destination): Entry[] {
+    return entriesOf(readStoreFile(this.fileOf(dest)));
+  }
+
+  /** Every checkpoint of this config dir. */
+  all(): Entry[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    return names
+      .filter((f) => f.endsWith(".json"))
+      .flatMap((f) => entriesOf(readStoreFile(join(this.dir, f))));
+  }
+
+  /**
+   * Writes a destination's checkpoints: `put` laid over what is saved (`remove` taken out first),
+   * whole or not at all (a private temporary file, fsynced, renamed over the old one). Only the
+   * holder of the destination's lock calls it. Returns what is saved now.
+   */
+  async save(dest: Destination, put: readonly Entry[], remove: readonly string[] = []): Promise<Entry[]> {
+    const file = this.fileOf(dest);
+    const map = new Map(this.of(dest).map((e) => [e.key, e.cp]));
+    for (const k of remove) map.delete(k);
+    for (const e of put) map.set(e.key, e.cp);
+    await this.write(file, dest, map);
+    return [...map].map(([key, cp]) => ({ key, cp }));
+  }
+
+  /** Like save, without reading the file first: `all` is everything the destination holds. */
+  async replace(dest: Destination, all: readonly Entry[]): Promise<void> {
+    await this.write(this.fileOf(dest), dest, new Map(all.map((e) => [e.key, e.cp])));
+  }
+
+  private async write(file: string, dest: Destination, map: Map<string, Checkpoint>): Promise<void> {
+    const created = this.ensureDir();
+    if (map.size === 0) {
+      await rm(file, { force: true });
+      return;
+    }
+    const body = JSON.stringify({ version: 1, destination: destKey(dest), cursors: Object.fromEntries(map) });
+    const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+    try {
+      const fh = await open(tmp, "wx", 0o600);
+      try {
+        await fh.writeFile(body);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await chmod(tmp, 0o600);
+      await rename(tmp, file);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    if (created) await syncFolder(this.dir);
+  }
+
+  private dirReady = false;
+  /** The directory, made private; whether it had to be created. */
+  private ensureDir(): boolean {
+    if (this.dirReady) return false;
+    let created = false;
+    try {
+      created = mkdirSync(this.dir, { recursive: true, mode: 0o700 }) !== undefined;
+    } catch {
+      // ensurePrivateDir says what is wrong
+    }
+    ensurePrivateDir(this.dir);
+    this.dirReady = true;
+    return created;
+  }
 }
 
-export function allEntries(data: ConfigData): Entry[] {
-  return Object.entries(data.cursors).map(([key, v]) => {
-    const cp = v as Checkpoint;
-    return { key, cp, legacy: !cp.service };
-  });
+function readStoreFile(file: string): Record<string, Checkpoint> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw err;
+  }
+  try {
+    const data = JSON.parse(text) as { cursors?: Record<string, Checkpoint> };
+    return data.cursors ?? {};
+  } catch (err) {
+    throw new CliError(
+      `The cursor file ${file} is not valid JSON (${(err as Error).message}).`,
+      "Restore it from a backup, or remove it (its cursor is then forgotten: the next run of its file is refused, and a new file starts from the beginning).",
+    );
+  }
 }
 
-/** Whether an entry belongs to this target's service (or, saved by an older version, to its label). */
-export function ofTarget(e: Entry, service: string, label: string): boolean {
-  return e.legacy ? e.cp.profile === label : e.cp.service === service;
+const entriesOf = (m: Record<string, Checkpoint>): Entry[] =>
+  Object.entries(m).map(([key, cp]) => ({ key, cp }));
+
+/**
+ * The checkpoint store of a config dir, with the cursors an older version kept in config.json
+ * converted first (once: each to the file it last wrote, or to its name when it wrote to stdout).
+ */
+export async function openCheckpoints(configDir: string, config: ConfigStore): Promise<CheckpointStore> {
+  const store = new CheckpointStore(configDir);
+  const data = await config.read();
+  if (Object.keys(data.cursors).length > 0) {
+    const { convertOldCursors } = await import("./checkpoint-convert.js");
+    await convertOldCursors(store, config);
+  }
+  return store;
 }
 
-/** This cursor's entries for every organization: of this service, or older ones of this target label. */
-export function cursorEntries(
-  data: ConfigData,
-  service: string,
-  label: string,
-  feed: FeedKind,
-  name: string,
-  type?: string | null,
-): Entry[] {
-  return allEntries(data).filter(
-    (e) =>
-      e.cp.feed === feed &&
-      e.cp.name === name &&
-      (e.cp.type ?? null) === (type ?? null) &&
-      ofTarget(e, service, label),
-  );
-}
-
-/** The entries that write to `path` (their feed's main checkpoint: correction cursors are not counted). */
-export function writersOf(data: ConfigData, path: string): Entry[] {
-  return allEntries(data).filter((e) => e.cp.out === path && e.cp.feed !== "corrections");
-}
-
-export interface Found {
-  /** The key the checkpoint is saved under from now on. */
-  key: string;
-  cp: Checkpoint | undefined;
-  /** The older entry being adopted (removed at the first save). */
-  adoptFrom?: string | undefined;
-}
-
-/** This cursor's checkpoint for an organization; an older entry of the same target label is adopted. */
-export function findCheckpoint(
-  data: ConfigData,
-  id: CursorId,
-  label: string,
-  legacyName: string = id.name,
-): Found {
-  const key = cursorKey(id);
-  const cp = data.cursors[key] as Checkpoint | undefined;
-  if (cp) return { key, cp };
-  const old = legacyKey(label, { ...id, name: legacyName });
-  const legacy = data.cursors[old] as Checkpoint | undefined;
-  if (legacy && !legacy.service) return { key, cp: legacy, adoptFrom: old };
-  return { key, cp: undefined };
-}
+// ---- positions ----
 
 /** The position to resume from, or the start. */
 export function positionOf(cp: Checkpoint | undefined): FeedPosition {
@@ -202,50 +289,45 @@ export function checkpointOf(
   id: CursorId,
   pos: FeedPosition,
   o: {
+    name: string;
     organizationName: string;
     rows: number;
-    out: string | null;
+    attributes: Attributes;
     file?: FileState | null | undefined;
     now: Date;
   },
 ): Checkpoint {
   return {
     feed: id.feed,
-    name: id.name,
-    service: id.service,
+    name: o.name,
     organizationId: id.organizationId,
     organizationName: o.organizationName,
     type: id.type ?? null,
     cursor: pos.cursor,
     skipIds: pos.skipIds,
     rows: o.rows,
-    out: o.out,
+    out: id.dest.kind === "file" ? id.dest.path : null,
     ...(o.file !== undefined ? { file: o.file, committedBytes: o.file?.bytes } : {}),
+    service: o.attributes.service,
+    via: o.attributes.via,
     updatedAt: o.now.toISOString(),
   };
 }
 
-/** Saves several checkpoints in one locked write, removing adopted older entries in the same write. */
-export async function saveCheckpoints(
-  store: ConfigStore,
-  entries: [string, Checkpoint][],
-  remove: readonly string[] = [],
-): Promise<void> {
-  await store.update((d) => {
-    for (const k of remove) delete d.cursors[k];
-    for (const [k, v] of entries) d.cursors[k] = v;
-  });
-}
+// ---- words ----
 
 /** The organization as messages name it. */
 export function orgLabel(cp: Pick<Checkpoint, "organizationId" | "organizationName">): string {
   return cp.organizationName ? `${cp.organizationName} (${cp.organizationId})` : cp.organizationId;
 }
 
-/** A cursor as messages name it: 'cursor "default" of https://x (Org (id))'. */
+/** A cursor as messages name it: 'the export cursor of /x.csv (organization Org (id))'. */
 export function describeCursor(cp: Checkpoint): string {
-  const name =
-    cp.feed === "events" ? `the event sync${cp.type ? ` (${cp.type})` : ""}` : `cursor "${cp.name}"`;
-  const where = cp.service ? `of ${cp.service}` : `(saved by an older partner-cli as "${cp.profile ?? "?"}")`;
-  return `${name} ${where}, organization ${orgLabel(cp)}`;
+  const what =
+    cp.feed === "events"
+      ? `the event sync${cp.type ? ` (${cp.type})` : ""} of ${cp.out}`
+      : cp.out
+        ? `the export cursor of ${cp.out}`
+        : `export cursor "${cp.name}"`;
+  return `${what}, organization ${orgLabel(cp)}`;
 }

@@ -17,10 +17,10 @@ export {
 /** A held run lock. */
 export type RunLock = HeldLock;
 
+export const RUN_LOCK_HINT =
+  "Two runs would write the same rows twice; wait for the other run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.";
+
 /** Takes the run lock for `path` (its record: `<path>.lock.json`) or throws LockedError (exit 9). */
 export async function takeRunLock(path: string, what: string): Promise<RunLock> {
-  return takeLock(lockFileOf(path), {
-    what,
-    hint: "Two runs would write the same rows twice; wait for the other run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.",
-  });
+  return takeLock(lockFileOf(path), { what, hint: RUN_LOCK_HINT });
 }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { beforeAll, describe, expect, test } from "vitest";
@@ -73,8 +73,11 @@ describe("events through the built bin", () => {
   test("sync's store: lines webhooks listen appends between syncs are accepted; a re-saved or foreign-edited store is refused untouched", async () => {
     const dir = tempDir();
     const out = join(dir, "events.ndjson");
-    const config = join(env.PARTNER_CLI_CONFIG_DIR!, "config.json");
-    const cursors = () => JSON.stringify(JSON.parse(readFileSync(config, "utf8")).cursors);
+    const cursorsDir = join(env.PARTNER_CLI_CONFIG_DIR!, "cursors");
+    const cursors = () =>
+      readdirSync(cursorsDir)
+        .map((f) => readFileSync(join(cursorsDir, f), "utf8"))
+        .join("\n");
     emit();
     expect((await cli(["events", "sync", "--out", out], { env })).exitCode).toBe(0);
 

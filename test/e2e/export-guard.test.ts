@@ -1,13 +1,17 @@
-// The export file and the cursor against operators' mistakes, through the built CLI without a
+// The export file and its cursor against operators' mistakes, through the built CLI without a
 // terminal: a file re-saved, edited, shortened, replaced or given another --format is refused (exit 2)
-// with the file byte-identical and the cursor unchanged, and the two ways on work without losing or
-// doubling a row; a cursor continues when a job moves between env variables and a profile; a file
-// another cursor, nobody, or another organization wrote is refused; the output file is locked (two
-// cursors into one file: exit 9) and so is `cursors reset` while its export runs (exit 9).
+// with the file byte-identical and the cursor unchanged, and the two ways on (--continue-from into a
+// new file, or a new file from the start) work without losing or doubling a row; each file keeps its
+// own cursor, so a quick export to stdout or to another file never moves the cron file's; a cursor
+// continues when a job moves between env variables and a profile or another spelling of the base
+// URL; a file nobody's cursor or another organization wrote is refused; cursors older versions kept
+// in config.json are converted once; the output file is locked beside it (two config dirs into one
+// file: exit 9) and so is `cursors reset` while its export runs (exit 9).
 import {
   appendFileSync,
   copyFileSync,
   existsSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -63,8 +67,8 @@ const more = (n: number) =>
   simulate(s.sb, { campaign: campaignId, claims: n + 10, redemptions: n, seed: seed++ });
 const exportTo = (env: NodeJS.ProcessEnv, out: string, ...args: string[]) =>
   cli(["redemptions", "export", "--out", out, "--limit", "400", ...args], { env });
-const cursorOf = async (env: NodeJS.ProcessEnv, name = "default") => {
-  const r = await cli(["cursors", "show", name, "--json"], { env });
+const cursorOf = async (env: NodeJS.ProcessEnv, target: string) => {
+  const r = await cli(["cursors", "show", target, "--json"], { env });
   expect(r.exitCode, r.stderr).toBe(0);
   return r.stdout;
 };
@@ -117,8 +121,7 @@ describe("an export file that is not what its cursor committed is refused, untou
       name: "another --format",
       mutate: () => {},
       args: ["--format", "ndjson"],
-      message:
-        /: it holds CSV written by cursor "default", and --format ndjson would mix NDJSON rows into it\./,
+      message: /: it holds CSV and --format ndjson would mix NDJSON rows into it\./,
     },
     {
       name: "deleted while its cursor exists",
@@ -128,7 +131,7 @@ describe("an export file that is not what its cursor committed is refused, untou
   ];
 
   for (const c of cases) {
-    it(`${c.name}: exit 2, byte-identical, cursor unchanged; --out NEW continues, --from-start --out NEW2 writes everything`, async () => {
+    it(`${c.name}: exit 2, byte-identical, cursor unchanged; --continue-from into NEW continues, a new NEW2 writes everything`, async () => {
       const configDir = tempDir();
       const dir = tempDir();
       const out = join(dir, "redemptions.csv");
@@ -137,7 +140,7 @@ describe("an export file that is not what its cursor committed is refused, untou
       expect(first.exitCode, first.stderr).toBe(0);
       const committed = readFileSync(out);
       await more(25);
-      const cursor = await cursorOf(env);
+      const cursor = await cursorOf(env, out);
 
       c.mutate(out, committed);
       const mutated = existsSync(out) ? readFileSync(out) : null;
@@ -146,23 +149,29 @@ describe("an export file that is not what its cursor committed is refused, untou
       expect(r.stdout).toBe("");
       expect(r.stderr).toContain(`Error: Refusing to append to ${out}`);
       expect(r.stderr).toMatch(c.message);
-      expect(r.stderr).toContain('Nothing was written and cursor "default" is unchanged.');
-      expect(r.stderr).toContain("--out NEW_FILE");
-      expect(r.stderr).toContain("--from-start --out NEW_FILE");
+      expect(r.stderr).toContain(`Nothing was written and the cursor of ${out} is unchanged.`);
+      expect(r.stderr).toContain(`--out NEW_FILE --continue-from ${out}`);
       if (mutated) expect(readFileSync(out).equals(mutated)).toBe(true);
       else expect(existsSync(out)).toBe(false);
-      expect(await cursorOf(env)).toBe(cursor);
+      expect(await cursorOf(env, out)).toBe(cursor);
 
       // Way on 1: continue where the cursor stopped, in a new file: no row lost or doubled across the two.
       const ext = c.args?.includes("ndjson") ? "ndjson" : "csv";
       const next = join(dir, `next.${ext}`);
-      const cont = await exportTo(env, next, ...(c.args ?? []));
+      const cont = await exportTo(env, next, "--continue-from", out, ...(c.args ?? []));
       expect(cont.exitCode, cont.stderr).toBe(0);
+      expect(cont.stderr).toContain(`The cursor of ${out} continues in ${next}`);
       expect(cont.stderr).toContain("Exported 25 new redemptions");
       expectOnce([...idsIn(committed, false), ...idsIn(next)], await feedIds(s.sb));
-      // Way on 2: everything again, into another new file.
+      // The old file's cursor is closed: nothing is appended to it any more.
+      if (mutated) {
+        const closed = await exportTo(env, out, ...(c.args ?? []));
+        expect(closed.exitCode).toBe(2);
+        expect(closed.stderr).toContain(`its cursor was continued in ${next}`);
+      }
+      // Way on 2: everything again, into another new file (a new file's cursor starts at the beginning).
       const all = join(dir, `all.${ext}`);
-      const again = await exportTo(env, all, "--from-start", ...(c.args ?? []));
+      const again = await exportTo(env, all, ...(c.args ?? []));
       expect(again.exitCode, again.stderr).toBe(0);
       expectOnce(idsIn(all), await feedIds(s.sb));
       if (mutated) expect(readFileSync(out).equals(mutated)).toBe(true);
@@ -192,14 +201,14 @@ describe("an export file that is not what its cursor committed is refused, untou
     const env = envFor(configDir);
     expect((await exportTo(env, out)).exitCode).toBe(0);
     const bytes = readFileSync(out);
-    const cursor = await cursorOf(env);
+    const cursor = await cursorOf(env, out);
     const r = await exportTo(env, out, "--from-start");
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(
-      /--from-start writes every redemption again, and the file already holds the rows of cursor "default"/,
+    expect(r.stderr).toContain(
+      `--from-start writes every redemption again, and the file already holds the rows of the export cursor of ${out}`,
     );
     expect(readFileSync(out).equals(bytes)).toBe(true);
-    expect(await cursorOf(env)).toBe(cursor);
+    expect(await cursorOf(env, out)).toBe(cursor);
   }, 60_000);
 });
 
@@ -212,27 +221,81 @@ describe("whose file it is", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(
-      `Refusing to append to ${out}: it is not empty and no partner-cli cursor wrote it; cursor "default" would start from the beginning and never appends to a file it did not write.`,
+      `Refusing to append to ${out}: it is not empty and no partner-cli cursor of this config directory wrote it; a new file's cursor starts from the beginning and never appends to a file it did not write.`,
     );
     expect(readFileSync(out, "utf8")).toBe("id,amount\nA-1,5\n");
     const list = await cli(["cursors", "list", "--json"], { env: envFor(configDir) });
     expect(JSON.parse(list.stdout)).toEqual([]);
   }, 60_000);
 
-  it("another cursor's file is refused, naming that cursor, its service and its organization", async () => {
+  it("a quick export to stdout and to a scratch file between two cron runs: the cron file gets every id once", async () => {
     const configDir = tempDir();
-    const out = join(tempDir(), "r.csv");
+    const dir = tempDir();
+    const cron = join(dir, "cron.csv");
     const env = envFor(configDir);
-    expect((await exportTo(env, out, "--cursor", "finance")).exitCode).toBe(0);
-    const bytes = readFileSync(out);
-    const r = await exportTo(env, out, "--cursor", "ops");
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain(
-      `it is the output of cursor "finance" of ${s.url}, organization Northwind Creators (`,
+    expect((await exportTo(env, cron)).exitCode).toBe(0);
+    await more(30);
+    // The README's line without --out: no cursor is read or saved.
+    const quick = await cli(["redemptions", "export", "--limit", "400"], { env });
+    expect(quick.exitCode, quick.stderr).toBe(0);
+    expect(quick.stderr).toContain("no cursor saved");
+    expectOnce(idsIn(Buffer.from(quick.stdout), false), await feedIds(s.sb));
+    // A scratch file "to see the format": its own cursor, from the beginning.
+    const scratch = join(dir, "test.csv");
+    const look = await exportTo(env, scratch, "--cursor", "default");
+    expect(look.exitCode, look.stderr).toBe(0);
+    expectOnce(idsIn(scratch), await feedIds(s.sb));
+    const next = await exportTo(env, cron);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stderr).toContain("Exported 30 new redemptions");
+    expectOnce(idsIn(cron), await feedIds(s.sb));
+    const list = JSON.parse((await cli(["cursors", "list", "--json"], { env })).stdout);
+    expect(
+      list
+        .filter((c: { feed: string }) => c.feed === "redemptions")
+        .map((c: { out: string }) => c.out)
+        .sort(),
+    ).toEqual([cron, scratch].sort());
+  }, 120_000);
+
+  it("a named cursor for stdout continues across runs; stdout without one after an older version's stdout cursor is refused", async () => {
+    const configDir = tempDir();
+    const env = envFor(configDir);
+    const first = await cli(["redemptions", "export", "--cursor", "pipe", "--limit", "400"], { env });
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).toContain('cursor "pipe" saved');
+    await more(7);
+    const second = await cli(["redemptions", "export", "--cursor", "pipe", "--limit", "400"], { env });
+    expect(second.exitCode, second.stderr).toBe(0);
+    expectOnce(
+      [...idsIn(Buffer.from(first.stdout), false), ...idsIn(Buffer.from(second.stdout), false)],
+      await feedIds(s.sb),
     );
-    expect(readFileSync(out).equals(bytes)).toBe(true);
-    expect((await cli(["cursors", "show", "ops"], { env })).exitCode).toBe(2); // never created
-  }, 60_000);
+    // An older version kept cursor "default" for `export >> file` in config.json.
+    const configFile = join(configDir, "config.json");
+    const data = existsSync(configFile)
+      ? JSON.parse(readFileSync(configFile, "utf8"))
+      : { profiles: {}, jobs: {} };
+    const shown = JSON.parse(await cursorOf(env, "pipe")).find(
+      (c: { feed: string }) => c.feed === "redemptions",
+    );
+    data.cursors = {
+      [`${s.url}|${shown.organizationId}|redemptions|default`]: {
+        ...shown,
+        name: "default",
+        service: s.url,
+        out: null,
+      },
+    };
+    writeFileSync(configFile, JSON.stringify(data));
+    const refused = await cli(["redemptions", "export", "--limit", "400"], { env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("add --cursor default");
+    const kept = await cli(["redemptions", "export", "--cursor", "default", "--limit", "400"], { env });
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(kept.stderr).toContain("Exported 0 new redemptions");
+  }, 120_000);
 
   it("a file written for one organization is refused for another", async () => {
     const configDir = tempDir();
@@ -254,7 +317,7 @@ describe("whose file it is", () => {
   }, 60_000);
 });
 
-describe("a cursor belongs to the service and the organization", () => {
+describe("a cursor belongs to the organization and its file", () => {
   it("env → profile → env on the same service and organization continues one cursor: no row doubled", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
@@ -286,64 +349,87 @@ describe("a cursor belongs to the service and the organization", () => {
     const main = list.filter((c: { feed: string }) => c.feed === "redemptions");
     expect(main).toHaveLength(1);
     expect(main[0]).toMatchObject({
-      name: "default",
+      out,
       service: s.url,
       organizationName: "Northwind Creators",
     });
+    expect(main[0].via).toMatch(/^PARTNER_API_KEY/);
     const table = await cli(["cursors", "list"], { env: fromEnv });
     expect(table.stdout.split("\n")[0]).toBe(
-      "name\tfeed\tservice\torganization\trows\tatStart\tupdatedAt\tout",
+      "destination\tfeed\torganization\tservice\tvia\trows\tatStart\tupdatedAt\tstate",
     );
-    expect(table.stdout).toContain(`\t${s.url}\tNorthwind Creators\t`);
+    expect(table.stdout).toContain(`${out}\tredemptions\tNorthwind Creators\t${s.url}\t`);
+    // Another spelling of the same service (a DNS alias, a host rename): the same cursor, no row doubled.
+    await more(9);
+    const alias = await exportTo(
+      { ...fromEnv, PARTNER_BASE_URL: s.url.replace("127.0.0.1", "localhost") },
+      out,
+    );
+    expect(alias.exitCode, alias.stderr).toBe(0);
+    expect(alias.stderr).toContain("Exported 9 new redemptions");
+    expectOnce(idsIn(out), await feedIds(s.sb));
   }, 120_000);
 
-  it("a checkpoint saved by an older version is adopted once by the same target label, and continues", async () => {
+  it("cursors an older version kept in config.json are converted once, each to its file, and continue", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
     const env = envFor(configDir);
-    expect((await exportTo(env, out)).exitCode).toBe(0);
+    expect((await exportTo(env, out, "--corrections")).exitCode).toBe(0);
     const configFile = join(configDir, "config.json");
+    const cursorsDir = join(configDir, "cursors");
     const label = `env@${new URL(s.url).host}`;
-    // Rewrite the checkpoints as the older version kept them: keyed by label, no service, no file state.
-    const toOld = () => {
-      const data = JSON.parse(readFileSync(configFile, "utf8"));
+    // The checkpoints as older versions kept them in config.json: keyed by the service (the last
+    // version) or by a target label (the one before), with no file state.
+    const toOld = (byLabel: boolean) => {
+      const current = JSON.parse(readFileSync(join(cursorsDir, readdirSync(cursorsDir)[0]!), "utf8")).cursors;
       const old: Record<string, unknown> = {};
-      for (const v of Object.values<any>(data.cursors)) {
-        const key = [label, v.organizationId, v.feed, v.name, ...(v.type ? [v.type] : [])].join("|");
+      for (const v of Object.values<any>(current)) {
+        const where = byLabel ? label : s.url;
+        const key = [where, v.organizationId, v.feed, "default", ...(v.type ? [v.type] : [])].join("|");
         old[key] = {
           feed: v.feed,
-          name: v.name,
-          profile: label,
+          name: "default",
+          ...(byLabel ? { profile: label } : { service: s.url }),
           organizationId: v.organizationId,
           type: v.type,
           cursor: v.cursor,
           skipIds: v.skipIds,
           rows: v.rows,
-          out: v.out,
+          out: v.feed === "redemptions" || !byLabel ? v.out : undefined,
           committedBytes: statSync(out).size,
           updatedAt: v.updatedAt,
         };
       }
+      const data = existsSync(configFile)
+        ? JSON.parse(readFileSync(configFile, "utf8"))
+        : { profiles: {}, jobs: {} };
       data.cursors = old;
       writeFileSync(configFile, JSON.stringify(data));
+      rmSync(cursorsDir, { recursive: true });
     };
-    toOld();
-    await more(10);
-    const r = await exportTo(env, out);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`Cursor "default" was saved by an older partner-cli as "${label}"`);
-    expect(r.stderr).toContain("Exported 10 new redemptions");
-    expectOnce(idsIn(out), await feedIds(s.sb));
-    const keys = Object.keys(JSON.parse(readFileSync(configFile, "utf8")).cursors);
-    expect(keys.some((k) => k.startsWith(label))).toBe(false);
-    const again = await exportTo(env, out);
-    expect(again.stderr).not.toContain("older partner-cli");
-
+    for (const byLabel of [false, true]) {
+      toOld(byLabel);
+      await more(10);
+      const r = await exportTo(env, out, "--corrections");
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain("Exported 10 new redemptions");
+      const rows = parse(readFileSync(out), { columns: true }) as Record<string, string>[];
+      expectOnce(
+        rows.filter((row) => !row.change).map((row) => row.id!),
+        await feedIds(s.sb),
+      );
+      expect(JSON.parse(readFileSync(configFile, "utf8")).cursors).toEqual({});
+      const list = JSON.parse((await cli(["cursors", "list", "--json"], { env })).stdout);
+      expect(list).toHaveLength(3);
+      expect(
+        list.every((c: { out: string; convertedFrom?: string }) => c.out === out && c.convertedFrom),
+      ).toBe(true);
+    }
     // An older checkpoint kept no intent record: a tail after it cannot be proven, so it is refused.
-    toOld();
+    toOld(false);
     appendFileSync(out, "half,a,row\n");
     const bytes = readFileSync(out);
-    const tail = await exportTo(env, out);
+    const tail = await exportTo(env, out, "--corrections");
     expect(tail.exitCode).toBe(2);
     expect(tail.stderr).toContain("is 11 bytes longer than this cursor left it");
     expect(tail.stderr).toContain("saved by an older partner-cli, which kept no record of its writes");
@@ -376,20 +462,20 @@ describe("locks", () => {
     };
   }
 
-  it("two exports with different cursors into one file: the second exits 9 and writes nothing", async () => {
-    const configDir = tempDir();
+  it("two exports into one file from two config dirs: the second exits 9 and writes nothing", async () => {
     const out = join(tempDir(), "r.csv");
-    const env = envFor(configDir);
+    const env = envFor(tempDir());
+    const otherEnv = envFor(tempDir());
     const a = await heldExport(env, out, "a");
     try {
       const bytes = readFileSync(out);
-      const b = await exportTo(env, out, "--cursor", "b");
+      const b = await exportTo(otherEnv, out);
       expect(b.exitCode, b.stderr).toBe(9);
       expect(b.stdout).toBe("");
       expect(b.stderr).toContain(`Error: The output file ${out}`);
-      expect(b.stderr).toContain("Give each cursor its own --out");
+      expect(b.stderr).toContain("from this or another config directory or host");
       expect(readFileSync(out).equals(bytes)).toBe(true);
-      expect((await cli(["cursors", "show", "b"], { env })).exitCode).toBe(2); // no cursor "b"
+      expect(JSON.parse((await cli(["cursors", "list", "--json"], { env: otherEnv })).stdout)).toEqual([]);
     } finally {
       const done = await a.finish();
       expect(done.exitCode, String(done.stderr)).toBe(0);
@@ -404,19 +490,19 @@ describe("locks", () => {
     const a = await heldExport(env, out, "default");
     let cursor: string;
     try {
-      cursor = await cursorOf(env);
-      const r = await cli(["cursors", "reset", "default", "--yes"], { env });
+      cursor = await cursorOf(env, out);
+      const r = await cli(["cursors", "reset", out, "--yes"], { env });
       expect(r.exitCode).toBe(9);
-      expect(r.stderr).toMatch(/^Error: Not reset: Cursor "default"/);
-      expect(r.stderr).toContain('Cursor "default" is unchanged.');
-      expect(await cursorOf(env)).toBe(cursor);
+      expect(r.stderr).toMatch(/^Error: Not reset: The cursor of /);
+      expect(r.stderr).toContain(`The cursor of ${out} is unchanged.`);
+      expect(await cursorOf(env, out)).toBe(cursor);
     } finally {
       const done = await a.finish();
       expect(done.exitCode, String(done.stderr)).toBe(0);
     }
     expectOnce(idsIn(out), await feedIds(s.sb));
-    const reset = await cli(["cursors", "reset", "default", "--yes"], { env });
+    const reset = await cli(["cursors", "reset", out, "--yes"], { env });
     expect(reset.exitCode, reset.stderr).toBe(0);
-    expect(reset.stderr).toContain('Reset cursor "default" (3 checkpoints)');
+    expect(reset.stderr).toContain(`Reset the cursor of ${out} (3 checkpoints)`);
   }, 120_000);
 });

@@ -3,9 +3,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import { cursorLockPath, serviceOf } from "../../src/export/checkpoint.js";
+import { lockDestination } from "../../src/export/checkpoint.js";
 import { resolveOutPath } from "../../src/export/durable-output.js";
-import { takeRunLock } from "../../src/export/run-lock.js";
 import { type OrgState, existingWebhooksArea } from "../../src/sandbox/store.js";
 import { startReceiver } from "../../src/webhooks/receiver.js";
 import { runIn } from "../helpers/run.js";
@@ -100,8 +99,9 @@ describe("events sync", () => {
   test("a second sync of the same store exits 9 while the first holds the lock", async () => {
     const { env, out, run } = setup();
     const { ctx } = box.context({ configDir: env.PARTNER_CLI_CONFIG_DIR });
-    const lock = await takeRunLock(
-      cursorLockPath(ctx.configDir(), serviceOf(await ctx.target()), "events", await resolveOutPath(out)),
+    const lock = await lockDestination(
+      ctx.configDir(),
+      { kind: "file", path: await resolveOutPath(out) },
       "test holder",
     );
     try {
@@ -195,7 +195,7 @@ describe("events sync", () => {
     const exportBytes = readFileSync(exported);
     const onExport = await runIn(["events", "sync", "--out", exported], { env });
     expect(onExport.exitCode).toBe(2);
-    expect(onExport.stderr).toContain('it is the output of cursor "default" of');
+    expect(onExport.stderr).toContain("it is the output of the export cursor of");
     expect(readFileSync(exported).equals(exportBytes)).toBe(true);
   });
 });

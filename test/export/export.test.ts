@@ -1,10 +1,9 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { redemptionsExportRun as exportRun } from "../../src/commands/redemptions/export.js";
-import { ConfigStore } from "../../src/config/store.js";
-import type { Checkpoint } from "../../src/export/checkpoint.js";
+import { CheckpointStore } from "../../src/export/checkpoint.js";
 import { intentFor } from "../../src/export/durable-output.js";
 import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
@@ -140,15 +139,17 @@ describe("redemptions export", () => {
     await exportRun({ out }, a.ctx);
     await a.ctx.close();
     const good = readFileSync(out);
-    const store = new ConfigStore(configDir);
-    const key = Object.keys((await store.read()).cursors).find((k) => k.endsWith("|redemptions|default"))!;
+    const store = new CheckpointStore(configDir);
+    const dest = { kind: "file", path: realpathSync(out) } as const;
+    const main = store.of(dest).find((e) => e.cp.feed === "redemptions")!;
     // What a killed run had recorded it was about to write: 10,000 bytes of rows.
     const pending = Buffer.from("x".repeat(99).concat("\n").repeat(100));
-    const recordIntent = () =>
-      store.update((d) => {
-        const cp = d.cursors[key] as Checkpoint;
-        cp.file = { ...cp.file!, intent: intentFor(cp.file!.bytes, pending) };
-      });
+    const recordIntent = () => {
+      const cp = store.of(dest).find((e) => e.key === main.key)!.cp;
+      return store.save(dest, [
+        { key: main.key, cp: { ...cp, file: { ...cp.file!, intent: intentFor(cp.file!.bytes, pending) } } },
+      ]);
+    };
     const runAgain = async () => {
       const c = box.context({ configDir });
       try {
@@ -175,7 +176,7 @@ describe("redemptions export", () => {
       Buffer.concat([pending, Buffer.from("note\n")]),
     ]) {
       await recordIntent();
-      const cursorBefore = JSON.stringify((await store.read()).cursors);
+      const cursorBefore = JSON.stringify(store.of(dest));
       appendFileSync(out, tail);
       const bytes = readFileSync(out);
       const err = await runAgain().catch((e) => e);
@@ -184,7 +185,7 @@ describe("redemptions export", () => {
         /bytes longer than this cursor left it and the extra bytes were not written by partner-cli/,
       );
       expect(readFileSync(out).equals(bytes)).toBe(true);
-      expect(JSON.stringify((await store.read()).cursors)).toBe(cursorBefore);
+      expect(JSON.stringify(store.of(dest))).toBe(cursorBefore);
       writeFileSync(out, good);
     }
   });

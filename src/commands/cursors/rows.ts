@@ -1,9 +1,9 @@
-// What cursors list | show | reset read: the saved checkpoints of exports and event syncs of the
-// service this run talks to (all its organizations; entries saved by older versions for this profile too).
-import { getMe } from "../../api/me.js";
+// What cursors list | show | reset read: the checkpoints of this config dir (every organization and
+// service), a row per checkpoint, found by the file they feed or by their name. Local state only.
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { allEntries, type Checkpoint, legacyLabel, ofTarget, serviceOf } from "../../export/checkpoint.js";
+import { type Checkpoint, type Destination, type Entry, openCheckpoints } from "../../export/checkpoint.js";
+import { resolveOutPath } from "../../export/durable-output.js";
 import type { Column } from "../../io/render.js";
 
 export interface Row extends Omit<Checkpoint, "file"> {
@@ -12,66 +12,59 @@ export interface Row extends Omit<Checkpoint, "file"> {
   file?: Record<string, unknown> | null | undefined;
 }
 
-export async function rowsFor(ctx: Context): Promise<{ rows: Row[]; service: string }> {
-  // Local state only: the embedded sandbox is not started (nor refused) just to list its cursors.
-  const target = await ctx.localTarget();
-  const service = serviceOf(target);
-  const label = legacyLabel(target);
-  const data = await (await ctx.config()).read();
-  const rows = allEntries(data)
-    .filter((e) => ofTarget(e, service, label))
-    .map(({ key, cp }): Row => {
-      const { file, ...rest } = cp;
-      const row: Row = { ...rest, key };
-      if (file !== undefined) {
-        const { intent, ...committed } = file ?? {};
-        row.file = file ? { ...committed, writeInProgress: intent ? intent.length : null } : null;
-      }
-      return row;
-    })
-    .sort((a, b) =>
-      (a.name + a.feed + (a.type ?? "") + a.organizationId).localeCompare(
-        b.name + b.feed + (b.type ?? "") + b.organizationId,
-      ),
-    );
-  return { rows, service };
+function rowOf({ key, cp }: Entry): Row {
+  const { file, ...rest } = cp;
+  const row: Row = { ...rest, key };
+  if (file !== undefined) {
+    const { intent, ...committed } = file ?? {};
+    row.file = file ? { ...committed, writeInProgress: intent ? intent.length : null } : null;
+  }
+  return row;
 }
 
-export const serviceCell = (r: Row) => r.service ?? `(older partner-cli: "${r.profile ?? "?"}")`;
+const order = (r: Row) => `${r.out ?? `~${r.name}`}|${r.organizationId}|${r.feed}|${r.type ?? ""}`;
+
+export async function rowsFor(ctx: Context, of?: Destination): Promise<Row[]> {
+  const store = await openCheckpoints(ctx.configDir(), await ctx.config());
+  return (of ? store.of(of) : store.all()).map(rowOf).sort((a, b) => order(a).localeCompare(order(b)));
+}
+
+/** Where a cursor's rows go: its file, or its name for stdout and workbooks. */
+export const destCell = (r: Row) => r.out ?? `--cursor ${r.name}`;
 const orgCell = (r: Row) => r.organizationName ?? r.organizationId;
+export const stateCell = (r: Row) =>
+  r.closed
+    ? `continued in ${r.closed.continuedIn}`
+    : r.convertedFrom
+      ? `open (from ${r.convertedFrom})`
+      : "open";
 
 export const COLUMNS: Column<Row>[] = [
-  { header: "name", value: (r) => r.name },
+  { header: "destination", value: destCell },
   { header: "feed", value: (r) => (r.type ? `${r.feed} (${r.type})` : r.feed) },
-  { header: "service", value: serviceCell },
   { header: "organization", value: orgCell },
+  { header: "service", value: (r) => r.service ?? "" },
+  { header: "via", value: (r) => r.via ?? "" },
   { header: "rows", value: (r) => r.rows },
   { header: "atStart", value: (r) => r.cursor === null },
   { header: "updatedAt", value: (r) => r.updatedAt },
-  { header: "out", value: (r) => r.out },
+  { header: "state", value: stateCell },
 ];
 
-/** When a name has checkpoints of several organizations of this service, only this run's organization's. */
-async function ofThisOrganization(ctx: Context, rows: Row[]): Promise<Row[]> {
-  if (new Set(rows.map((r) => r.organizationId)).size <= 1) return rows;
-  const t = await ctx.target();
-  const orgId =
-    t.source === "profile" && t.profile?.organization?.id
-      ? t.profile.organization.id
-      : (await getMe(await ctx.api())).organization.id;
-  return rows.filter((r) => r.organizationId === orgId);
-}
-
-export async function named(ctx: Context, name: string): Promise<{ rows: Row[]; service: string }> {
-  const { rows, service } = await rowsFor(ctx);
-  const matching = await ofThisOrganization(
-    ctx,
-    rows.filter((r) => r.name === name),
+/**
+ * The checkpoints of one destination: TARGET is the file a cursor feeds (any spelling of its path)
+ * or the name of a cursor kept for stdout or workbooks (`--cursor NAME`).
+ */
+export async function named(ctx: Context, target: string): Promise<{ rows: Row[]; dest: Destination }> {
+  const byName: Destination = { kind: "named", name: target };
+  const byFile: Destination = { kind: "file", path: await resolveOutPath(target) };
+  const looksLikePath = /[/\\]/.test(target);
+  for (const dest of looksLikePath ? [byFile, byName] : [byName, byFile]) {
+    const rows = await rowsFor(ctx, dest);
+    if (rows.length > 0) return { rows, dest };
+  }
+  throw new UsageError(
+    `No saved cursor for "${target}" in ${ctx.configDir()}.`,
+    'Name the file a cursor feeds, or a --cursor name; "partner-cli cursors list" shows them.',
   );
-  if (matching.length === 0)
-    throw new UsageError(
-      `No saved cursor named "${name}" for ${service}.`,
-      'Run "partner-cli cursors list".',
-    );
-  return { rows: matching, service };
 }

@@ -1,13 +1,13 @@
-// cursors show NAME: details of a saved cursor (one record per feed and organization).
+// cursors show TARGET: the checkpoints of one file or named cursor (one record per feed and organization).
 import type { Context } from "../../context.js";
 import { printRecord } from "../../io/render.js";
-import { named, serviceCell } from "./rows.js";
+import { destCell, named, stateCell } from "./rows.js";
 
 export interface CursorsShowOptions {
-  name: string;
+  target: string;
 }
 
-export async function cursorsShowRun({ name }: CursorsShowOptions, ctx: Context): Promise<void> {
+export async function cursorsShowRun({ target: name }: CursorsShowOptions, ctx: Context): Promise<void> {
   const { rows } = await named(ctx, name);
   if (ctx.io.json) {
     ctx.io.outJson(rows);
@@ -15,16 +15,18 @@ export async function cursorsShowRun({ name }: CursorsShowOptions, ctx: Context)
   }
   for (const r of rows) {
     printRecord(ctx.io, r, [
-      ["name", r.name],
+      ["destination", destCell(r)],
       ["feed", r.type ? `${r.feed} (${r.type})` : r.feed],
-      ["service", serviceCell(r)],
       ["organization", r.organizationName ? `${r.organizationName} (${r.organizationId})` : r.organizationId],
+      ["service", r.service ?? ""],
+      ["via", r.via ?? ""],
       ["cursor", r.cursor ?? "(start of the feed)"],
       ["idsSkippedOnNextRead", r.skipIds?.length ?? 0],
       ["rows", r.rows],
-      ["out", r.out ?? (r.feed === "corrections" ? "" : "stdout")],
+      ["since", r.since ?? ""],
       ["committedBytes", r.committedBytes],
       ["format", (r.file?.format as string | undefined) ?? ""],
+      ["state", stateCell(r)],
       ["updatedAt", r.updatedAt],
     ]);
     if (ctx.io.stdoutIsTTY) ctx.io.out("\n");

@@ -19,26 +19,25 @@ import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import type { ApiClient } from "../../api/client.js";
-import type { ConfigStore } from "../../config/store.js";
 import {
+  type Attributes,
+  attributesOf,
+  type Checkpoint,
+  type CheckpointStore,
   checkpointOf,
   type CursorId,
-  cursorLockPath,
+  cursorKey,
+  type Destination,
   describeCursor,
   type Entry,
-  findCheckpoint,
-  type Found,
-  legacyLabel,
+  lockDestination,
+  openCheckpoints,
   orgLabel,
   positionOf,
-  saveCheckpoints,
-  serviceOf,
-  takeOutputLock,
-  writersOf,
 } from "../../export/checkpoint.js";
 import { describeChange, resolveOutPath, sameContent } from "../../export/durable-output.js";
 import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
-import { type RunLock, takeRunLock } from "../../export/run-lock.js";
+import type { RunLock } from "../../export/run-lock.js";
 import type { EventEnvelope } from "../../spec/events.js";
 import { type OpenedEventStore as EventStore, openEventStore } from "../../webhooks/event-store.js";
 import { checkTypeArg } from "../webhooks/shared.js";
@@ -68,10 +67,9 @@ const n = (x: number) => x.toLocaleString("en-US");
 const WAYS_ON =
   "Nothing was written and the sync's cursor is unchanged. Sync into a new file: --out NEW_FILE (it continues where the cursor stopped; add --from-start to copy the whole 30-day log into it).";
 
-/** The options checked: the store's path (as given, made absolute, and real) and the type filter. */
+/** The options checked: the store's path (real) and the type filter. */
 interface SyncArgs {
   type: string | null;
-  rawOut: string;
   out: string;
   fromStart: boolean;
   limit: number;
@@ -87,11 +85,11 @@ interface Held {
 interface SyncState {
   ctx: Context;
   args: SyncArgs;
-  config: ConfigStore;
+  checkpoints: CheckpointStore;
+  attributes: Attributes;
   api: ApiClient;
   org: { id: string; name: string };
   id: CursorId;
-  found: Found;
   store: EventStore;
   pos: FeedPosition;
   /** Events the cursor has written into the store, this run's included. */
@@ -107,16 +105,16 @@ async function checkArgs(o: EventsSyncOptions): Promise<SyncArgs> {
   const type = o.type ? checkTypeArg(o.type) : null;
   if (o.out === "-" || o.out === "")
     throw new UsageError("events sync needs a file for --out (the event store), not stdout.");
-  const rawOut = resolve(o.out ?? "events.ndjson");
-  const out = await resolveOutPath(rawOut);
-  return { type, rawOut, out, fromStart: o.fromStart === true, limit: o.limit ?? 1000 };
+  const out = await resolveOutPath(resolve(o.out ?? "events.ndjson"));
+  return { type, out, fromStart: o.fromStart === true, limit: o.limit ?? 1000 };
 }
 
+const destOf = (args: SyncArgs): Destination => ({ kind: "file", path: args.out });
+
 /** The checkpoints that committed content to the store (none may be an export's). */
-async function storeClaims(config: ConfigStore, args: SyncArgs): Promise<Entry[]> {
-  const { out, rawOut } = args;
-  const data = await config.read();
-  const writers = [...writersOf(data, out), ...(rawOut !== out ? writersOf(data, rawOut) : [])];
+function storeClaims(checkpoints: CheckpointStore, args: SyncArgs): Entry[] {
+  const { out } = args;
+  const writers = checkpoints.of(destOf(args));
   const exporter = writers.find((w) => w.cp.feed !== "events");
   if (exporter) throw refuse(out, `it is the output of ${describeCursor(exporter.cp)}, not an event store`);
   return writers.filter((w) => w.cp.file && w.cp.file.bytes > 0);
@@ -194,36 +192,26 @@ function checkOrganization(
     );
 }
 
-/** The cursor (an older version's adopted), the store opened, and a partial last line cut. */
+/** The cursor, the store opened, and a partial last line cut. */
 async function openCursor(
   ctx: Context,
   args: SyncArgs,
-  where: { service: string; label: string; org: { id: string; name: string } },
+  org: { id: string; name: string },
   claims: Entry[],
   held: Held,
   assertHeld: () => void,
-): Promise<{ id: CursorId; found: Found; store: EventStore; pos: FeedPosition }> {
-  const { out, type } = args;
-  const id: CursorId = {
-    service: where.service,
-    organizationId: where.org.id,
-    feed: "events",
-    name: out,
-    type,
-  };
-  const found = findCheckpoint(await (await ctx.config()).read(), id, where.label, args.rawOut);
-  if (found.adoptFrom)
-    ctx.io.err(
-      `The sync cursor of ${out} was saved by an older partner-cli as "${where.label}"; it is kept per service and organization now (${where.service}, ${where.org.name}) and continues where it stopped.`,
-    );
-  held.store ??= await openStore(out, claims);
+): Promise<{ id: CursorId; cp: Checkpoint | undefined; store: EventStore; pos: FeedPosition }> {
+  const id: CursorId = { organizationId: org.id, feed: "events", type: args.type, dest: destOf(args) };
+  const key = cursorKey(id);
+  const cp = claims.find((c) => c.key === key)?.cp;
+  held.store ??= await openStore(args.out, claims);
   const store = held.store;
   if (store.scan.partial) {
     assertHeld();
     const cut = await store.repairPartial();
-    if (cut) ctx.io.err(`Removed ${n(cut)} bytes of an unfinished line at the end of ${out}.`);
+    if (cut) ctx.io.err(`Removed ${n(cut)} bytes of an unfinished line at the end of ${args.out}.`);
   }
-  return { id, found, store, pos: args.fromStart ? START : positionOf(found.cp) };
+  return { id, cp, store, pos: args.fromStart ? START : positionOf(cp) };
 }
 
 /** The log's pages: new events appended (fsynced), then the cursor saved with the store's state. */
@@ -264,13 +252,14 @@ async function syncPages(s: SyncState): Promise<void> {
 async function saveCursor(s: SyncState): Promise<void> {
   s.assertHeld();
   const cp = checkpointOf(s.id, s.pos, {
+    name: s.args.out,
     organizationName: s.org.name,
     rows: s.total,
-    out: s.args.out,
+    attributes: s.attributes,
     file: s.store.state(),
     now: s.ctx.clock.now(),
   });
-  await saveCheckpoints(s.config, [[s.found.key, cp]], s.found.adoptFrom ? [s.found.adoptFrom] : []);
+  await s.checkpoints.save(s.id.dest, [{ key: cursorKey(s.id), cp }]);
 }
 
 function report(s: SyncState): void {
@@ -284,25 +273,20 @@ function report(s: SyncState): void {
 /** checkArgs → locks → checkStore (no request yet) → GET /me, checkOrganization → openCursor → syncPages → report. */
 export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise<SyncSummary> {
   const args = await checkArgs(o);
-  const target = await ctx.target();
-  const service = serviceOf(target);
-  const configDir = ctx.configDir();
+  const attributes = attributesOf(await ctx.target());
   const held: Held = { locks: [] };
   const assertHeld = () => {
     for (const l of held.locks) l.assertHeld();
   };
   try {
-    const cursorLock = cursorLockPath(configDir, service, "events", args.out);
-    held.locks.push(await takeRunLock(cursorLock, `The event sync into ${args.out}`));
-    held.locks.push(await takeOutputLock(configDir, args.out));
-    const config = await ctx.config();
-    const claims = await storeClaims(config, args);
+    held.locks.push(await lockDestination(ctx.configDir(), destOf(args), `The event sync into ${args.out}`));
+    const checkpoints = await openCheckpoints(ctx.configDir(), await ctx.config());
+    const claims = storeClaims(checkpoints, args);
     await checkStore(args, claims, held);
     const api = await ctx.api();
     const org = (await getMe(api)).organization;
     checkOrganization(args.out, org, claims, held.store);
-    const where = { service, label: legacyLabel(target), org };
-    const opened = await openCursor(ctx, args, where, claims, held, assertHeld);
+    const opened = await openCursor(ctx, args, org, claims, held, assertHeld);
     const summary: SyncSummary = {
       pages: 0,
       appended: 0,
@@ -313,8 +297,19 @@ export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise
       cursorBefore: opened.pos.cursor,
       cursorAfter: opened.pos.cursor,
     };
-    const total = args.fromStart ? 0 : (opened.found.cp?.rows ?? 0);
-    const s: SyncState = { ctx, args, config, api, org, ...opened, total, summary, assertHeld };
+    const total = args.fromStart ? 0 : (opened.cp?.rows ?? 0);
+    const s: SyncState = {
+      ctx,
+      args,
+      checkpoints,
+      attributes,
+      api,
+      org,
+      ...opened,
+      total,
+      summary,
+      assertHeld,
+    };
     await syncPages(s);
     summary.cursorAfter = s.pos.cursor;
     report(s);

@@ -23,9 +23,16 @@ function interrupted(s: ExportState): () => Error {
   return () =>
     new CancelledError(
       s.held.workbook
-        ? `Interrupted; ${args.outPath} was not written and cursor "${args.name}" did not move. Run again to export these rows.`
+        ? `Interrupted; ${args.outPath} was not written and no cursor moved. Run again to export these rows.`
         : `Interrupted; ${summary.rows} rows exported and saved. Run again to continue.`,
     );
+}
+
+/** The page without the rows recorded before the cursor's `--since` (a cursor keeps it from its first run). */
+function recordedSince<P extends { items: Redemption[] }>(page: P, s: ExportState): P {
+  const since = s.cursors.sinceMs;
+  if (since === undefined) return page;
+  return { ...page, items: page.items.filter((r) => Date.parse(r.recordedAt) >= since) };
 }
 
 /** A feed page as the export keeps it: the ids, and the rows rendered into one buffer. */
@@ -137,7 +144,7 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
     read: async (after, onCursor): Promise<RowsPage> => {
       // The next cursor is taken off the answer's text, so the next request goes out before this
       // page is parsed, checked and rendered (runFeed checks it against the parsed page).
-      const page = await redemptionFeed(s.api, { after, limit: args.limit }, onCursor);
+      const page = recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }, onCursor), s);
       const rows = renderRowBuffer(format, page.items, pool);
       return { items: ids.of(after, page), nextCursor: page.nextCursor, rows };
     },
@@ -182,7 +189,7 @@ export async function exportFeedWorkbook(s: ExportState): Promise<void> {
   const book = s.held.workbook!;
   const showProgress = ctx.io.stderrIsTTY;
   await runFeed<Redemption>({
-    read: (after) => redemptionFeed(s.api, { after, limit: args.limit }),
+    read: async (after) => recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }), s),
     idOf: (r) => r.id,
     from: cursors.feedPos,
     signal: ctx.signal,
@@ -236,6 +243,8 @@ export async function exportCorrections(s: ExportState): Promise<void> {
           const id = String((e.data as { redemptionId?: unknown }).redemptionId ?? "");
           try {
             const redemption = await getRedemption(s.api, id);
+            if (s.cursors.sinceMs !== undefined && Date.parse(redemption.recordedAt) < s.cursors.sinceMs)
+              continue;
             rows.push({ redemption, change: { type: e.type, eventId: e.id, occurredAt: e.occurredAt } });
           } catch (err) {
             if (!(err instanceof ApiError && err.status === 404)) throw err;

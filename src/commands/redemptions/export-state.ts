@@ -3,19 +3,19 @@
 // durable save of all three checkpoints (saveCursors).
 import type { ApiClient } from "../../api/client.js";
 import { getMe } from "../../api/me.js";
-import type { ConfigStore } from "../../config/store.js";
 import type { Context } from "../../context.js";
 import { OutputChangedError } from "../../errors.js";
 import {
+  type Attributes,
   type Checkpoint,
+  type CheckpointStore,
   checkpointOf,
   type CursorId,
-  describeCursor,
-  findCheckpoint,
-  type Found,
+  cursorKey,
+  type Destination,
+  type Entry,
   orgLabel,
   positionOf,
-  saveCheckpoints,
 } from "../../export/checkpoint.js";
 import {
   type DurableOutput,
@@ -32,29 +32,34 @@ import { type FilePlan, n, repairPreviousFile, waysOn } from "./export-check.js"
 export const CORRECTION_TYPES = ["redemption.excluded", "redemption.restored"] as const;
 
 export const XLSX_HINT =
-  "Each run writes a new workbook: give it a new name, for example --out redemptions-$(date +%F).xlsx (the cursor carries on where the last workbook ended).";
+  "Each run writes a new workbook: give it a new name, for example --out redemptions-$(date +%F).xlsx --cursor excel (the named cursor carries on where the last workbook ended).";
 
 export interface ExportSummary {
   rows: number;
   corrections: number;
   pages: number;
-  cursor: string;
+  /** The cursor's label (`--cursor`, or "default"); null when the run kept no cursor. */
+  cursor: string | null;
   cursorBefore: string | null;
   cursorAfter: string | null;
   out: string | null;
   repairedBytes: number;
 }
 
-/** The run's options once checked (no I/O yet beyond resolving the output's path). */
+/** The run's options once checked (no I/O yet beyond resolving the output's paths). */
 export interface ExportArgs {
   format: ExportFormat | "xlsx";
-  /** The cursor's name. */
+  /** The cursor's label: `--cursor NAME`, else "default". */
   name: string;
+  /** What the cursor feeds; null: no cursor is kept (stdout or a workbook without --cursor). */
+  dest: Destination | null;
   /** The output file (real path), or null for stdout. */
   outPath: string | null;
-  /** The path as given, made absolute ("" for stdout). */
-  rawOut: string;
   fromStart: boolean;
+  /** Rows recorded before this instant are not written (a new cursor keeps it). */
+  since: Date | undefined;
+  /** `--continue-from FILE`: the real path of the file whose cursor this file continues. */
+  continueFrom: string | null;
   bom: boolean;
   corrections: boolean;
   /** Page size of feed reads. */
@@ -68,19 +73,20 @@ export interface Held {
   workbook?: XlsxSink | undefined;
 }
 
-/** Where the run's three cursors are saved, and the positions they move through. */
+/** Where the run's three checkpoints are saved (none when the run keeps no cursor), and their positions. */
 export interface Cursors {
-  service: string;
-  label: string;
+  store: CheckpointStore | undefined;
+  attributes: Attributes;
   org: { id: string; name: string };
-  main: Found;
-  corr: Found[];
-  /** Older entries this run's first save replaces. */
-  adopted: string[];
+  /** The main checkpoint's key, and what is saved now (undefined: new). */
+  main: { key: string; cp: Checkpoint | undefined };
+  corr: { key: string; cp: Checkpoint | undefined }[];
   feedPos: FeedPosition;
   corrPos: FeedPosition[];
   /** Rows the main cursor has written into its file, this run's included. */
   total: number;
+  /** Rows recorded before this are not written (ms since the epoch), or undefined. */
+  sinceMs: number | undefined;
 }
 
 /** The explicit state the export's steps share. */
@@ -88,7 +94,6 @@ export interface ExportState {
   ctx: Context;
   args: ExportArgs;
   api: ApiClient;
-  store: ConfigStore;
   cursors: Cursors;
   held: Held;
   summary: ExportSummary;
@@ -96,62 +101,110 @@ export interface ExportState {
   assertHeld(): void;
 }
 
-const idOf = (c: Pick<Cursors, "service" | "org">, name: string, type?: string): CursorId => ({
-  service: c.service,
-  organizationId: c.org.id,
+const idOf = (org: string, dest: Destination, type?: string): CursorId => ({
+  organizationId: org,
   feed: type ? "corrections" : "redemptions",
-  name,
   type: type ?? null,
+  dest,
 });
 
+/** What the run starts from: the file's own checkpoints, or those of the file it continues. */
+interface Source {
+  main: Checkpoint | undefined;
+  corr: (Checkpoint | undefined)[];
+}
+
+function sourceOf(entries: readonly Entry[], org: string, dest: Destination): Source {
+  const get = (type?: string) => {
+    const k = idOf(org, dest, type);
+    return entries.find(
+      (e) => e.cp.organizationId === org && e.cp.feed === k.feed && (e.cp.type ?? null) === k.type,
+    )?.cp;
+  };
+  return { main: get(), corr: CORRECTION_TYPES.map((t) => get(t)) };
+}
+
+/** Refuses a file another organization's checkpoint wrote (after GET /me, still before any write). */
+function checkOwner(plan: FilePlan | undefined, org: { id: string; name: string }): void {
+  const owner = plan?.owner ?? plan?.continues;
+  if (owner && owner.cp.organizationId !== org.id) {
+    throw new OutputChangedError(
+      `Refusing to ${plan?.owner ? "append to" : "continue"} ${owner.cp.out}: it holds the redemptions of organization ${orgLabel(owner.cp)}, and this run is for ${org.name} (${org.id}); one organization's rows never go into another's file.`,
+      waysOn(owner.cp.out ?? "", true),
+    );
+  }
+}
+
 /**
- * GET /me, then the cursors of this organization: a file another organization's or another
- * cursor's checkpoint wrote is refused here (still before any feed request and any write); a
- * checkpoint an older version saved is adopted; the previous file's unfinished write is cut.
+ * GET /me, then the cursors of this organization: a file another organization's checkpoint wrote
+ * is refused here (still before any feed request and any write). With --continue-from, the old
+ * file's unfinished write is cut, then its cursor is closed and this file takes its positions.
  */
 export async function openCursors(
   ctx: Context,
   args: ExportArgs,
   plan: FilePlan | undefined,
-  where: { service: string; label: string },
+  store: CheckpointStore | undefined,
+  attributes: Attributes,
   assertHeld: () => void,
-): Promise<{ api: ApiClient; store: ConfigStore; cursors: Cursors }> {
+): Promise<{ api: ApiClient; cursors: Cursors }> {
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
-  const { name, outPath } = args;
-  if (plan?.owner && plan.owner.cp.organizationId !== org.id) {
-    throw new OutputChangedError(
-      `Refusing to append to ${outPath}: it holds the redemptions of organization ${orgLabel(plan.owner.cp)}, and this run is for ${org.name} (${org.id}); one organization's rows never go into another's file.`,
-      waysOn(name, false),
-    );
-  }
-  const store = await ctx.config();
-  const data = await store.read();
-  const at = { service: where.service, org: { id: org.id, name: org.name } };
-  const main = findCheckpoint(data, idOf(at, name), where.label);
-  if (plan?.owner && plan.owner.key !== main.key && plan.owner.key !== main.adoptFrom) {
-    throw new OutputChangedError(
-      `Refusing to append to ${outPath}: it is the output of ${describeCursor(plan.owner.cp)}.`,
-      waysOn(name, main.cp !== undefined),
-    );
-  }
-  const corr = CORRECTION_TYPES.map((t) => findCheckpoint(data, idOf(at, name, t), where.label));
-  if (main.adoptFrom)
-    ctx.io.err(
-      `Cursor "${name}" was saved by an older partner-cli as "${where.label}"; it is kept per service and organization now (${where.service}, ${org.name}) and continues where it stopped.`,
-    );
-  await repairPreviousFile(ctx, main.cp, outPath, assertHeld);
+  checkOwner(plan, org);
+  const dest = args.dest;
+  const entries = dest && store ? store.of(dest) : [];
+  const own: Source = dest ? sourceOf(entries, org.id, dest) : { main: undefined, corr: [] };
+  let src = own;
+  if (plan?.continues && dest && store) src = await takeOver(ctx, args, plan, store, org.id, assertHeld);
+  const fresh = args.fromStart || !src.main;
+  const since = fresh ? args.since : src.main?.since ? new Date(src.main.since) : undefined;
   const cursors: Cursors = {
-    ...where,
-    ...at,
-    main,
-    corr,
-    adopted: [main, ...corr].flatMap((f) => (f.adoptFrom ? [f.adoptFrom] : [])),
-    feedPos: args.fromStart ? START : positionOf(main.cp),
-    corrPos: corr.map((f) => (args.fromStart ? START : positionOf(f.cp))),
-    total: args.fromStart ? 0 : (main.cp?.rows ?? 0),
+    store,
+    attributes,
+    org: { id: org.id, name: org.name },
+    main: { key: dest ? keyOf(org.id, dest) : "", cp: own.main },
+    corr: CORRECTION_TYPES.map((t, i) => ({ key: dest ? keyOf(org.id, dest, t) : "", cp: own.corr[i] })),
+    feedPos: args.fromStart ? START : positionOf(src.main),
+    corrPos: CORRECTION_TYPES.map((_, i) => (args.fromStart ? START : positionOf(src.corr[i]))),
+    total: args.fromStart || plan?.continues ? 0 : (src.main?.rows ?? 0),
+    sinceMs: since?.getTime(),
   };
-  return { api, store, cursors };
+  return { api, cursors };
+}
+
+const keyOf = (org: string, dest: Destination, type?: string) => cursorKey(idOf(org, dest, type));
+
+/**
+ * --continue-from OLD: OLD's unfinished write (if provably its own) is cut, OLD's checkpoints are
+ * closed (naming this file), and their positions are this file's start. Closing comes first: a crash
+ * before this file's first save leaves OLD closed in its favour, and the next run here continues it.
+ */
+async function takeOver(
+  ctx: Context,
+  args: ExportArgs,
+  plan: FilePlan,
+  store: CheckpointStore,
+  org: string,
+  assertHeld: () => void,
+): Promise<Source> {
+  const oldPath = plan.continues!.cp.out!;
+  const oldDest: Destination = { kind: "file", path: oldPath };
+  const old = store.of(oldDest);
+  const src = sourceOf(old, org, oldDest);
+  await repairPreviousFile(ctx, src.main, assertHeld);
+  if (!src.main?.closed) {
+    assertHeld();
+    const at = ctx.clock.now().toISOString();
+    const closed = { continuedIn: args.outPath!, at };
+    await store.replace(
+      oldDest,
+      old.map((e) => (e.cp.organizationId === org ? { key: e.key, cp: { ...e.cp, closed } } : e)),
+    );
+    ctx.io.err(
+      `The cursor of ${oldPath} continues in ${args.outPath}; nothing more is appended to ${oldPath}.`,
+    );
+  }
+  return src;
 }
 
 /** Opens the output (a temporary workbook, the file as planned, or stdout), saying what it repaired. */
@@ -182,23 +235,39 @@ export async function openOutput(s: ExportState, plan: FilePlan | undefined): Pr
   }
 }
 
-/** Saves all three checkpoints in one locked write (`file`: the output's state, with an intent or not). */
+/** Saves all three checkpoints in one write of the destination's file (`file`: the output's state, with an intent or not). */
 export async function saveCursors(s: ExportState, file: FileState | null): Promise<void> {
-  s.assertHeld();
   const c = s.cursors;
-  const name = s.args.name;
-  const common = { organizationName: c.org.name, out: s.args.outPath, now: s.ctx.clock.now() };
-  await saveCheckpoints(
-    s.store,
-    [
-      [c.main.key, checkpointOf(idOf(c, name), c.feedPos, { ...common, rows: c.total, file })],
-      ...c.corr.map((f, i): [string, Checkpoint] => [
-        f.key,
-        checkpointOf(idOf(c, name, CORRECTION_TYPES[i]), c.corrPos[i]!, { ...common, rows: 0 }),
-      ]),
-    ],
-    c.adopted,
-  );
+  const dest = s.args.dest;
+  if (!dest || !c.store) return;
+  s.assertHeld();
+  const common = {
+    name: s.args.name,
+    organizationName: c.org.name,
+    attributes: c.attributes,
+    now: s.ctx.clock.now(),
+  };
+  const since = c.sinceMs !== undefined ? { since: new Date(c.sinceMs).toISOString() } : {};
+  // Where a cursor came from (converted from an older version's config.json) stays on it.
+  const origin = (cp: Checkpoint | undefined) =>
+    cp?.convertedFrom ? { convertedFrom: cp.convertedFrom } : {};
+  await c.store.save(dest, [
+    {
+      key: c.main.key,
+      cp: {
+        ...checkpointOf(idOf(c.org.id, dest), c.feedPos, { ...common, rows: c.total, file }),
+        ...since,
+        ...origin(c.main.cp),
+      },
+    },
+    ...c.corr.map((f, i) => ({
+      key: f.key,
+      cp: {
+        ...checkpointOf(idOf(c.org.id, dest, CORRECTION_TYPES[i]), c.corrPos[i]!, { ...common, rows: 0 }),
+        ...origin(f.cp),
+      },
+    })),
+  ]);
 }
 
 /**

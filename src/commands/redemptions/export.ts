@@ -14,16 +14,21 @@
 //   checkArgs → takeLocks → checkOutputFile (export-check.ts; no request yet) → openCursors (GET /me)
 //   → openOutput → writeHeader → exportFeedRows | exportFeedWorkbook → exportCorrections
 //   (export-feed.ts) → finish.
-import { resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../../context.js";
-import { cursorLockPath, legacyLabel, serviceOf, takeOutputLock } from "../../export/checkpoint.js";
+import {
+  attributesOf,
+  type CheckpointStore,
+  type Destination,
+  lockDestination,
+  openCheckpoints,
+} from "../../export/checkpoint.js";
 import { resolveOutPath } from "../../export/durable-output.js";
 import { csvHeader } from "../../export/redemption-rows.js";
-import { takeRunLock } from "../../export/run-lock.js";
 import { checkBomForAppend, UTF8_BOM } from "../../csv/write.js";
 import { chooseFormat } from "../../io/table-file.js";
 import { refuseExistingWorkbook } from "../../io/xlsx.js";
+import { DURATION_EXAMPLES, parseDurationMs } from "../../spec/duration.js";
 import { type FilePlan, planFile } from "./export-check.js";
 import { exportCorrections, exportFeedRows, exportFeedWorkbook } from "./export-feed.js";
 import {
@@ -47,9 +52,37 @@ export interface RedemptionsExportOptions {
   bom?: boolean | undefined;
   cursor?: string | undefined;
   fromStart?: boolean | undefined;
+  /** Rows recorded since: a duration back from now ("7d") or a date/time. */
+  since?: string | undefined;
+  continueFrom?: string | undefined;
   corrections?: boolean | undefined;
   /** Page size of feed reads (1..1,000). */
   limit?: number | undefined;
+}
+
+function parseSince(text: string | undefined, now: Date): Date | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDurationMs(text, { bareMilliseconds: false });
+  if (ms !== undefined) return new Date(now.getTime() - ms);
+  const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(at))
+    throw new UsageError(
+      `--since ${text}: not a duration (${DURATION_EXAMPLES}) or a date (2026-11-01, 2026-11-01T08:00:00Z).`,
+    );
+  return new Date(at);
+}
+
+/**
+ * What the cursor feeds: a CSV or NDJSON --out file is its own destination (--cursor only labels
+ * it); stdout and workbooks keep a cursor only when one is named.
+ */
+function destinationOf(
+  o: RedemptionsExportOptions,
+  outPath: string | null,
+  format: string,
+): Destination | null {
+  if (outPath && format !== "xlsx") return { kind: "file", path: outPath };
+  return o.cursor !== undefined ? { kind: "named", name: o.cursor } : null;
 }
 
 /** The options checked, and the output's path resolved: nothing else touched. */
@@ -65,36 +98,58 @@ async function checkArgs(o: RedemptionsExportOptions, ctx: Context): Promise<Exp
       "Use --out FILE with --json.",
     );
   }
+  const outPath = toStdout ? null : await resolveOutPath(o.out!);
+  const dest = destinationOf(o, outPath, format);
+  if (o.continueFrom !== undefined && dest?.kind !== "file")
+    throw new UsageError(
+      "--continue-from goes with --out FILE (a CSV or NDJSON file the cursor appends to).",
+    );
   return {
     format,
     name,
-    outPath: toStdout ? null : await resolveOutPath(o.out!),
-    rawOut: toStdout ? "" : resolve(o.out!),
+    dest,
+    outPath,
     fromStart: o.fromStart === true,
+    since: parseSince(o.since, ctx.clock.now()),
+    continueFrom: o.continueFrom !== undefined ? await resolveOutPath(o.continueFrom) : null,
     bom: o.bom === true,
     corrections: o.corrections === true,
     limit: o.limit ?? 1000,
   };
 }
 
-/** Both locks before any request: the cursor's, and the output file's (another cursor may name it). */
-async function takeLocks(ctx: Context, args: ExportArgs, service: string, held: Held): Promise<void> {
-  const cursorLock = cursorLockPath(ctx.configDir(), service, "redemptions", args.name);
-  held.locks.push(await takeRunLock(cursorLock, `Export cursor "${args.name}"`));
-  if (args.outPath) held.locks.push(await takeOutputLock(ctx.configDir(), args.outPath));
+/** The destination's lock (and the continued file's) before any request: a second run exits 9. */
+async function takeLocks(ctx: Context, args: ExportArgs, held: Held): Promise<void> {
+  if (!args.dest) return;
+  const what =
+    args.dest.kind === "file" ? `The output file ${args.dest.path}` : `Export cursor "${args.dest.name}"`;
+  held.locks.push(await lockDestination(ctx.configDir(), args.dest, what));
+  if (args.continueFrom)
+    held.locks.push(
+      await lockDestination(
+        ctx.configDir(),
+        { kind: "file", path: args.continueFrom },
+        `The output file ${args.continueFrom}`,
+      ),
+    );
 }
 
-/** The output file checked against the cursor, reading only: a refusal here has touched nothing. */
+/** The output file checked against its cursor, reading only: a refusal here has touched nothing. */
 async function checkOutputFile(
-  ctx: Context,
   args: ExportArgs,
-  where: { service: string; label: string },
+  store: CheckpointStore | undefined,
 ): Promise<FilePlan | undefined> {
   const { outPath, format } = args;
   // A workbook is never appended to: an existing file is refused, untouched (no request made).
   if (format === "xlsx") await refuseExistingWorkbook(outPath!, XLSX_HINT);
-  if (!outPath || format === "xlsx") return undefined;
-  const plan = await planFile(ctx, { ...args, ...where, out: outPath, format });
+  if (!outPath || format === "xlsx" || !store) return undefined;
+  const plan = await planFile({
+    out: outPath,
+    format,
+    fromStart: args.fromStart,
+    continueFrom: args.continueFrom,
+    store,
+  });
   // --bom writes the BOM only into a new (or empty) file, never in front of content already there.
   if (args.bom && plan.verdict.kind !== "absent") await checkBomForAppend(outPath);
   return plan;
@@ -123,10 +178,37 @@ async function finish(s: ExportState): Promise<void> {
     : "";
   const sheets =
     book && book.sheets > 1 ? ` (${book.sheets} sheets: Excel holds 1,048,576 rows a sheet)` : "";
+  const cursor = !args.dest
+    ? "no cursor saved (name one with --cursor NAME to continue from here next time)"
+    : args.dest.kind === "file"
+      ? `its cursor ${written ? "saved" : "unchanged"}`
+      : `cursor "${args.dest.name}" ${written ? "saved" : "unchanged"}`;
   ctx.io.err(
-    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; cursor "${args.name}" ${written ? "saved" : "unchanged"}.`,
+    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; ${cursor}.`,
   );
   if (ctx.io.json) ctx.io.outJson({ summary });
+}
+
+/**
+ * Without a cursor, an export to a pipe or file reads the whole feed. An older version kept cursor
+ * "default" for exports to stdout (a cron line with a shell redirection): such a run would now write
+ * every row again into that file, so it is refused until the cursor is named (or --from-start said).
+ */
+function refuseUnnamedOldCursor(
+  ctx: Context,
+  args: ExportArgs,
+  store: CheckpointStore | undefined,
+  org: string,
+): void {
+  if (args.dest || args.fromStart || args.since || args.outPath || ctx.io.stdoutIsTTY || !store) return;
+  const old = store
+    .of({ kind: "named", name: "default" })
+    .find((e) => e.cp.organizationId === org && e.cp.convertedFrom);
+  if (old)
+    throw new UsageError(
+      `An older partner-cli kept cursor "default" for exports to stdout; exports to stdout keep a cursor now only when it is named, so this run would write every redemption again. Nothing was written.`,
+      "To continue that cursor: add --cursor default. To read the whole feed without a cursor: --from-start.",
+    );
 }
 
 export async function redemptionsExportRun(
@@ -134,27 +216,35 @@ export async function redemptionsExportRun(
   ctx: Context,
 ): Promise<ExportSummary> {
   const args = await checkArgs(o, ctx);
-  const target = await ctx.target();
-  const where = { service: serviceOf(target), label: legacyLabel(target) };
+  const attributes = attributesOf(await ctx.target());
   const held: Held = { locks: [] };
   const assertHeld = () => {
     for (const l of held.locks) l.assertHeld();
   };
   try {
-    await takeLocks(ctx, args, where.service, held);
-    const plan = await checkOutputFile(ctx, args, where);
-    const { api, store, cursors } = await openCursors(ctx, args, plan, where, assertHeld);
+    await takeLocks(ctx, args, held);
+    const store = await openCheckpoints(ctx.configDir(), await ctx.config());
+    const plan = await checkOutputFile(args, store);
+    const { api, cursors } = await openCursors(
+      ctx,
+      args,
+      plan,
+      args.dest ? store : undefined,
+      attributes,
+      assertHeld,
+    );
+    refuseUnnamedOldCursor(ctx, args, store, cursors.org.id);
     const summary: ExportSummary = {
       rows: 0,
       corrections: 0,
       pages: 0,
-      cursor: args.name,
+      cursor: args.dest ? args.name : null,
       cursorBefore: cursors.feedPos.cursor,
       cursorAfter: cursors.feedPos.cursor,
       out: args.outPath,
       repairedBytes: 0,
     };
-    const s: ExportState = { ctx, args, api, store, cursors, held, summary, assertHeld };
+    const s: ExportState = { ctx, args, api, cursors, held, summary, assertHeld };
     await openOutput(s, plan);
     await writeHeader(s);
     await (held.workbook ? exportFeedWorkbook(s) : exportFeedRows(s));
