@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ApiClient, boundsFromEnv } from "./api/client.js";
+import { proxyFromEnv } from "./api/proxy.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type Clock, systemClock } from "./clock.js";
 import { misspellingNote } from "./config/env-names.js";
@@ -314,11 +315,15 @@ export class Context {
    * them), with this command's retry policy, bounds, Ctrl-C, clock and --verbose trace. The caller
    * closes it (api() registers its own).
    */
-  clientFor(t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource">): ApiClient {
+  clientFor(
+    t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource"> & Partial<Pick<Target, "source">>,
+  ): ApiClient {
     return new ApiClient({
       baseUrl: t.baseUrl,
       apiKey: t.apiKey,
       baseUrlSource: t.baseUrlSource,
+      // The embedded sandbox runs in this process on loopback: never through a proxy.
+      proxy: t.source === "embedded" ? undefined : proxyFromEnv(this.env),
       retry: this.init.retry ?? retryFromEnv(this.env),
       ...boundsFromEnv(this.env),
       signal: this.signal,

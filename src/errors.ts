@@ -73,6 +73,18 @@ export class NetworkError extends CliError {
 export class ConfigError extends CliError {}
 
 /**
+ * A proxy from the environment (HTTPS_PROXY, HTTP_PROXY) that cannot be used: it asks for a user and
+ * password (407), refuses the destination, or cannot be reached. Exit 4 like ConfigError, not retried.
+ */
+export class ProxyError extends ConfigError {}
+
+/**
+ * A TLS certificate that does not verify (self-signed, unknown CA, expired, another host name).
+ * Exit 4 like ConfigError, never retried: the fix is configuration (NODE_EXTRA_CA_CERTS, the base URL).
+ */
+export class CertificateError extends ConfigError {}
+
+/**
  * Something named on the command line (a campaign reference, a brand name) matches nothing the API
  * returned. Exit 5, as a 404.
  */

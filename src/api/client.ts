@@ -3,7 +3,7 @@
 // undici and zod load on the first request, not at start-up: every command builds a Context that
 // imports this file, and `--help` or `--version` should not pay for an HTTP stack (see
 // docs/benchmarks.md).
-import type { Agent, Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { z } from "zod";
 import {
   ApiError,
@@ -26,6 +26,8 @@ import {
   type RetryClass,
   type RetrySettings,
 } from "./retry-policy.js";
+import { type ProxySettings, proxyFor, proxyTraceLine, redactProxy } from "./proxy.js";
+import { certificateError, isCertificateCode, proxyError, proxyRefusalStatus } from "./transport-errors.js";
 
 export const API_PREFIX = "/api/partner/v1";
 
@@ -79,6 +81,11 @@ export interface ClientOptions {
   maxResponseBytes?: number | undefined;
   /** Aborts requests and retry waits (Ctrl-C): they end with CancelledError. */
   signal?: AbortSignal | undefined;
+  /**
+   * Proxies from the environment (proxyFromEnv); undefined: always direct (the embedded sandbox,
+   * tests). undici's EnvHttpProxyAgent decides per origin with these values, never process.env.
+   */
+  proxy?: ProxySettings | undefined;
 }
 
 /** Result of a recovery read after an uncertain write: the settled value, or "retry" to repeat the write. */
@@ -148,13 +155,13 @@ export function seg(value: string): string {
 export class ApiClient {
   readonly baseUrl: string;
   private readonly apiKey: string;
-  private agentPromise: Promise<Agent> | undefined;
+  private agentPromise: Promise<Dispatcher> | undefined;
   /**
    * The agent once made: a request then goes out in the same turn as the call that makes it (no
    * wait on a resolved promise), e.g. a feed's next page requested from the previous page's text
    * before that page is parsed.
    */
-  private agentReady: Agent | undefined;
+  private agentReady: Dispatcher | undefined;
   private readonly settings: RetrySettings;
   private readonly opts: ClientOptions;
   private readonly clock: Pick<Clock, "sleep">;
@@ -167,16 +174,34 @@ export class ApiClient {
     this.clock = opts.clock ?? systemClock;
   }
 
-  /** One keep-alive pool per client, created on the first request. */
-  private agent(): Promise<Agent> {
+  /**
+   * One keep-alive pool per client, created on the first request: an Agent, or undici's
+   * EnvHttpProxyAgent when a proxy is set (CONNECT for https:// targets, plain forwarding for
+   * http:// ones, as curl does; NO_PROXY decided by undici).
+   */
+  private agent(): Promise<Dispatcher> {
     if (this.agentPromise) return this.agentPromise;
-    const made: Promise<Agent> = import("undici").then(({ Agent }) => {
-      const agent = new Agent({
+    const made: Promise<Dispatcher> = import("undici").then(({ Agent, EnvHttpProxyAgent }) => {
+      const options = {
         keepAliveTimeout: 10_000,
         connect: { timeout: this.opts.connectTimeoutMs ?? 10_000 },
         headersTimeout: this.opts.headersTimeoutMs ?? 30_000,
         bodyTimeout: this.opts.bodyTimeoutMs ?? 60_000,
-      });
+      };
+      const p = this.opts.proxy;
+      const agent =
+        p && (p.http || p.https)
+          ? new EnvHttpProxyAgent({
+              ...options,
+              // Given explicitly ("" = none) so undici never falls back to process.env.
+              httpProxy: p.http?.url ?? "",
+              httpsProxy: p.https?.url ?? "",
+              noProxy: p.noProxy,
+              proxyTunnel: false,
+            })
+          : new Agent(options);
+      const line = proxyTraceLine(p, this.base().origin);
+      if (line) this.trace(line);
       if (this.agentPromise === made) this.agentReady = agent;
       return agent;
     });
@@ -340,7 +365,9 @@ export class ApiClient {
   }
 
   private networkError(spec: RequestSpec<unknown>, f: NetworkFailure, attempts: number): NetworkError {
-    const what = f.code === TIMED_OUT ? f.message : `${networkPhrase(f.code)} (${f.code})`;
+    const what = f.message !== f.code ? f.message : `${networkPhrase(f.code)} (${f.code})`;
+    const proxy = proxyFor(this.opts.proxy, this.base().origin);
+    const via = proxy ? ` through the proxy ${redactProxy(proxy.url)} (from ${proxy.variable})` : "";
     const tries = attempts > 1 ? `; gave up after ${attempts} attempts` : "";
     let hint: string;
     if (f.code === TIMED_OUT) {
@@ -351,7 +378,7 @@ export class ApiClient {
       hint = `If that address is right, the service may be down or unreachable from here: try again later. If it is wrong: ${lowerFirst(this.fixHint())}`;
     }
     return new NetworkError(
-      `Could not reach ${this.where()} for ${spec.method} ${spec.path}: ${what}${tries}.`,
+      `Could not reach ${this.where()}${via} for ${spec.method} ${spec.path}: ${what}${tries}.`,
       spec.method,
       spec.path,
       hint,
@@ -486,11 +513,11 @@ export class ApiClient {
       } catch (err) {
         const stop = attempt.interrupted();
         if (stop) throw stop;
-        const e = err as NodeJS.ErrnoException & { code?: string };
-        // A refused or failed connect never reached the server; anything later may have.
-        const never = NEVER_SENT.includes(e.code ?? "");
-        this.trace(`< network error ${e.code ?? e.message}`);
-        throw new NetworkFailure(e.code ?? e.message, !never);
+        throw this.failedRequest(err as NodeJS.ErrnoException);
+      }
+      if (res.statusCode === 407 && proxyFor(this.opts.proxy, this.base().origin)) {
+        discard(res.body);
+        throw this.failedRequest(new Error("Proxy Authentication Required (407)"), 407);
       }
       bytes = await this.readBody(spec, res, url, attempt.interrupted);
     } finally {
@@ -502,6 +529,28 @@ export class ApiClient {
       `< ${res.statusCode} ${spec.method} ${spec.path} (${Date.now() - t0} ms, ${bytes.length} bytes)`,
     );
     return { status: res.statusCode, headers: res.headers, text, contentType };
+  }
+
+  /**
+   * What a request that got no answer becomes: a certificate that does not verify or a proxy that
+   * cannot be used (configuration: thrown as they are, never retried), else a NetworkFailure for
+   * the retry policy. `status`: a 407 that came back as an answer (plain forwarding of http://).
+   */
+  private failedRequest(e: NodeJS.ErrnoException, status?: number): Error {
+    this.trace(`< ${status ? `proxy answered ${status}` : `network error ${e.code ?? e.message}`}`);
+    const origin = this.base().origin;
+    const proxy = proxyFor(this.opts.proxy, origin);
+    if (isCertificateCode(e.code)) return certificateError(e, origin, this.where(), this.fixHint(), proxy);
+    const refused = status ?? proxyRefusalStatus(e.message);
+    if (proxy) {
+      const fatal = proxyError(e, refused, proxy, origin);
+      if (fatal) return fatal;
+      // Any other refusal of the proxy's (502, 503: it could not reach the service) sent nothing on.
+      if (refused) return new NetworkFailure(`PROXY_${refused}`, false, `the proxy answered ${refused}`);
+    }
+    // A refused or failed connect never reached the server; anything later may have.
+    const never = NEVER_SENT.includes(e.code ?? "");
+    return new NetworkFailure(e.code ?? e.message, !never);
   }
 
   /**

@@ -42,11 +42,23 @@ export const HELP_TOPICS: HelpTopic[] = [
         ["PARTNER_RETRY_BASE_MS", "base delay of the backoff between retries (default 300)"],
         ["PARTNER_REQUEST_TIMEOUT_MS", "total time for one request (default 60000)"],
         ["PARTNER_MAX_RESPONSE_BYTES", "largest answer read (default 64 MiB)"],
+        [
+          "HTTPS_PROXY, HTTP_PROXY",
+          "proxy for https:// and http:// requests, as http://[user:password@]host:port; the lower-case names win (https_proxy, http_proxy); never for the embedded sandbox",
+        ],
+        [
+          "NO_PROXY",
+          "hosts reached without the proxy, by commas: example.com or .example.com (and names below it), host:port, IP addresses, * for all; no_proxy wins",
+        ],
+        [
+          "NODE_EXTRA_CA_CERTS",
+          "a PEM file of extra CA certificates to trust (a private or corporate CA); a certificate that does not verify exits 4, never retried",
+        ],
         ["NO_COLOR, CLICOLOR=0", "no colors (like --no-color)"],
         ["FORCE_COLOR, CLICOLOR_FORCE", "colors even when piped"],
         ["COLUMNS", "the width help and tables fit (default: the terminal's, 80 when piped)"],
       ],
-      "Cron and CI do not read your shell's startup files: set PARTNER_API_KEY and PARTNER_BASE_URL in the job itself. More: docs/configuration.md.",
+      "--verbose names the proxy a command uses (its password as ****). Cron and CI do not read your shell's startup files: set PARTNER_API_KEY and PARTNER_BASE_URL in the job itself. More: docs/configuration.md.",
     ],
   },
   {
@@ -62,7 +74,10 @@ export const HELP_TOPICS: HelpTopic[] = [
           "3",
           "finished with a negative outcome: rejected rows, a failed job, a signature that does not verify",
         ],
-        ["4", "authentication, permission or configuration: 401, 403, no credentials without a terminal"],
+        [
+          "4",
+          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable",
+        ],
         ["5", "not found: 404, a reference that matches nothing"],
         ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
         ["7", "temporary: 429/502/503/504 or the network still failing after retries; try again later"],
