@@ -163,6 +163,7 @@ async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, t
     settings: s,
     map: src.map,
     seen: new IdIndex(total),
+    notNfcFirst: new Map(),
     summary: { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 },
     valid: 0,
     batches: [],
