@@ -109,6 +109,18 @@ describe("roster import --max-input-size", () => {
     expect(await creatorCount(s.sb)).toBe(3);
   });
 
+  it("at a terminal the status line shows the bytes read from the pipe; --quiet and a pipe for stderr show none", async () => {
+    const text = "externalId,name\nt-1,Ada\n";
+    const tty = await s.run(["roster", "import", "-"], { tty: true, input: text });
+    expect(tty.exitCode).toBe(0);
+    expect(tty.stderr).toContain("\r\u001b[2KReading stdin: 0.0 MB");
+    const quiet = await s.run(["roster", "import", "-", "--quiet"], { tty: true, input: text });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).not.toContain("Reading stdin");
+    const piped = await s.run(["roster", "import", "-"], { input: text });
+    expect(piped.stderr).not.toContain("Reading stdin");
+  });
+
   it("--max-input-size that is not a size: exit 2 before anything is read", async () => {
     const r = await s.run(["roster", "import", "-", "--max-input-size", "lots"], {
       input: "externalId\nx\n",
