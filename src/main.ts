@@ -1,5 +1,6 @@
 // run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
 // Never calls process.exit.
+import { visibleLine } from "./io/visible.js";
 import { Writable } from "node:stream";
 import { CommanderError } from "commander";
 import type { Context, ContextInit, GlobalOptions, Target } from "./context.js";
@@ -251,7 +252,9 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
       return code;
     }
     const verbose = ctx?.verbose ?? false;
-    for (const line of formatError(err, verbose, ctx?.resolvedTarget)) streams.stderr.write(`${line}\n`);
+    // Shown as every message is (io.err): invisible and direction-changing characters escaped.
+    for (const line of formatError(err, verbose, ctx?.resolvedTarget))
+      streams.stderr.write(`${visibleLine(line)}\n`);
     return code;
   } finally {
     // After a Ctrl-C the listener stays: the echo some libraries send would otherwise end the

@@ -41,6 +41,10 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     )
     .option("--clear-empty", "blank email/handle cells clear the stored value (default: blank keeps it)")
     .option(
+      "--max-input-size <size>",
+      "the most read from stdin or a pipe, e.g. 500MB, 10GB (default: 2GB); past it nothing is sent (a file has no limit)",
+    )
+    .option(
       "--column <field=header>",
       "read FIELD (externalId, name, email, handle, active) from the column named HEADER; repeatable",
       collect,

@@ -13,10 +13,13 @@ import { checkEncoding } from "./decode.js";
 import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
 import { openInput } from "./input.js";
 import { CsvReader, detectDelimiter, parseDelimiter } from "./read.js";
-import { controlCharReason } from "./roster.js";
+import { idTextReason, nfcProblem, notNfc, showId } from "./roster.js";
 import { unescapeFormulaCell } from "./write.js";
 
-/** Bigger than any useful id list (10,000 ids) with a few extra columns: refuse past it. */
+/**
+ * Bigger than any useful id list (10,000 ids) with a few extra columns: refuse past it (a file too;
+ * the list is held in memory, and stdin or a pipe is never copied to disk).
+ */
 const MAX_BYTES = 64 * 1024 * 1024;
 const SAMPLE = 5;
 
@@ -44,7 +47,11 @@ async function* capped(chunks: AsyncIterable<Uint8Array>, name: string): AsyncGe
   let size = 0;
   for await (const c of chunks) {
     size += c.length;
-    if (size > MAX_BYTES) throw new UsageError(`${name} is too large (more than 64 MB) for an id list.`);
+    if (size > MAX_BYTES)
+      throw new UsageError(
+        `${name} is too large for an id list: more than 64 MiB, the most read (one assignment takes at most ${LIMITS.assignmentIdsMax.toLocaleString("en-US")} ids); it was not read further. Nothing was sent.`,
+        "Give a file of ids only (one per line, or a CSV with few columns).",
+      );
     yield c;
   }
 }
@@ -53,7 +60,7 @@ function idProblem(id: string): string | undefined {
   if ([...id].length > LIMITS.creatorExternalIdMax)
     return `is longer than ${LIMITS.creatorExternalIdMax} characters`;
   if (/[\r\n\u2028\u2029]/.test(id)) return "is not one line";
-  return controlCharReason(id);
+  return idTextReason(id);
 }
 
 const show = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
@@ -170,6 +177,18 @@ function checkIds(name: string, entries: Entry[]): void {
   }
 }
 
+/** Notes the ids that are not in Unicode NFC (sent as they are: the service compares ids exactly). */
+function warnNotNfc(entries: Entry[], note: ((line: string) => void) | undefined): void {
+  let count = 0;
+  for (const e of entries) {
+    const n = notNfc(e.id);
+    if (!n) continue;
+    if (count++ < 10)
+      note?.(`line ${e.line}: externalId ${showId(e.id)} ${nfcProblem(n.cp)}; sent as it is.`);
+  }
+  if (count > 10) note?.(`... and ${count - 10} more externalIds not in Unicode NFC.`);
+}
+
 /** Parses an id list (file path or "-" for stdin). Usage errors name the line. */
 export async function readIdList(path: string, stdin: Readable, o: IdListOptions = {}): Promise<IdList> {
   const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
@@ -197,6 +216,7 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
       : await readCsv(name, text, delimiter!, holder, flags);
 
   checkIds(name, entries);
+  warnNotNfc(entries, o.note);
   const seen = new Set<string>();
   for (const e of entries) seen.add(e.id);
   if (seen.size === 0)

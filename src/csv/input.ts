@@ -4,6 +4,8 @@
 // copies the bytes into a private temporary file (mode 0600 in a fresh 0700 directory, removed at the
 // end, even after an error or Ctrl-C; on POSIX systems it is unlinked at once and lives only as an
 // open descriptor) and the second pass reads that copy.
+// Such an input is read up to a limit (`maxBytes`, --max-input-size; 2 GB by default): an endless
+// pipe stops there with a usage error, nothing sent and the copy gone, instead of filling the disk.
 import { rmSync } from "node:fs";
 import { type FileHandle, mkdtemp, open, rm, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,6 +18,8 @@ const CHUNK = 64 * 1024;
 export interface InputFile {
   /** The file as named in messages: the path, or "stdin" for "-". */
   readonly name: string;
+  /** Not a regular file (stdin, a pipe, a FIFO, a terminal): read once, up to the size limit. */
+  readonly piped: boolean;
   /** The bytes from the start. Can be called again when the input was opened with `passes: 2`. */
   bytes(): AsyncIterable<Uint8Array>;
   /** Releases the descriptor and removes any temporary copy. */
@@ -93,11 +97,94 @@ export async function makeSpool(): Promise<{ fh: FileHandle; cleanup: () => Prom
   }
 }
 
+/** The most read from a pipe or stdin unless --max-input-size says otherwise. */
+export const DEFAULT_MAX_INPUT_BYTES = 2_000_000_000;
+
+const UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  kib: 1024,
+  m: 1e6,
+  mb: 1e6,
+  mib: 1024 ** 2,
+  g: 1e9,
+  gb: 1e9,
+  gib: 1024 ** 3,
+  t: 1e12,
+  tb: 1e12,
+  tib: 1024 ** 4,
+};
+
+/**
+ * A size: a whole or decimal number and a unit, any case: B, KB, MB, GB, TB (powers of 1,000; K, M,
+ * G, T alone too) or KiB, MiB, GiB, TiB (powers of 1,024); no unit: bytes. Undefined when not a
+ * size of at least one byte.
+ */
+export function parseByteSize(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) return undefined;
+  const n = Math.floor(Number(m[1]) * unit);
+  return n >= 1 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** "2 GB", "500 MB", "1.5 GB", "1,024 bytes": a limit as messages show it (powers of 1,000). */
+export function formatByteSize(n: number): string {
+  for (const [unit, size] of [
+    ["TB", 1e12],
+    ["GB", 1e9],
+    ["MB", 1e6],
+    ["KB", 1e3],
+  ] as const) {
+    if (n >= size) return `${Math.round((n / size) * 10) / 10} ${unit}`;
+  }
+  return `${n.toLocaleString("en-US")} bytes`;
+}
+
+export interface OpenInputOptions {
+  passes: 1 | 2;
+  /** The most read from an input that is not a regular file (default DEFAULT_MAX_INPUT_BYTES). */
+  maxBytes?: number | undefined;
+  /** What raises the limit, for its message ("--max-input-size"); undefined: it cannot be raised. */
+  limitFlag?: string | undefined;
+  /** Called with the bytes read so far from an input that is not a regular file, and once at its end. */
+  onRead?: ((bytes: number, done: boolean) => void) | undefined;
+}
+
+/** The input went past the limit: a usage error naming the limit and the flag that raises it. */
+function tooLarge(name: string, max: number, flag: string | undefined): UsageError {
+  return new UsageError(
+    `${name} is larger than ${formatByteSize(max)}, the most read from a pipe or stdin${flag ? ` (${flag})` : ""}; it was not read further. Nothing was sent.`,
+    flag
+      ? `If the input is really that large, raise the limit, e.g. ${flag} ${formatByteSize(max * 5).replace(" ", "")}, or save it to a file and import the file (a file has no limit).`
+      : "Save it to a file and use the file.",
+  );
+}
+
+/** Bytes of a piped input, counted: past `max`, a usage error (the caller closes the input). */
+async function* bounded(
+  chunks: AsyncIterable<Uint8Array>,
+  name: string,
+  o: OpenInputOptions,
+): AsyncGenerator<Uint8Array> {
+  const max = o.maxBytes ?? DEFAULT_MAX_INPUT_BYTES;
+  let size = 0;
+  for await (const c of chunks) {
+    size += c.length;
+    if (size > max) throw tooLarge(name, max, o.limitFlag);
+    o.onRead?.(size, false);
+    yield c;
+  }
+  o.onRead?.(size, true);
+}
+
 /**
  * Opens an input for reading once (`passes: 1`) or twice (`passes: 2`). Errors opening it are usage
  * errors naming the file.
  */
-export async function openInput(path: string, stdin: Readable, o: { passes: 1 | 2 }): Promise<InputFile> {
+export async function openInput(path: string, stdin: Readable, o: OpenInputOptions): Promise<InputFile> {
   const name = path === "-" ? "stdin" : path;
   let fh: FileHandle | undefined;
   let regular = false;
@@ -114,7 +201,10 @@ export async function openInput(path: string, stdin: Readable, o: { passes: 1 | 
       throw readError(path, err);
     }
   }
-  const source = (): AsyncIterable<Uint8Array> => (fh ? fromHandle(fh, name, regular) : fromStream(stdin));
+  const source = (): AsyncIterable<Uint8Array> =>
+    regular
+      ? fromHandle(fh!, name, true)
+      : bounded(fh ? fromHandle(fh, name, false) : fromStream(stdin), name, o);
   const closeSource = async () => {
     await fh?.close().catch(() => {});
   };
@@ -123,6 +213,7 @@ export async function openInput(path: string, stdin: Readable, o: { passes: 1 | 
     let reads = 0;
     return {
       name,
+      piped: !regular,
       bytes() {
         reads++;
         if (reads > 1 && !regular) throw new Error(`${name} can be read once only`);
@@ -139,6 +230,7 @@ export async function openInput(path: string, stdin: Readable, o: { passes: 1 | 
   let reads = 0;
   return {
     name,
+    piped: true,
     bytes() {
       reads++;
       if (reads === 1) return copying();

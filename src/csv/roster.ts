@@ -2,6 +2,7 @@
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
 import { checkCreatorWrite, fastCreatorBatchItem, fastCreatorField } from "../spec/creators.js";
+import { codePointName, firstInvisible } from "../io/visible.js";
 import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -37,6 +38,62 @@ export function controlCharReason(value: string): string | undefined {
   if (!m) return undefined;
   const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
   return `holds a control character (U+${code}${code === "0000" ? ", NUL" : ""}) at position ${m.index + 1}`;
+}
+
+const isBidi = (cp: number) =>
+  (cp >= 0x202a && cp <= 0x202e) ||
+  (cp >= 0x2066 && cp <= 0x2069) ||
+  cp === 0x200e ||
+  cp === 0x200f ||
+  cp === 0x061c;
+
+/**
+ * Why an externalId cannot be sent: it holds a control character (C0, tab included, or C1), an
+ * invisible one (zero-width, word joiner, a byte order mark inside it) or one that changes the
+ * direction of the text (bidi controls). The service's rules do not name them (it would store such an
+ * id as it is); this is the client's own rule: such an id looks like another one, or like nothing,
+ * wherever it is shown, and cannot be typed on a command line. CR and LF are the service's one-line
+ * rule. `id` is the trimmed id (the service trims it too, a byte order mark included).
+ */
+export function idTextReason(id: string): string | undefined {
+  const f = firstInvisible(id);
+  if (!f) return undefined;
+  const { cp, position } = f;
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
+    const code = cp.toString(16).toUpperCase().padStart(4, "0");
+    return `holds a control character (U+${code}${cp === 0 ? ", NUL" : ""}) at position ${position}`;
+  }
+  const kind = isBidi(cp) ? "a direction-changing character" : "an invisible character";
+  return `holds ${kind} (${codePointName(cp)}) at position ${position}`;
+}
+
+/** Characters below U+0300 are all stable under NFC: text without others is in NFC already. */
+const MAYBE_NOT_NFC_RE = /[^\u0000-\u02ff]/;
+
+/**
+ * An id that is not in Unicode NFC (a letter and its accent apart, as macOS and some exports write
+ * it): `nfc` is its normal form, `cp` the first code point that makes the difference. Undefined for
+ * an id in NFC (any id of ASCII or Latin-1 letters is, after one regular-expression test).
+ */
+export function notNfc(id: string): { nfc: string; cp: number } | undefined {
+  if (!MAYBE_NOT_NFC_RE.test(id)) return undefined;
+  const nfc = id.normalize("NFC");
+  if (nfc === id) return undefined;
+  let i = 0;
+  while (i < id.length && id.charCodeAt(i) === nfc.charCodeAt(i)) i++;
+  // The difference starts at a base letter whose mark follows, or at a character NFC replaces.
+  const mark = /\p{M}/u.exec(id.slice(i));
+  return { nfc, cp: (mark ? mark[0] : String.fromCodePoint(id.codePointAt(i)!)).codePointAt(0)! };
+}
+
+/** An id as shown in a message: JSON-quoted, its combining marks written as \u0301 so they can be seen. */
+export function showId(id: string): string {
+  return JSON.stringify(id).replace(/\p{M}/gu, (m) => `\\u${m.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** "is not in Unicode NFC (U+0301 COMBINING ACUTE ACCENT)". */
+export function nfcProblem(cp: number): string {
+  return `is not in Unicode NFC (${codePointName(cp)})`;
 }
 
 /**
@@ -101,7 +158,8 @@ export function checkRosterRow(
   if (fieldCount) return { externalId, reasons: [fieldCount] };
   for (const f of TEXT_FIELDS) {
     const v = values[f];
-    const why = v === undefined ? undefined : controlCharReason(v);
+    const why =
+      v === undefined ? undefined : f === "externalId" ? idTextReason(v.trim()) : controlCharReason(v);
     if (why) reasons.push(`${f}: ${why}`);
   }
   const raw: Record<string, unknown> = { externalId: values.externalId ?? "" };
@@ -149,12 +207,15 @@ export function checkRosterRow(
 
 /** A character JSON.stringify escapes (or a lone surrogate), a line end the rules look at, or the C0 controls. */
 const NOT_PLAIN_RE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
+/** The same for the externalId cell, and the characters idTextReason refuses (one test for both). */
+const NOT_PLAIN_ID_RE =
+  /["\\\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ud800-\udfff\ufeff]/;
 
 /** The cell of a mapped column when it can be written as JSON text as it is (undefined: not plain). */
-function plainCell(cells: readonly string[], i: number | undefined): string | undefined {
+function plainCell(cells: readonly string[], i: number | undefined, re = NOT_PLAIN_RE): string | undefined {
   if (i === undefined) return "";
   const v = cells[i] ?? "";
-  return v.charCodeAt(0) === 0x27 || NOT_PLAIN_RE.test(v) ? undefined : v;
+  return v.charCodeAt(0) === 0x27 || re.test(v) ? undefined : v;
 }
 
 /**
@@ -172,7 +233,7 @@ export function rosterRowJson(
 ): string | undefined {
   const ix = map.index;
   if (cells.length !== map.headers.length || ix.externalId === undefined) return undefined;
-  const id = plainCell(cells, ix.externalId);
+  const id = plainCell(cells, ix.externalId, NOT_PLAIN_ID_RE);
   const externalId = id === undefined ? undefined : fastCreatorField.externalId(id);
   if (externalId === undefined) return undefined;
   const mark = out.length;

@@ -9,6 +9,7 @@ import { UsageError } from "../errors.js";
 import { colorEnabled } from "./colors.js";
 import { createShaping, type Shaping } from "./shaping.js";
 import { type Io, type IoStreams, OUTPUT_FORMATS, type OutputFormat } from "./types.js";
+import { visibleLine } from "./visible.js";
 
 export { type Io, type IoStreams, OUTPUT_FORMATS, type OutputFormat } from "./types.js";
 
@@ -139,7 +140,10 @@ class OrderedOut {
   }
 }
 
-/** stderr's message lines, below which a live status line (a progress bar) may be drawn. */
+/**
+ * stderr's message lines, below which a live status line (a progress bar) may be drawn. Messages are
+ * for people: invisible and direction-changing characters in them are shown escaped (visible.ts).
+ */
 function stderrLines(streams: IoStreams, quiet: boolean): Pick<Io, "err" | "status"> {
   // The status line drawn last, if any: every other stderr line goes above it.
   let status: string | null = null;
@@ -147,7 +151,8 @@ function stderrLines(streams: IoStreams, quiet: boolean): Pick<Io, "err" | "stat
   return {
     err(line) {
       if (quiet) return;
-      const text = line.endsWith("\n") ? line : `${line}\n`;
+      const shown = visibleLine(line);
+      const text = shown.endsWith("\n") ? shown : `${shown}\n`;
       streams.stderr.write(status === null ? text : `${CLEAR_LINE}${text}${status}`);
     },
     status(line) {

@@ -53,6 +53,30 @@ export function renderBar(
 }
 
 export async function startProgress(io: Io, label: string, total: number): Promise<Progress> {
+  return startStatus(io, total, (done, max, rate, columns) => renderBar(label, done, max, rate, columns));
+}
+
+/** "Reading stdin: 1.2 GB | 31.4 MB/s": a count of bytes with no known end, fitted to `columns`. */
+export function renderBytes(
+  label: string,
+  bytes: number,
+  ratePerSec: number | undefined,
+  columns: number,
+): string {
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  const line = `${label}: ${mb(bytes)}${ratePerSec === undefined ? "" : ` | ${mb(ratePerSec)}/s`}`;
+  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line;
+}
+
+/** The status line of an input read to its unknown end (a pipe): the bytes read so far and the rate. */
+export function startByteCount(io: Io, label: string): Progress {
+  return startStatus(io, 0, (done, _max, rate, columns) => renderBytes(label, done, rate, columns));
+}
+
+type Render = (done: number, total: number, ratePerSec: number | undefined, columns: number) => string;
+
+/** The status line, redrawn at most every REDRAW_MS with the rate over the last RATE_WINDOW_MS. */
+function startStatus(io: Io, total: number, render: Render): Progress {
   if (!io.stderrIsTTY || io.quiet) return silent;
   const columns = () => (io.stderr as NodeJS.WriteStream).columns || 80;
   let max = total;
@@ -67,7 +91,7 @@ export async function startProgress(io: Io, label: string, total: number): Promi
     const first = samples[0]!;
     const secs = (now - first.t) / 1000;
     const rate = secs >= 0.5 ? (current - first.done) / secs : undefined;
-    io.status(renderBar(label, current, max, rate, columns()));
+    io.status(render(current, max, rate, columns()));
   };
   draw(Date.now());
   return {

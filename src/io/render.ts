@@ -5,17 +5,22 @@
 import type { Cell } from "../csv/write.js";
 import { fitTable, type TableColumn, type TableLayout, truncate } from "./table.js";
 import type { Io } from "./types.js";
+import { visibleCell } from "./visible.js";
 
 export interface Column<T> extends TableColumn {
   value: (row: T) => unknown;
 }
 
-/** Text of one cell: null/undefined become "-" in tables and "" in TSV. */
+/**
+ * Text of one cell: null/undefined become "-" in tables and "" in TSV. A table's cell (a terminal's:
+ * tables and "field  value" records) shows invisible and direction-changing characters escaped
+ * (`\u202e`, visible.ts); TSV, CSV and JSON are data and keep the exact text.
+ */
 export function cellText(v: unknown, forTable: boolean): string {
   if (v === null || v === undefined) return forTable ? "-" : "";
   if (typeof v === "boolean") return v ? "yes" : "no";
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
+  const text = typeof v === "object" ? JSON.stringify(v) : String(v);
+  return forTable ? visibleCell(text) : text;
 }
 
 /** TSV cells must not hold tabs or newlines. */

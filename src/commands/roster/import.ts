@@ -10,10 +10,11 @@ import type { Context } from "../../context.js";
 import { checkEncoding } from "../../csv/decode.js";
 import { describeMapping } from "../../csv/headers.js";
 import { IdIndex } from "../../csv/id-index.js";
-import { type InputFile, openInput } from "../../csv/input.js";
+import { DEFAULT_MAX_INPUT_BYTES, type InputFile, openInput, parseByteSize } from "../../csv/input.js";
 import { CsvFileError, type CsvReadOptions, parseDelimiter } from "../../csv/read.js";
 import { parseColumnFlags } from "../../csv/roster.js";
 import { CancelledError, CliError, UsageError } from "../../errors.js";
+import { startByteCount } from "../../io/progress.js";
 import { LIMITS } from "../../spec/limits.js";
 import { flush, rejectLocally, rowAdded } from "./import/batch.js";
 import { checkRecord } from "./import/check.js";
@@ -40,6 +41,8 @@ export interface ImportOptions {
   delimiter?: string | undefined;
   /** Batches in flight at once, 1 to MAX_CONCURRENCY (default 4). */
   concurrency?: number | undefined;
+  /** --max-input-size: the most read from a pipe or stdin ("2GB", "500MB"; default 2 GB). */
+  maxInputSize?: string | undefined;
 }
 
 /** `roster import FILE [flags]`: the FILE positional ("-" for stdin) and the flags. */
@@ -50,10 +53,23 @@ export interface RosterImportOptions extends ImportOptions {
 export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 16;
 
-/** How the input is read: the file name, --encoding, --delimiter (checked) and the --column map. */
+/** How the input is read: the file name, --encoding, --delimiter (checked), the --column map, the size limit. */
 interface ReadSettings {
   read: CsvReadOptions;
   flags: ColumnFlags;
+  maxBytes: number;
+}
+
+/** --max-input-size, checked. */
+function maxInputBytes(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_INPUT_BYTES;
+  const n = parseByteSize(text);
+  if (n === undefined)
+    throw new UsageError(
+      `--max-input-size must be a size such as 2GB, 500MB or 4GiB, not "${text}".`,
+      "KB, MB, GB and TB are powers of 1,000; KiB, MiB, GiB and TiB powers of 1,024; a plain number is bytes.",
+    );
+  return n;
 }
 
 /** Checks the flags (usage errors before anything is read or sent). */
@@ -70,6 +86,7 @@ function settle(o: RosterImportOptions): { settings: ImportSettings; how: ReadSe
   if (o.rejects && o.file !== "-" && resolve(o.rejects) === resolve(o.file))
     throw new UsageError("--rejects names the input file itself; choose another file.");
   const name = o.file === "-" ? "stdin" : o.file;
+  const maxBytes = maxInputBytes(o.maxInputSize);
   return {
     settings: {
       file: name,
@@ -79,7 +96,7 @@ function settle(o: RosterImportOptions): { settings: ImportSettings; how: ReadSe
       clearEmpty: Boolean(o.clearEmpty),
       rejects: o.rejects,
     },
-    how: { read: { name, encoding, delimiter }, flags },
+    how: { read: { name, encoding, delimiter }, flags, maxBytes },
   };
 }
 
@@ -93,10 +110,22 @@ export async function rosterImportRun(opts: RosterImportOptions, ctx: Context): 
 
   if (opts.file === "-" && io.stdinIsTTY)
     io.err("Reading the roster from the terminal: paste it, then press Ctrl-D on a new line.");
-  const input = await openInput(opts.file, io.stdin, { passes: settings.dryRun ? 1 : 2 });
+  // A pipe is read to an end nobody knows: a terminal sees the bytes read so far (the status line).
+  let reading: ReturnType<typeof startByteCount> | undefined;
+  const input = await openInput(opts.file, io.stdin, {
+    passes: settings.dryRun ? 1 : 2,
+    maxBytes: how.maxBytes,
+    limitFlag: "--max-input-size",
+    onRead(bytes, done) {
+      reading ??= startByteCount(io, `Reading ${settings.file}`);
+      if (done) reading.stop();
+      else reading.update(bytes);
+    },
+  });
   try {
     await importInput(input, settings, how, ctx);
   } finally {
+    reading?.stop();
     await input.close();
   }
 }
@@ -134,6 +163,7 @@ async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, t
     settings: s,
     map: src.map,
     seen: new IdIndex(total),
+    notNfcFirst: new Map(),
     summary: { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 },
     valid: 0,
     batches: [],

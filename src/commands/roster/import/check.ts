@@ -1,9 +1,11 @@
 // Check stage: one record becomes a row of the next batch, or a row rejected here with its reasons
-// (the shared row rules of src/csv/roster.ts, and an externalId already seen on an earlier line). A
-// plain row that passes goes straight into the batch's JSON text (rosterRowJson); any other row is
-// checked by checkRosterRow, which gives the exact reasons.
+// (the shared row rules of src/csv/roster.ts, and an externalId already seen on an earlier line, or
+// the same after Unicode NFC normalization). A plain row that passes goes straight into the batch's
+// JSON text (rosterRowJson); any other row is checked by checkRosterRow, which gives the exact
+// reasons. An accepted id that is not in NFC is sent as it is, with a warning.
 import type { CsvRecord } from "../../../csv/read.js";
-import { checkRosterRow, rosterRowJson } from "../../../csv/roster.js";
+import { checkRosterRow, nfcProblem, notNfc, rosterRowJson, showId } from "../../../csv/roster.js";
+import { STDERR_WARNING_CAP } from "./report.js";
 import type { ImportState, Rejected } from "./state.js";
 
 /** Adds a record that passes to `st.batch` (undefined), or returns it rejected with its reasons. */
@@ -19,17 +21,39 @@ export function checkRecord(st: ImportState, rec: CsvRecord): Rejected | undefin
       : undefined;
   // With an item, check.externalId is the item's (trimmed) externalId.
   const externalId = fast ?? check!.externalId;
-  const firstSeen = externalId !== "" ? st.seen.firstLineOrAdd(externalId, rec.line) : undefined;
+  // Ids are compared in NFC: two spellings of one text are one id to the people reading them.
+  const nfc = externalId !== "" ? notNfc(externalId) : undefined;
+  const key = nfc ? nfc.nfc : externalId;
+  const firstSeen = externalId !== "" ? st.seen.firstLineOrAdd(key, rec.line) : undefined;
+  if (nfc && firstSeen === undefined) st.notNfcFirst.set(key, externalId);
   if (firstSeen !== undefined || (check && (check.reasons.length || !check.item))) {
     json.length = mark;
     const reasons = check?.reasons ?? [];
-    if (firstSeen !== undefined) reasons.push(`externalId: also on line ${firstSeen}`);
+    if (firstSeen !== undefined) reasons.push(repeatReason(st, key, externalId, firstSeen));
     return { line: rec.line, externalId, reasons, cells: rec.cells };
   }
+  if (nfc) warnNotNfc(st, rec.line, externalId, nfc.cp);
   if (check?.item) json.push(comma ? `,${JSON.stringify(check.item)}` : JSON.stringify(check.item));
   batch.lines.push(rec.line);
   batch.ids.push(externalId);
   if (st.out.sink) batch.cells.push(rec.cells);
   batch.spillSometimes();
   return undefined;
+}
+
+/** "externalId: also on line 2", saying so when the two are spelled apart but equal in Unicode NFC. */
+function repeatReason(st: ImportState, key: string, externalId: string, line: number): string {
+  const first = st.notNfcFirst.get(key) ?? key;
+  return first === externalId
+    ? `externalId: also on line ${line}`
+    : `externalId: also on line ${line}, spelled ${showId(first)} there and ${showId(externalId)} here: the same text in Unicode NFC`;
+}
+
+function warnNotNfc(st: ImportState, line: number, externalId: string, cp: number): void {
+  const out = st.out;
+  out.warned++;
+  if (out.warnings.length < STDERR_WARNING_CAP)
+    out.warnings.push(
+      `line ${line}: externalId ${showId(externalId)} ${nfcProblem(cp)}; sent as it is (the service compares ids exactly).`,
+    );
 }

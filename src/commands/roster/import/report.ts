@@ -17,6 +17,8 @@ import {
 } from "./state.js";
 
 const STDERR_REJECT_CAP = 20;
+/** Warnings listed on stderr at the end (the rest are counted). */
+export const STDERR_WARNING_CAP = 20;
 
 /** The rejects file: line and reasons, then the input's own columns in its order (a rejects file's line and reasons columns left out). */
 function rejectsLayout(map: ColumnMap) {
@@ -48,7 +50,7 @@ export async function openOutputs(
   const progress: Progress = s.dryRun
     ? { update() {}, stop() {} }
     : await startProgress(io, "Importing", total);
-  return { json, sink, row: layout.row, progress, shown: [] };
+  return { json, sink, row: layout.row, progress, shown: [], warnings: [], warned: 0 };
 }
 
 /** Reports rejected rows (already in line order). */
@@ -116,6 +118,9 @@ export async function finishOutputs(st: ImportState, extra: Record<string, unkno
     ...(s.dryRun ? { dryRun: true } : {}),
     ...extra,
   });
+  for (const w of out.warnings) io.err(w);
+  if (out.warned > out.warnings.length)
+    io.err(`... and ${fmt(out.warned - out.warnings.length)} more externalIds not in Unicode NFC.`);
   for (const r of out.shown)
     io.err(`line ${r.line}${r.externalId ? ` (${r.externalId})` : ""}: ${r.reasons.join("; ")}`);
   if (summary.rejected > out.shown.length) {

@@ -149,14 +149,20 @@ export interface Outputs {
   progress: Progress;
   /** The first rejected rows, listed on stderr at the end. */
   shown: Rejected[];
+  /** The first warnings (an externalId not in Unicode NFC, sent as it is), listed on stderr at the end. */
+  warnings: string[];
+  /** How many warnings there were. */
+  warned: number;
 }
 
 export interface ImportState {
   readonly ctx: Context;
   readonly settings: ImportSettings;
   readonly map: ColumnMap;
-  /** externalIds seen, with their first line. */
+  /** externalIds seen (in Unicode NFC), with their first line. */
   readonly seen: IdIndex;
+  /** The ids first seen in a form other than NFC, by their NFC form (rare: to tell an exact repeat). */
+  readonly notNfcFirst: Map<string, string>;
   readonly summary: { rows: number; added: number; updated: number; unchanged: number; rejected: number };
   /** --dry-run: rows that passed the checks. */
   valid: number;
