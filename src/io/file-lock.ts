@@ -36,12 +36,24 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Clock, systemClock } from "../clock.js";
 import { ConfigError, LockedError } from "../errors.js";
 
-type Native = typeof import("fs-native-extensions");
+/** The two calls used, with the offset and length of the locked range. */
+interface Native {
+  /** true: locked (exclusive); false: another open file holds it. */
+  tryLock(fd: number, offset: number, length: number): boolean;
+  unlock(fd: number, offset: number, length: number): void;
+}
+
+/** The addon's own functions, below the package's entry: tryLock throws EAGAIN when held. */
+interface Binding {
+  tryLock(fd: number, offset: number, length: number, exclusive: boolean): void;
+  unlock(fd: number, offset: number, length: number): void;
+}
 
 /** The locked byte: past any record (1 GiB), so the record itself stays readable everywhere. */
 const LOCK_OFFSET = 2 ** 30;
@@ -52,8 +64,49 @@ const NO_LOCKS = new Set(["ENOLCK", "EOPNOTSUPP", "ENOTSUP", "ENOSYS", "EINVAL"]
 
 let native: Promise<Native> | undefined;
 function loadNative(): Promise<Native> {
-  native ??= import("fs-native-extensions");
+  native ??= loadAddon();
   return native;
+}
+
+/**
+ * The package's entry finds its prebuilt addon through a general resolver (require-addon) that
+ * costs about 20 ms to load, four times the addon itself: the addon is loaded straight from its
+ * prebuilds/ directory, and through the package's entry only where it is not there (a platform it
+ * is built for on install, a changed layout).
+ */
+async function loadAddon(): Promise<Native> {
+  try {
+    const b = createRequire(import.meta.url)(
+      `fs-native-extensions/prebuilds/${process.platform}-${process.arch}/fs-native-extensions.node`,
+    ) as Partial<Binding>;
+    if (typeof b.tryLock === "function" && typeof b.unlock === "function") return fromBinding(b as Binding);
+  } catch {
+    // not prebuilt for this platform (or not loadable here, as a glibc build on musl)
+  }
+  try {
+    const m = await import("fs-native-extensions");
+    return { tryLock: (fd, o, l) => m.tryLock(fd, o, l), unlock: (fd, o, l) => m.unlock(fd, o, l) };
+  } catch (err) {
+    throw new ConfigError(
+      `partner-cli cannot lock files on this platform (${process.platform}-${process.arch}): ${(err as Error).message.split("\n")[0]}`,
+      "Run partner-cli on a platform fs-native-extensions has a build for (Linux with glibc, macOS, Windows; x64 or arm64).",
+    );
+  }
+}
+
+function fromBinding(b: Binding): Native {
+  return {
+    tryLock(fd, offset, length) {
+      try {
+        b.tryLock(fd, offset, length, true);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EAGAIN") return false;
+        throw err;
+      }
+    },
+    unlock: (fd, offset, length) => b.unlock(fd, offset, length),
+  };
 }
 
 /** Who holds a lock, as the holder wrote it into the lock file. For messages only. */

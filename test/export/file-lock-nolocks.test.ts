@@ -1,7 +1,8 @@
 // A filesystem that refuses locks (an NFS mount without its lock service, some FUSE and network
 // filesystems): the lock call fails with ENOLCK, EOPNOTSUPP, ENOSYS or EINVAL. That is a ConfigError
 // (exit 4) naming the file, not a crash and not a silent pass. The native module is replaced here
-// by one that answers as such a filesystem does.
+// by one that answers as such a filesystem does (and the direct load of the prebuilt addon is made
+// to fail, so the package's entry, the fallback, is what answers).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -11,6 +12,13 @@ import { exitCodeFor } from "../../src/main.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const answer = vi.hoisted(() => ({ code: "ENOLCK" }));
+
+vi.mock("node:module", async (original) => ({
+  ...(await original<typeof import("node:module")>()),
+  createRequire: () => () => {
+    throw new Error("no prebuilt addon here");
+  },
+}));
 
 vi.mock("fs-native-extensions", () => ({
   tryLock: () => {

@@ -1,7 +1,7 @@
 // The one lock implementation (src/io/file-lock.ts) in one process: its options (wait, the clock,
 // refuse), the lock file and its record, assertHeld and release, lockBeside, and the locks built on
 // it (the config store's, a sandbox data dir's). Between processes: test/export/run-lock.test.ts.
-import { existsSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -126,6 +126,27 @@ describe("takeLock", () => {
       const again = await takeLock(file, { what: "The thing" });
       expect(readOwner(file)).toMatchObject({ pid: process.pid });
       await again.release();
+    }
+  });
+
+  it("the addon loaded straight from its prebuilds/ and the package's entry lock the same byte", async () => {
+    const file = join(tempDir(), "x.lock.json");
+    const lock = await takeLock(file, { what: "The thing" });
+    const pkg = await import("fs-native-extensions");
+    const fd = openSync(file, "r+");
+    expect(pkg.tryLock(fd, 2 ** 30, 1)).toBe(false);
+    await lock.release();
+    closeSync(fd);
+    // Held through the package by a process that writes no record: refused all the same.
+    const other = openSync(file, "wx");
+    try {
+      expect(pkg.tryLock(other, 2 ** 30, 1)).toBe(true);
+      const err = await refusal(takeLock(file, { what: "The thing" }));
+      expect(err.message).toBe(
+        `The thing is in use by another process: ${file} is locked, and its holder has not said who it is.`,
+      );
+    } finally {
+      closeSync(other);
     }
   });
 

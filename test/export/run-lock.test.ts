@@ -194,9 +194,14 @@ function expectNoOverlap(log: string, pids: number[], rounds: number): void {
 const shm = "/dev/shm";
 const onTmpfs = existsSync(shm) && statfsSync(shm).type === 0x01021994;
 
+// PARTNER_TEST_LOCK_DIRS (directories separated by ":") runs the stress test on more filesystems
+// too: an NFS or SMB mount, overlayfs, FUSE.
+const more = (process.env.PARTNER_TEST_LOCK_DIRS ?? "").split(":").filter(Boolean);
+
 describe.each([
   { fs: "the work filesystem", base: () => mkdtempSync(join(ROOT, "node_modules/.cache/partner-cli-lock-")) },
   { fs: "tmpfs (/dev/shm)", base: () => mkdtempSync(join(shm, "partner-cli-lock-")), skip: !onTmpfs },
+  ...more.map((dir) => ({ fs: dir, base: () => mkdtempSync(join(dir, "partner-cli-lock-")) })),
 ])("stress on $fs", ({ base, skip }) => {
   it.skipIf(skip)(
     "4 processes x 100 take/release rounds: no two holders ever overlap",
