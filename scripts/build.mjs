@@ -32,6 +32,9 @@ export const EXTERNAL = [
   // The OS keychain: a native binding per platform, loaded only when a key is kept there.
   "@napi-rs/keyring",
   "@napi-rs/keyring-*",
+  // File locks held by the OS: a native addon per platform, found next to its own module; loaded
+  // only when a lock is taken.
+  "fs-native-extensions",
 ];
 
 const SOURCEMAP = process.argv.includes("--release") ? false : "linked";

@@ -27,11 +27,11 @@ import { ensurePrivateDir } from "../config/paths.js";
 import { normalizeBaseUrl } from "../config/profiles.js";
 import type { ConfigStore, SavedCursor } from "../config/store.js";
 import { CliError, LockedError } from "../errors.js";
-import { lockBeside, takeLock } from "../io/file-lock.js";
+import { lockBeside } from "../io/file-lock.js";
 import { syncFolder } from "../io/private-file.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
-import { RUN_LOCK_HINT, type RunLock } from "./run-lock.js";
+import { type RunLock, takeRunLockFile } from "./run-lock.js";
 
 export type FeedKind = "redemptions" | "corrections" | "events";
 
@@ -138,7 +138,7 @@ export async function lockDestination(configDir: string, dest: Destination, what
       ? lockBeside(dest.path)
       : join(ensurePrivateDir(join(configDir, "locks")), `named-${hash16(dest.name)}.lock`);
   try {
-    return await takeLock(file, { what, hint: RUN_LOCK_HINT });
+    return await takeRunLockFile(file, what);
   } catch (err) {
     if (!(err instanceof LockedError) || dest.kind !== "file") throw err;
     throw new LockedError(

@@ -1,303 +1,146 @@
 // File locks, one implementation for every lock partner-cli takes: export and sync runs (a cursor,
 // an output file, a database), the config store's read-modify-write, the event store's appends and
-// a sandbox data dir. `takeLock(file, { what, wait, takeOverDeadOwner })`; `withLock` around a function.
+// a sandbox data dir. `takeLock(file, { what, hint, wait })`; `withLock` around a function.
 //
-// The rules, and why this is not proper-lockfile: proper-lockfile judges a lock by its age (an mtime
-// refreshed by a timer) and takes over one that has not been refreshed for `stale` ms; a run stopped
-// for 31 s (SIGSTOP, a laptop lid, a stalled NFS mount) lost its lock that way, resumed, doubled rows
-// and then died of ECOMPROMISED thrown from the refresh timer. Here:
-// - A lock is taken over only when its owner process is gone, never because it is old. There is no
-//   timer and nothing to refresh.
-// - The owner record survives pid reuse: pid, the process's start time (field 22 of /proc/PID/stat)
-//   and the boot id (/proc/sys/kernel/random/boot_id) on Linux, and the host name. A live pid with
-//   another start time, or a record from an earlier boot, is a dead owner. Without /proc only the pid
-//   is checked. A record written on another host is never judged: it holds until released there.
-// - The record appears whole or not at all: it is written to a private temporary file and fsynced,
-//   then hard-linked to the lock's name (link(2) fails when the name exists; atomic, NFS included).
-// - Taking over a dead owner's lock is race-free: each record carries a random token, and only the
-//   process that exclusively creates the takeover marker `<lock>.takeover-<token>-<k>` may remove
-//   that record, after reading again that it is still there. Nobody else can remove it meanwhile
-//   (its owner is dead), so exactly one contender replaces it; the others find a live owner.
-//   If a marker's creator itself died mid-takeover, the next number k is used, so a crash never
-//   wedges the lock.
-// - assertHeld() reads the record (one small file) and compares the token.
+// The operating system holds the lock, not a protocol of ours: the lock file is opened (created
+// 0600) and locked with fs-native-extensions (Linux: an fcntl open-file-description lock; macOS:
+// flock; Windows: LockFileEx). The OS releases it when the file is closed, which happens when the
+// process ends however it ends (SIGKILL included), so a dead holder's lock is free at once and a
+// live holder's is never taken, however old. On NFS the server keeps the lock for the client host
+// and frees it when that host's process closes the file or the host is declared gone.
+// - One byte far past the record is locked, not the whole file: on Windows (and SMB shares) a
+//   locked range cannot be read by others, and the record must stay readable for messages.
+// - The unlink race: a releaser removes the lock file, then unlocks. A contender that opened the
+//   file before the removal may then get the lock on a file no longer reachable by its name, so
+//   after locking it checks that the path still names the inode it locked (dev + ino), else closes
+//   and tries again. Everyone who holds a lock therefore holds it on the file the path names.
+// - The holder writes a record into the locked file (pid, host, since, what): for messages only.
+//   A busy lock is described from that record; a record from another host is just reported (that
+//   host's process holds it until it ends; nothing here ever takes a lock over).
+// - assertHeld() is one stat of the path compared with the inode locked (called before each write).
 // - Waiting (`wait` ms) polls with a growing pause (2 ms up to 20 ms) on the clock's sleep.
-import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
-import { open, unlink } from "node:fs/promises";
+// - A filesystem that refuses locks (ENOLCK, EOPNOTSUPP, ENOSYS, EINVAL) is a ConfigError (exit 4)
+//   naming the file, never a silent pass: an unlocked run could write every row twice.
+// The native module is loaded on the first lock taken, never by a command that takes none.
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Clock, systemClock } from "../clock.js";
-import { LockedError } from "../errors.js";
+import { ConfigError, LockedError } from "../errors.js";
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+/** The two calls used, with the offset and length of the locked range. */
+interface Native {
+  /** true: locked (exclusive); false: another open file holds it. */
+  tryLock(fd: number, offset: number, length: number): boolean;
+  unlock(fd: number, offset: number, length: number): void;
 }
 
-/** Who holds a lock. `start` and `boot` are absent where /proc is. */
-export interface OwnerRecord {
-  pid: number;
-  /** The process's start time in clock ticks since boot (/proc/PID/stat field 22). */
-  start?: string | undefined;
-  /** /proc/sys/kernel/random/boot_id of the machine the owner ran on. */
-  boot?: string | undefined;
-  host: string;
-  /** Random; names this one holding of the lock (takeover markers, assertHeld). */
-  token: string;
-  /** When the lock was taken (ISO), for messages. */
-  since: string;
+/** The addon's own functions, below the package's entry: tryLock throws EAGAIN when held. */
+interface Binding {
+  tryLock(fd: number, offset: number, length: number, exclusive: boolean): void;
+  unlock(fd: number, offset: number, length: number): void;
 }
 
-/** State and start time of a process from /proc/PID/stat; undefined when unreadable (no /proc, no such pid). */
-export function procStat(pid: number): { state: string; start: string } | undefined {
-  let text: string;
+/** The locked byte: past any record (1 GiB), so the record itself stays readable everywhere. */
+const LOCK_OFFSET = 2 ** 30;
+const LOCK_LENGTH = 1;
+
+/** Errors of the lock call that mean "this filesystem does not do locks". */
+const NO_LOCKS = new Set(["ENOLCK", "EOPNOTSUPP", "ENOTSUP", "ENOSYS", "EINVAL"]);
+
+let native: Promise<Native> | undefined;
+function loadNative(): Promise<Native> {
+  native ??= loadAddon();
+  return native;
+}
+
+/**
+ * The package's entry finds its prebuilt addon through a general resolver (require-addon) that
+ * costs about 20 ms to load, four times the addon itself: the addon is loaded straight from its
+ * prebuilds/ directory, and through the package's entry only where it is not there (a platform it
+ * is built for on install, a changed layout).
+ */
+async function loadAddon(): Promise<Native> {
   try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const b = createRequire(import.meta.url)(
+      `fs-native-extensions/prebuilds/${process.platform}-${process.arch}/fs-native-extensions.node`,
+    ) as Partial<Binding>;
+    if (typeof b.tryLock === "function" && typeof b.unlock === "function") return fromBinding(b as Binding);
   } catch {
-    return undefined;
+    // not prebuilt for this platform (or not loadable here, as a glibc build on musl)
   }
-  // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0];
-  const start = fields[19];
-  return state && start ? { state, start } : undefined;
+  try {
+    const m = await import("fs-native-extensions");
+    return { tryLock: (fd, o, l) => m.tryLock(fd, o, l), unlock: (fd, o, l) => m.unlock(fd, o, l) };
+  } catch (err) {
+    throw new ConfigError(
+      `partner-cli cannot lock files on this platform (${process.platform}-${process.arch}): ${(err as Error).message.split("\n")[0]}`,
+      "Run partner-cli on a platform fs-native-extensions has a build for (Linux with glibc, macOS, Windows; x64 or arm64).",
+    );
+  }
 }
 
-let bootIdCache: string | null | undefined;
-function bootId(): string | undefined {
-  if (bootIdCache === undefined) {
-    try {
-      bootIdCache = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || null;
-    } catch {
-      bootIdCache = null;
-    }
-  }
-  return bootIdCache ?? undefined;
-}
-
-/** The owner record of this process, with a fresh token. */
-export function ownRecord(): OwnerRecord {
+function fromBinding(b: Binding): Native {
   return {
-    pid: process.pid,
-    start: procStat(process.pid)?.start,
-    boot: bootId(),
-    host: hostname(),
-    token: randomBytes(12).toString("hex"),
-    since: new Date().toISOString(),
+    tryLock(fd, offset, length) {
+      try {
+        b.tryLock(fd, offset, length, true);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EAGAIN") return false;
+        throw err;
+      }
+    },
+    unlock: (fd, offset, length) => b.unlock(fd, offset, length),
   };
 }
 
-export type OwnerState = "alive" | "dead" | "elsewhere";
-
-/** Whether the process a record names is still the one that wrote it. */
-export function ownerState(r: OwnerRecord): OwnerState {
-  if (r.host !== hostname()) return "elsewhere";
-  const boot = bootId();
-  if (r.boot && boot && r.boot !== boot) return "dead";
-  if (!processAlive(r.pid)) return "dead";
-  const st = procStat(r.pid);
-  if (st) {
-    // A zombie (killed, not yet reaped) writes nothing more.
-    if (st.state === "Z" || st.state === "X") return "dead";
-    if (r.start && st.start !== r.start) return "dead"; // the pid was reused
-  }
-  // Alive, or alive as far as can be seen (no /proc, or another user's process hidden by hidepid).
-  return "alive";
+/** Who holds a lock, as the holder wrote it into the lock file. For messages only. */
+export interface OwnerRecord {
+  pid: number;
+  host: string;
+  /** When the lock was taken (ISO, whole seconds). */
+  since: string;
+  /** What the lock guards, as the holder named it. */
+  what?: string | undefined;
 }
 
-type Read = { kind: "missing" } | { kind: "unreadable" } | { kind: "record"; record: OwnerRecord };
-
-/** Reads an owner record: one small file. */
-export function readOwner(file: string): Read {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT" ? { kind: "missing" } : { kind: "unreadable" };
-  }
-  // A bare pid: the append lock of the event store as older versions wrote it. Same host, no start
-  // time; its token is derived from the pid (takeover markers need a name).
-  if (/^\d{1,10}\s*$/.test(text) && Number(text) > 0) {
-    const pid = Number(text);
-    return {
-      kind: "record",
-      record: { pid, host: hostname(), token: `0000${pid.toString(16).padStart(8, "0")}`, since: "?" },
-    };
-  }
-  try {
-    const r = JSON.parse(text) as Partial<OwnerRecord>;
-    if (
-      Number.isInteger(r.pid) &&
-      (r.pid as number) > 0 &&
-      typeof r.token === "string" &&
-      /^[0-9a-f]{8,64}$/.test(r.token) &&
-      typeof r.host === "string"
-    ) {
-      return { kind: "record", record: r as OwnerRecord };
-    }
-  } catch {
-    // not JSON
-  }
-  return { kind: "unreadable" };
-}
-
-/** The lock file for a destination (an output file, a database), beside it: `<dir>/.<basename>.lock`. */
-export function lockBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.lock`);
-}
-
-/** The file that holds the owner record of the run lock at `path`. */
+/** The lock file of a run lock kept under the config dir (`<path>.lock.json`). */
 export function lockFileOf(path: string): string {
   return `${path}.lock.json`;
 }
 
-/** Writes and flushes an owner record on libuv's threads: the event loop stays free meanwhile. */
-async function writeRecordFile(file: string, r: OwnerRecord): Promise<void> {
-  const fh = await open(file, "wx", 0o600);
-  try {
-    await fh.writeFile(`${JSON.stringify(r)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-/** link(2): true when `to` was created, false when it already existed. */
-function linkExclusive(from: string, to: string): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw err;
-  }
-}
-
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
-  }
+/**
+ * The lock file for a destination (an export file, an event store, a database), beside it as a
+ * hidden file: `<dir>/.<basename>.lock`. Every config dir and every host that writes the
+ * destination sees this one lock.
+ */
+export function lockBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.lock`);
 }
 
 export function describeOwner(r: OwnerRecord): string {
-  const where = r.host === hostname() ? "" : ` on host ${r.host}`;
-  return `pid ${r.pid}${where}, since ${r.since}`;
+  return `pid ${r.pid}, on host ${r.host}, since ${r.since}`;
 }
 
-/** The outcome of one try: held, or held by someone else (why). */
-export type TryResult =
-  | { held: true; record: OwnerRecord }
-  | { held: false; owner: OwnerRecord | undefined; state: OwnerState | "unreadable" };
-
-/**
- * One non-blocking try at the lock file `lock`: creates it with this process's record, or takes it
- * over when its owner is gone. Never removes a live owner's record.
- */
-export async function tryLock(lock: string, takeOverDeadOwner = true): Promise<TryResult> {
-  // A live owner (or a dead one we may not replace): answer without writing anything.
-  const pre = readOwner(lock);
-  if (pre.kind === "record") {
-    const state = ownerState(pre.record);
-    if (state !== "dead" || !takeOverDeadOwner) return { held: false, owner: pre.record, state };
-  }
-  const dir = dirname(lock);
-  const base = basename(lock);
-  const mine = ownRecord();
-  const tmp = join(dir, `${base}.tmp-${mine.token}`);
-  await writeRecordFile(tmp, mine);
-  try {
-    for (let round = 0; round < 50; round++) {
-      if (linkExclusive(tmp, lock)) {
-        cleanUp(dir, base, mine.token);
-        return { held: true, record: mine };
-      }
-      const cur = readOwner(lock);
-      if (cur.kind === "missing") continue; // released just now: try again
-      if (cur.kind === "unreadable") return { held: false, owner: undefined, state: "unreadable" };
-      const state = ownerState(cur.record);
-      if (state !== "dead" || !takeOverDeadOwner) return { held: false, owner: cur.record, state };
-      const took = takeOver(lock, cur.record, tmp);
-      if (took === true) {
-        cleanUp(dir, base, mine.token);
-        return { held: true, record: mine };
-      }
-      if (took !== false) return { held: false, owner: took, state: "alive" };
-    }
-    return { held: false, owner: undefined, state: "alive" };
-  } finally {
-    unlinkQuietly(tmp);
-  }
-}
-
-/**
- * Replaces the dead owner's record with ours. Returns true when the lock is now ours, false when the
- * lock changed meanwhile (try again from the start), or the record of a live process that is taking
- * it over right now.
- */
-function takeOver(lock: string, dead: OwnerRecord, tmp: string): boolean | OwnerRecord {
-  for (let k = 0; k < 64; k++) {
-    const marker = `${lock}.takeover-${dead.token}-${k}`;
-    if (!linkExclusive(tmp, marker)) {
-      const m = readOwner(marker);
-      if (m.kind === "missing") return false; // that takeover finished: look at the lock again
-      if (m.kind === "record" && ownerState(m.record) !== "dead") return m.record;
-      continue; // its creator died mid-takeover: the next number
-    }
-    try {
-      // Only a holder of a marker for this token may remove this record, and every earlier holder
-      // is dead: if the record is still there, nobody else can remove it before we do.
-      const cur = readOwner(lock);
-      if (cur.kind !== "record" || cur.record.token !== dead.token) return false;
-      unlinkSync(lock);
-      return linkExclusive(tmp, lock);
-    } finally {
-      unlinkQuietly(marker);
-    }
-  }
-  return false;
-}
-
-/**
- * Removes debris beside a lock we now hold: takeover markers of earlier holders (their tokens never
- * come back, so no takeover can be in progress on them) and temporary files of dead processes.
- */
-function cleanUp(dir: string, base: string, token: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(`${base}.`)) continue;
-    const rest = name.slice(base.length + 1);
-    if (rest.startsWith("takeover-") && !rest.startsWith(`takeover-${token}-`)) {
-      unlinkQuietly(join(dir, name));
-    } else if (rest.startsWith("tmp-") && rest !== `tmp-${token}`) {
-      const r = readOwner(join(dir, name));
-      if (r.kind === "record" && ownerState(r.record) === "dead") unlinkQuietly(join(dir, name));
-    }
-  }
-}
-
-/** Removes the lock file `lock` if it still holds the record with `token` (never someone else's). */
-export async function releaseLock(lock: string, token: string): Promise<void> {
-  const cur = readOwner(lock);
-  if (cur.kind === "record" && cur.record.token === token) await unlink(lock).catch(() => {});
-}
-
-/** Why a lock was not taken: who holds it (as far as can be seen) and for how long we waited. */
+/** Why a lock was not taken: who holds it (from its record) and for how long we waited. */
 export interface Busy {
-  /** alive: a live owner; elsewhere: an owner on another host; dead: a gone owner not taken over. */
-  state: OwnerState | "unreadable";
+  /** alive: held on this host; elsewhere: held from another host; unreadable: held, no record (yet). */
+  state: "alive" | "elsewhere" | "unreadable";
   owner: OwnerRecord | undefined;
   lockFile: string;
   waitedMs: number;
@@ -306,11 +149,9 @@ export interface Busy {
 export interface LockOptions {
   /** What the lock guards, for messages: "The output file out.csv". */
   what: string;
-  /** How long to wait for a live owner to release it, in ms (default 0: refuse at once). */
+  /** How long to wait for the holder to release it, in ms (default 0: refuse at once). */
   wait?: number | undefined;
-  /** Take over a lock whose owner process is gone (default true). */
-  takeOverDeadOwner?: boolean | undefined;
-  /** The next step when a live owner holds it (default: wait for the other run, then run again). */
+  /** The next step when another process holds it (default: wait for the other run, then run again). */
   hint?: string | undefined;
   /** The error for a lock not taken (default: LockedError, exit 9, naming the owner). */
   refuse?: ((busy: Busy) => Error) | undefined;
@@ -319,84 +160,209 @@ export interface LockOptions {
 
 /** A held lock. */
 export interface HeldLock {
-  /** Throws LockedError when the lock is no longer this process's (taken over, removed): stop before writing. */
+  /** Throws LockedError when the lock file was removed or replaced (or released): stop before writing. */
   assertHeld(): void;
-  /** Removes our record (never someone else's); twice is harmless. */
+  /** Removes the lock file (if it is still ours) and releases the lock; twice is harmless. */
   release(): Promise<void>;
 }
 
 /** The LockedError (exit 9) for a lock not taken. */
 export function lockedError(b: Busy, what: string, hint?: string): LockedError {
-  const lock = b.lockFile;
-  if (b.state === "unreadable")
+  const next = hint ?? "Wait for the other run to finish, then run again.";
+  if (!b.owner)
     return new LockedError(
-      `${what} is locked by ${lock}, which is not a partner-cli lock record.`,
-      "If no partner-cli run is going on, remove that file and run again.",
+      `${what} is in use by another process: ${b.lockFile} is locked, and its holder has not said who it is.`,
+      next,
     );
+  const by = `${what} is in use by another partner-cli run (${describeOwner(b.owner)})`;
   if (b.state === "elsewhere")
     return new LockedError(
-      `${what} is in use by another partner-cli run (${describeOwner(b.owner!)}); it cannot be checked from this host.`,
-      `If that run is gone, remove ${lock} and run again.`,
+      `${by}. The lock is released when that process ends (or, if that host is gone, when the file server notices); it is never taken over from here.`,
+      next,
     );
-  if (b.state === "dead")
-    return new LockedError(
-      `${what} is locked by ${lock}, left by a partner-cli run that is gone (${describeOwner(b.owner!)}).`,
-      `Remove ${lock} and run again.`,
-    );
-  return new LockedError(
-    `${what} is in use by another partner-cli run${b.owner ? ` (${describeOwner(b.owner)})` : ""}.`,
-    hint ?? "Wait for the other run to finish, then run again.",
+  return new LockedError(`${by}.`, next);
+}
+
+type FileId = { dev: bigint; ino: bigint };
+
+function statQuietly(path: string): BigIntStats | undefined {
+  try {
+    return statSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(a: FileId | undefined, b: FileId): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+/** The owner record in a lock file (read through `fd`, or by name); undefined when not (yet) one. */
+function parseRecord(text: string): OwnerRecord | undefined {
+  try {
+    const r = JSON.parse(text) as Partial<OwnerRecord>;
+    if (Number.isInteger(r.pid) && typeof r.host === "string" && typeof r.since === "string")
+      return r as OwnerRecord;
+  } catch {
+    // empty (being written) or not ours
+  }
+  return undefined;
+}
+
+function readRecordFd(fd: number): OwnerRecord | undefined {
+  const buf = Buffer.alloc(4096);
+  try {
+    return parseRecord(buf.toString("utf8", 0, readSync(fd, buf, 0, buf.length, 0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the owner record of a lock file by name (for tests and messages). */
+export function readOwner(lockFile: string): OwnerRecord | undefined {
+  try {
+    return parseRecord(readFileSync(lockFile, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/** Opens (creates, 0600) the lock file; undefined on Windows while a released one is still being deleted. */
+function openLockFile(lockFile: string): number | undefined {
+  try {
+    return openSync(lockFile, constants.O_RDWR | constants.O_CREAT, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (process.platform === "win32" && (code === "EPERM" || code === "EACCES")) return undefined;
+    throw err;
+  }
+}
+
+/** The lock call failed: a filesystem without locks is the user's to fix (exit 4); anything else is ours. */
+function lockCallError(err: unknown, lockFile: string, what: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (!code || !NO_LOCKS.has(code)) return err;
+  return new ConfigError(
+    `${what} cannot be locked: the filesystem of ${lockFile} does not support file locks (${code}).`,
+    "Put it on a local disk (or a network filesystem with locking enabled), then run again.",
   );
 }
 
+type Try = { held: true; fd: number; id: FileId } | { held: false; owner: OwnerRecord | undefined };
+
+/** One try: the lock on the file the path names, or who holds it. Never waits. */
+function tryOnce(nat: Native, lockFile: string, what: string): Try {
+  // Each extra round follows a release that happened between our open and our lock.
+  for (let round = 0; round < 100; round++) {
+    const fd = openLockFile(lockFile);
+    if (fd === undefined) continue;
+    let locked: boolean;
+    try {
+      locked = nat.tryLock(fd, LOCK_OFFSET, LOCK_LENGTH);
+    } catch (err) {
+      closeQuietly(fd);
+      throw lockCallError(err, lockFile, what);
+    }
+    const id = fstatSync(fd, { bigint: true });
+    const current = sameFile(statQuietly(lockFile), id);
+    if (locked && current) return { held: true, fd, id: { dev: id.dev, ino: id.ino } };
+    // Locked but unlinked (the releaser won the race), or busy: read who holds it first.
+    const owner = locked ? undefined : readRecordFd(fd);
+    if (locked) nat.unlock(fd, LOCK_OFFSET, LOCK_LENGTH);
+    closeQuietly(fd);
+    if (!locked && current) return { held: false, owner };
+  }
+  return { held: false, owner: undefined };
+}
+
+/** Whole seconds: `2026-11-28T01:02:03Z`. */
+const isoSeconds = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** Writes our record into the locked file (first the bytes, then the length: never empty in between). */
+function writeRecord(fd: number, what: string): void {
+  const r: OwnerRecord = { pid: process.pid, host: hostname(), since: isoSeconds(new Date()), what };
+  const buf = Buffer.from(`${JSON.stringify(r)}\n`);
+  writeSync(fd, buf, 0, buf.length, 0);
+  ftruncateSync(fd, buf.length);
+}
+
 /**
- * Takes the lock whose record is the file `lockFile` (its directory is created 0700), waiting up to
- * `wait` ms for a live owner; throws `refuse(busy)` (default LockedError, exit 9) when it stays held.
+ * Takes the lock whose file is `lockFile` (its directory is created 0700 if missing), waiting up to
+ * `wait` ms for the holder; throws `refuse(busy)` (default LockedError, exit 9) when it stays held.
  */
 export async function takeLock(lockFile: string, o: LockOptions): Promise<HeldLock> {
   mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+  const nat = await loadNative();
   const clock = o.clock ?? systemClock;
   const started = Date.now();
   const waitMs = o.wait ?? 0;
-  let r = await tryLock(lockFile, o.takeOverDeadOwner ?? true);
-  // Only a live owner (here or elsewhere) can release; an unreadable or kept dead record never will.
-  const worthWaiting = (x: TryResult) => !x.held && (x.state === "alive" || x.state === "elsewhere");
-  for (let pause = 2; worthWaiting(r) && Date.now() - started < waitMs; ) {
+  let r = tryOnce(nat, lockFile, o.what);
+  for (let pause = 2; !r.held && Date.now() - started < waitMs; ) {
     await clock.sleep(Math.min(pause, Math.max(1, waitMs - (Date.now() - started))));
     pause = Math.min(pause * 2, 20);
-    r = await tryLock(lockFile, o.takeOverDeadOwner ?? true);
+    r = tryOnce(nat, lockFile, o.what);
   }
   if (!r.held) {
-    const busy: Busy = { state: r.state, owner: r.owner, lockFile, waitedMs: Date.now() - started };
+    const owner = r.owner;
+    const state = !owner ? "unreadable" : owner.host === hostname() ? "alive" : "elsewhere";
+    const busy: Busy = { state, owner, lockFile, waitedMs: Date.now() - started };
     throw o.refuse ? o.refuse(busy) : lockedError(busy, o.what, o.hint);
   }
-  return heldLock(lockFile, r.record.token, o.what);
+  try {
+    writeRecord(r.fd, o.what);
+  } catch (err) {
+    await heldLock(nat, lockFile, r.fd, r.id, o.what).release();
+    throw err;
+  }
+  return heldLock(nat, lockFile, r.fd, r.id, o.what);
 }
 
-function heldLock(lock: string, token: string, what: string): HeldLock {
+function lostError(what: string, why: string): LockedError {
+  return new LockedError(
+    `${what}: this run's lock was ${why}; stopping before writing anything more.`,
+    "What was saved before is kept; run again once no other run is going on.",
+  );
+}
+
+function heldLock(nat: Native, lockFile: string, fd: number, id: FileId, what: string): HeldLock {
   let released = false;
   return {
     assertHeld() {
-      const cur = readOwner(lock);
-      if (released || cur.kind !== "record" || cur.record.token !== token) {
-        const by =
-          cur.kind === "record"
-            ? ` by another run (${describeOwner(cur.record)})`
-            : cur.kind === "missing"
-              ? " (its lock file was removed)"
-              : " (its lock file was overwritten)";
-        throw new LockedError(
-          `${what}: this run's lock was taken${by}; stopping before writing anything more.`,
-          "What was saved before is kept; run again once no other run is going on.",
-        );
-      }
+      if (released) throw lostError(what, "released");
+      const now = statQuietly(lockFile);
+      if (sameFile(now, id)) return;
+      if (!now) throw lostError(what, "taken (its lock file was removed)");
+      const other = readOwner(lockFile);
+      throw lostError(
+        what,
+        `taken ${other ? `by another run (${describeOwner(other)})` : "(its lock file was replaced)"}`,
+      );
     },
     async release() {
       if (released) return;
       released = true;
-      // Only our own record is removed: nobody takes over a live owner's lock, so it is still ours
-      // unless someone removed or replaced the file by hand.
-      await releaseLock(lock, token);
+      // Unlink first, then unlock: whoever gets the lock on this file next sees it is gone and
+      // tries again on a new one. Never remove a file that is not the one we locked.
+      if (sameFile(statQuietly(lockFile), id)) {
+        try {
+          unlinkSync(lockFile);
+        } catch {
+          // removed meanwhile
+        }
+      }
+      try {
+        nat.unlock(fd, LOCK_OFFSET, LOCK_LENGTH);
+      } finally {
+        closeQuietly(fd);
+      }
     },
   };
 }

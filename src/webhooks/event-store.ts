@@ -49,20 +49,16 @@ export function toLine(rawBody: string): string {
 }
 
 /**
- * The append lock: `<store>.lock` holding the owner's record (see src/export/run-lock.ts: taken over
- * only when its owner process is gone, pid reuse included). It is held for the few milliseconds of
- * one append; a lock whose owner died (SIGKILL) is taken over at once.
+ * The append lock: `<store>.lock` (src/io/file-lock.ts: held by the OS, released when its holder
+ * ends, SIGKILL included). It is held for the few milliseconds of one append.
  */
 export async function lockStore(path: string, timeoutMs = 30_000): Promise<() => Promise<void>> {
-  const lockPath = `${path}.lock`;
-  const lock = await takeLock(lockPath, {
+  const lock = await takeLock(`${path}.lock`, {
     what: `The event store ${path}`,
     wait: timeoutMs,
     refuse: (b) =>
       new Error(
-        b.state === "unreadable"
-          ? `the event store ${path} is locked by ${lockPath}, which is not a lock record; remove it if no partner-cli run is using the store`
-          : `the event store ${path} stayed locked by pid ${b.owner?.pid ?? "?"} for ${timeoutMs / 1000} s`,
+        `the event store ${path} stayed locked${b.owner ? ` by pid ${b.owner.pid} on host ${b.owner.host}` : ""} for ${timeoutMs / 1000} s`,
       ),
   });
   return () => lock.release();

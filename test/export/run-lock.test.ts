@@ -1,355 +1,232 @@
-// The run lock (src/export/run-lock.ts): taken over only when its owner process is gone, never
-// because it is old; an owner record survives pid reuse; a takeover race has exactly one winner;
-// assertHeld notices a record that is no longer ours. Real processes, real files.
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+// The lock between processes (src/io/file-lock.ts, through the run lock of src/export/run-lock.ts):
+// held by the OS, so a second process is refused while the first lives, and a process killed with
+// SIGKILL frees it at once; a holder on another host is named, never taken over; holders never
+// overlap, also when a releaser removes the file under a contender (the unlink race), on the work
+// filesystem and on tmpfs. Real processes, real files; every wait is on a line a process prints.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LockedError } from "../../src/errors.js";
+import { type Busy, takeLock } from "../../src/io/file-lock.js";
 import {
+  lockBeside,
   lockFileOf,
-  type OwnerRecord,
-  ownRecord,
-  ownerState,
-  procStat,
   readOwner,
   takeRunLock,
+  takeRunLockFile,
 } from "../../src/export/run-lock.js";
 import { exitCodeFor } from "../../src/main.js";
 import { lockStore } from "../../src/webhooks/event-store.js";
 import { tempDir } from "../helpers/sandbox.js";
 
-const linux = existsSync("/proc/self/stat");
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+// Inside the repository, so that the bundle's bare import (fs-native-extensions) resolves.
+let buildDir: string;
+let worker: string;
+const children: ChildProcessWithoutNullStreams[] = [];
 
-/** The pid of a process that has exited and been reaped. */
-async function deadPid(): Promise<number> {
-  const p = execa("node", ["-e", ""]);
-  const pid = p.pid!;
-  await p;
-  return pid;
-}
-
-/** A live process for the test to point records at; killed in afterAll. */
-const live: { kill(): void }[] = [];
+beforeAll(async () => {
+  mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
+  buildDir = mkdtempSync(join(ROOT, "node_modules/.cache/partner-cli-lock-test-"));
+  worker = join(buildDir, "lock-worker.mjs");
+  await build({
+    entryPoints: [join(ROOT, "test/export/lock-worker.ts")],
+    outfile: worker,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+});
 afterAll(() => {
-  for (const p of live) p.kill();
-});
-function liveProcess(): number {
-  const p = spawn("sleep", ["120"], { stdio: "ignore" });
-  live.push(p);
-  return p.pid!;
-}
-
-function record(o: Partial<OwnerRecord>): OwnerRecord {
-  return { ...ownRecord(), ...o };
-}
-
-function writeRecord(file: string, r: OwnerRecord): void {
-  writeFileSync(file, `${JSON.stringify(r)}\n`);
-}
-
-/** What `takeRunLock` did: "taken", or the LockedError it threw. */
-async function attempt(
-  path: string,
-): Promise<{ taken: boolean; error?: LockedError; release(): Promise<void> }> {
-  try {
-    const lock = await takeRunLock(path, 'Export cursor "t"');
-    return { taken: true, release: () => lock.release() };
-  } catch (err) {
-    if (!(err instanceof LockedError)) throw err;
-    return { taken: false, error: err, release: async () => {} };
-  }
-}
-
-describe("who owns a lock", () => {
-  it("a held lock: a second taker gets LockedError (exit 9) naming the owner; after release it is free", async () => {
-    const path = join(tempDir(), "locks", "redemptions-a");
-    const first = await takeRunLock(path, 'Export cursor "a"');
-    const second = await attempt(path);
-    expect(second.taken).toBe(false);
-    expect(exitCodeFor(second.error)).toBe(9);
-    expect(second.error!.message).toMatch(
-      new RegExp(
-        `^Export cursor "t" is in use by another partner-cli run \\(pid ${process.pid}, since \\d{4}-`,
-      ),
-    );
-    await first.release();
-    const third = await attempt(path);
-    expect(third.taken).toBe(true);
-    await third.release();
-    expect(existsSync(lockFileOf(path))).toBe(false);
-  });
-
-  it("a live owner keeps its lock however old the files look", async () => {
-    const path = join(tempDir(), "redemptions-old");
-    const pid = liveProcess();
-    writeRecord(lockFileOf(path), record({ pid, start: procStat(pid)?.start, token: "aa".repeat(12) }));
-    const past = new Date(Date.now() - 24 * 3600_000);
-    utimesSync(lockFileOf(path), past, past);
-    const r = await attempt(path);
-    expect(r.taken).toBe(false);
-    expect(r.error!.message).toContain(`(pid ${pid},`);
-    expect(readOwner(lockFileOf(path))).toMatchObject({ kind: "record", record: { pid } });
-  });
-
-  it("a record naming a dead pid is taken over at once", async () => {
-    const path = join(tempDir(), "redemptions-dead");
-    const pid = await deadPid();
-    writeRecord(lockFileOf(path), record({ pid, token: "bb".repeat(12) }));
-    const r = await attempt(path);
-    expect(r.taken).toBe(true);
-    expect(readOwner(lockFileOf(path))).toMatchObject({ kind: "record", record: { pid: process.pid } });
-    await r.release();
-  });
-
-  it.runIf(linux)("a live pid with another start time is a reused pid: taken over", async () => {
-    const path = join(tempDir(), "redemptions-reused");
-    const pid = liveProcess();
-    const start = procStat(pid)!.start;
-    writeRecord(lockFileOf(path), record({ pid, start: String(Number(start) - 1), token: "cc".repeat(12) }));
-    const cur = readOwner(lockFileOf(path));
-    expect(cur.kind === "record" && ownerState(cur.record)).toBe("dead");
-    const r = await attempt(path);
-    expect(r.taken).toBe(true);
-    await r.release();
-  });
-
-  it.runIf(linux)(
-    "a record from an earlier boot is a dead owner, even if its pid and start time match",
-    async () => {
-      const path = join(tempDir(), "redemptions-boot");
-      const pid = liveProcess();
-      writeRecord(
-        lockFileOf(path),
-        record({
-          pid,
-          start: procStat(pid)!.start,
-          boot: "00000000-0000-4000-8000-000000000000",
-          token: "dd".repeat(12),
-        }),
-      );
-      const r = await attempt(path);
-      expect(r.taken).toBe(true);
-      await r.release();
-    },
-  );
-
-  it("a record written on another host is never judged from here", async () => {
-    const path = join(tempDir(), "redemptions-host");
-    const pid = await deadPid();
-    writeRecord(lockFileOf(path), record({ pid, host: `not-${hostname()}`, token: "ee".repeat(12) }));
-    const r = await attempt(path);
-    expect(r.taken).toBe(false);
-    expect(r.error!.message).toContain(`on host not-${hostname()}`);
-    expect(r.error!.hint).toContain(`remove ${lockFileOf(path)}`);
-  });
-
-  it("a file that is not an owner record is left alone, with a clear message", async () => {
-    const path = join(tempDir(), "redemptions-junk");
-    writeFileSync(lockFileOf(path), "not a record\n");
-    const r = await attempt(path);
-    expect(r.taken).toBe(false);
-    expect(exitCodeFor(r.error)).toBe(9);
-    expect(r.error!.message).toContain("which is not a partner-cli lock record");
-    expect(readFileSync(lockFileOf(path), "utf8")).toBe("not a record\n");
-  });
-
-  it("a takeover left half-done by a process that died is finished by the next taker", async () => {
-    const path = join(tempDir(), "redemptions-half");
-    const deadOwner = record({ pid: await deadPid(), token: "ff".repeat(12) });
-    writeRecord(lockFileOf(path), deadOwner);
-    // A taker created the first marker, then died.
-    writeRecord(
-      `${lockFileOf(path)}.takeover-${deadOwner.token}-0`,
-      record({ pid: await deadPid(), token: "12".repeat(12) }),
-    );
-    const r = await attempt(path);
-    expect(r.taken).toBe(true);
-    // The debris is gone: only our record is left.
-    expect(readdirSync(join(path, ".."))).toEqual([`${"redemptions-half"}.lock.json`]);
-    await r.release();
-  });
-
-  it("a takeover in progress by a live process is not raced", async () => {
-    const path = join(tempDir(), "redemptions-busy");
-    const deadOwner = record({ pid: await deadPid(), token: "34".repeat(12) });
-    writeRecord(lockFileOf(path), deadOwner);
-    const taker = liveProcess();
-    writeRecord(
-      `${lockFileOf(path)}.takeover-${deadOwner.token}-0`,
-      record({ pid: taker, start: procStat(taker)?.start, token: "56".repeat(12) }),
-    );
-    const r = await attempt(path);
-    expect(r.taken).toBe(false);
-    expect(r.error!.message).toContain(`(pid ${taker},`);
-    expect(readOwner(lockFileOf(path))).toMatchObject({ kind: "record", record: { token: deadOwner.token } });
-  });
+  for (const p of children) p.kill("SIGKILL");
+  if (buildDir) rmSync(buildDir, { recursive: true, force: true });
 });
 
-describe("assertHeld", () => {
-  it("passes while the record is ours; after it was replaced or removed: LockedError (exit 9)", async () => {
-    const path = join(tempDir(), "redemptions-assert");
-    const lock = await takeRunLock(path, 'Export cursor "x"');
-    lock.assertHeld();
-    const other = record({ pid: liveProcess(), token: "78".repeat(12) });
-    writeRecord(lockFileOf(path), other);
-    let err: unknown;
-    try {
-      lock.assertHeld();
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(LockedError);
-    expect(exitCodeFor(err)).toBe(9);
-    expect((err as Error).message).toBe(
-      `Export cursor "x": this run's lock was taken by another run (pid ${other.pid}, since ${other.since}); stopping before writing anything more.`,
-    );
-    // Release never removes a record that is not ours.
-    await lock.release();
-    expect(readOwner(lockFileOf(path))).toMatchObject({ kind: "record", record: { token: other.token } });
+interface Worker {
+  proc: ChildProcessWithoutNullStreams;
+  /** The first line it prints ("held", "refused ...", "done"), or "exited <code>". */
+  said: Promise<string>;
+  exited: Promise<number | null>;
+}
 
-    // After its own release, a lock is not held either.
-    const again = await takeRunLock(join(tempDir(), "redemptions-assert2"), "y");
-    again.assertHeld();
-    await again.release();
-    expect(() => again.assertHeld()).toThrow(LockedError);
+function startWorker(args: string[], env: Record<string, string> = {}): Worker {
+  const proc = spawn(process.execPath, [worker, ...args], { env: { ...process.env, ...env } });
+  children.push(proc);
+  let out = "";
+  let err = "";
+  proc.stderr.on("data", (d) => {
+    err += d;
   });
-
-  it("after the record was removed by hand: LockedError", async () => {
-    const path = join(tempDir(), "redemptions-removed");
-    const lock = await takeRunLock(path, "z");
-    writeFileSync(lockFileOf(path), "");
-    expect(() => lock.assertHeld()).toThrow(/this run's lock was taken \(its lock file was overwritten\)/);
-    await lock.release();
-  });
-});
-
-describe("racing processes", () => {
-  // A small program that takes the lock at an agreed moment, prints "won" and holds the lock until
-  // killed, or prints "locked" and exits. It widens every race window on purpose: each read, link
-  // and unlink of the lock's files waits a random 0-4 ms first (a plain race on 2 cores would
-  // rarely interleave inside the few microseconds between reading a record and removing it).
-  let worker: string;
-  beforeAll(async () => {
-    worker = join(tempDir(), "lock-worker.mjs");
-    await build({
-      stdin: {
-        contents: `
-          import fs from "node:fs";
-          import { syncBuiltinESMExports } from "node:module";
-          const [path, startAt] = process.argv.slice(2);
-          const jitter = (fn) => (...args) => {
-            if (String(args[0]).includes(path) || String(args[1] ?? "").includes(path)) {
-              const until = Date.now() + Math.random() * 4;
-              while (Date.now() < until) {}
-            }
-            return fn(...args);
-          };
-          for (const name of ["readFileSync", "linkSync", "unlinkSync"]) fs[name] = jitter(fs[name]);
-          syncBuiltinESMExports();
-          const { takeRunLock } = await import(${JSON.stringify(fileURLToPath(new URL("../../src/export/run-lock.ts", import.meta.url)))});
-          while (Date.now() < Number(startAt)) {}
-          try {
-            await takeRunLock(path, "race");
-            process.stdout.write("won\\n");
-            setInterval(() => {}, 1000);
-          } catch (err) {
-            process.stdout.write(err.name === "LockedError" ? "locked\\n" : "error " + err.message + "\\n");
-            process.exit(err.name === "LockedError" ? 9 : 1);
-          }
-        `,
-        resolveDir: fileURLToPath(new URL(".", import.meta.url)),
-        loader: "ts",
-      },
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      outfile: worker,
-      logLevel: "warning",
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  const said = new Promise<string>((resolve) => {
+    proc.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
     });
+    void exited.then((code) => resolve(out.trim() || `exited ${code} ${err}`));
   });
+  return { proc, said, exited };
+}
 
-  /** Starts `n` workers that try at the same moment; resolves when each has said won or locked. */
-  async function race(path: string, n: number) {
-    const startAt = Date.now() + 1500;
-    const procs = Array.from({ length: n }, () => spawn("node", [worker, path, String(startAt)]));
-    const said = await Promise.all(
-      procs.map(
-        (p) =>
-          new Promise<string>((resolve) => {
-            let out = "";
-            p.stdout.on("data", (d) => {
-              out += d;
-              if (out.includes("\n")) resolve(out.trim());
-            });
-            p.on("exit", () => resolve(out.trim() || "exited"));
-          }),
+async function kill(w: Worker): Promise<void> {
+  w.proc.kill("SIGKILL");
+  await w.exited;
+}
+
+async function refusal(p: Promise<unknown>): Promise<LockedError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(LockedError);
+  expect(exitCodeFor(err)).toBe(9);
+  return err as LockedError;
+}
+
+describe("two processes", () => {
+  it("the second is refused (exit 9) naming pid, host and since; SIGKILL frees the lock at once", async () => {
+    const path = join(tempDir(), "locks", "redemptions-a");
+    const file = lockFileOf(path);
+    const first = startWorker(["hold", file]);
+    expect(await first.said).toBe("held");
+    const second = startWorker(["hold", file]);
+    const said = await second.said;
+    expect(await second.exited).toBe(9);
+    expect(said).toMatch(
+      new RegExp(
+        `^refused LockedError The thing is in use by another partner-cli run \\(pid ${first.proc.pid}, on host ${hostname()}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)\\.$`,
       ),
     );
-    return { procs, said };
-  }
+    // This process too, through the run lock and its hint.
+    const err = await refusal(takeRunLock(path, 'Export cursor "a"'));
+    expect(err.message).toContain(
+      `Export cursor "a" is in use by another partner-cli run (pid ${first.proc.pid},`,
+    );
+    expect(err.hint).toMatch(/^Two runs would write the same rows twice/);
 
-  it("8 processes racing for one dead lock: exactly one wins, five rounds in a row", {
-    timeout: 60_000,
-  }, async () => {
-    const path = join(tempDir(), "locks", "redemptions-race");
-    // Round 1 starts from a lock left by a dead process; each next round from the winner, killed.
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeRecord(lockFileOf(path), record({ pid: await deadPid(), token: "9a".repeat(12) }));
-    for (let round = 0; round < 5; round++) {
-      const { procs, said } = await race(path, 8);
-      expect(
-        said.filter((s) => s === "won"),
-        said.join(","),
-      ).toHaveLength(1);
-      expect(said.filter((s) => s === "locked")).toHaveLength(7);
-      const winner = procs[said.indexOf("won")]!;
-      expect(readOwner(lockFileOf(path))).toMatchObject({ kind: "record", record: { pid: winner.pid } });
-      await new Promise<void>((resolve) => {
-        winner.on("exit", () => resolve());
-        winner.kill("SIGKILL");
-      });
-    }
-    // No debris beyond the (dead) last record.
-    expect(readdirSync(join(path, "..")).sort()).toEqual(["redemptions-race.lock.json"]);
+    await kill(first);
+    // The killed holder's file is still there, with its record; the OS released its lock.
+    expect(readOwner(file)).toMatchObject({ pid: first.proc.pid, host: hostname(), what: "The thing" });
+    const third = startWorker(["hold", file]);
+    expect(await third.said).toBe("held");
+    expect(readOwner(file)).toMatchObject({ pid: third.proc.pid });
+    await kill(third);
+    const mine = await takeRunLock(path, 'Export cursor "a"');
+    await mine.release();
+    expect(existsSync(file)).toBe(false);
   });
-});
 
-describe("the event store's append lock uses the same owner records", () => {
-  it.runIf(linux)(
-    "a lock left by a reused pid is taken over at once instead of blocking for the timeout",
-    async () => {
-      const store = join(tempDir(), "events.ndjson");
-      const pid = liveProcess();
-      writeRecord(`${store}.lock`, record({ pid, start: "1", token: "bc".repeat(12) }));
-      const release = await lockStore(store, 1_000);
-      expect(readOwner(`${store}.lock`)).toMatchObject({ kind: "record", record: { pid: process.pid } });
-      await release();
-      expect(existsSync(`${store}.lock`)).toBe(false);
-    },
-  );
+  it("a holder on another host is named and never taken over", async () => {
+    const file = join(tempDir(), ".out.csv.lock");
+    const holder = startWorker(["hold", file], { LOCK_WORKER_HOST: "build-2" });
+    expect(await holder.said).toBe("held");
+    let busy: Busy | undefined;
+    const sleeps: number[] = [];
+    const clock = { sleep: async (ms: number) => void sleeps.push(ms) };
+    await expect(
+      takeLock(file, {
+        what: "x",
+        wait: 30,
+        clock,
+        refuse: (b) => {
+          busy = b;
+          return new Error("refused");
+        },
+      }),
+    ).rejects.toThrow("refused");
+    expect(busy).toMatchObject({ state: "elsewhere", owner: { pid: holder.proc.pid, host: "build-2" } });
+    const err = await refusal(takeLock(file, { what: "The output file out.csv" }));
+    expect(err.message).toMatch(
+      new RegExp(
+        `^The output file out\\.csv is in use by another partner-cli run \\(pid ${holder.proc.pid}, on host build-2, since .*\\)\\. The lock is released when that process ends`,
+      ),
+    );
+    expect(err.message).toContain("never taken over from here");
+    expect(readOwner(file)).toMatchObject({ pid: holder.proc.pid, host: "build-2" });
+    await kill(holder);
+    const mine = await takeLock(file, { what: "x" });
+    await mine.release();
+  });
 
-  it("a bare pid left by an older version is understood: a dead one is taken over", async () => {
+  it("lockBeside: one lock for the destination, whichever config dir the runs use", async () => {
+    const out = join(tempDir(), "out.csv");
+    expect(lockBeside(out)).toBe(join(out, "..", ".out.csv.lock"));
+    const holder = startWorker(["hold", lockBeside(out)]);
+    expect(await holder.said).toBe("held");
+    const err = await refusal(takeRunLockFile(lockBeside(out), `The output file ${out}`));
+    expect(err.message).toContain(`(pid ${holder.proc.pid}, on host ${hostname()}, since `);
+    await kill(holder);
+  });
+
+  it("the event store's append lock: a live holder makes the append wait, then fail naming it", async () => {
     const store = join(tempDir(), "events.ndjson");
-    writeFileSync(`${store}.lock`, String(await deadPid()));
+    const holder = startWorker(["hold", `${store}.lock`]);
+    expect(await holder.said).toBe("held");
+    await expect(lockStore(store, 200)).rejects.toThrow(
+      `the event store ${store} stayed locked by pid ${holder.proc.pid} on host ${hostname()} for 0.2 s`,
+    );
+    await kill(holder);
     const release = await lockStore(store, 1_000);
     await release();
     expect(existsSync(`${store}.lock`)).toBe(false);
   });
+});
 
-  it("a live holder makes the next append wait, then fail clearly after the timeout", async () => {
-    const store = join(tempDir(), "events.ndjson");
-    const pid = liveProcess();
-    writeRecord(`${store}.lock`, record({ pid, start: procStat(pid)?.start, token: "cd".repeat(12) }));
-    await expect(lockStore(store, 300)).rejects.toThrow(
-      new RegExp(
-        `the event store ${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} stayed locked by pid ${pid}`,
-      ),
-    );
-  });
+/** Checks that the log is a run of "begin P" / "end P" pairs: no two holders ever overlapped. */
+function expectNoOverlap(log: string, pids: number[], rounds: number): void {
+  const lines = readFileSync(log, "utf8").trimEnd().split("\n");
+  expect(lines).toHaveLength(pids.length * rounds * 2);
+  for (let i = 0; i < lines.length; i += 2) {
+    const begin = lines[i]!;
+    if (lines[i + 1] !== begin.replace("begin", "end") || !begin.startsWith("begin "))
+      expect.fail(`holders overlapped at line ${i + 1}: ${lines.slice(i, i + 4).join(" | ")}`);
+  }
+  for (const pid of pids) expect(lines.filter((l) => l === `begin ${pid}`)).toHaveLength(rounds);
+}
+
+const shm = "/dev/shm";
+const onTmpfs = existsSync(shm) && statfsSync(shm).type === 0x01021994;
+
+// PARTNER_TEST_LOCK_DIRS (directories separated by ":") runs the stress test on more filesystems
+// too: an NFS or SMB mount, overlayfs, FUSE.
+const more = (process.env.PARTNER_TEST_LOCK_DIRS ?? "").split(":").filter(Boolean);
+
+describe.each([
+  { fs: "the work filesystem", base: () => mkdtempSync(join(ROOT, "node_modules/.cache/partner-cli-lock-")) },
+  { fs: "tmpfs (/dev/shm)", base: () => mkdtempSync(join(shm, "partner-cli-lock-")), skip: !onTmpfs },
+  ...more.map((dir) => ({ fs: dir, base: () => mkdtempSync(join(dir, "partner-cli-lock-")) })),
+])("stress on $fs", ({ base, skip }) => {
+  it.skipIf(skip)(
+    "4 processes x 100 take/release rounds: no two holders ever overlap",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const dir = base();
+      try {
+        const file = join(dir, ".shared.log.lock");
+        const log = join(dir, "shared.log");
+        writeFileSync(log, "");
+        const rounds = 100;
+        const startAt = String(Date.now() + 1_000);
+        const workers = [1, 2, 3, 4].map(() => startWorker(["loop", file, log, String(rounds), startAt]));
+        for (const w of workers) expect(await w.said).toBe("done");
+        expectNoOverlap(
+          log,
+          workers.map((w) => w.proc.pid!),
+          rounds,
+        );
+        expect(existsSync(file)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
