@@ -147,6 +147,11 @@ export function readOwner(file: string): Read {
   return { kind: "unreadable" };
 }
 
+/** The lock file for a destination (an output file, a database), beside it: `<dir>/.<basename>.lock`. */
+export function lockBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.lock`);
+}
+
 /** The file that holds the owner record of the run lock at `path`. */
 export function lockFileOf(path: string): string {
   return `${path}.lock.json`;

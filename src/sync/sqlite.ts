@@ -2,8 +2,9 @@
 // the npm registry itself. WAL journal with synchronous=NORMAL: a commit is atomic, and a power cut
 // can lose only the last commits whole, rows and checkpoint together (one transaction), which the
 // next run reads again, so the copy stays exact. A busy timeout for readers such as sqlite3 or
-// Datasette. Two runs are kept apart by the run lock (a file under the config dir's locks/, keyed by
-// the database's real path), and behind it by the checkpoints' generations.
+// Datasette. Two runs are kept apart by the run lock, a file beside the database (`.NAME.lock`, so runs
+// from every config dir and host sharing the file see it), and behind it by SQLite's own locking and
+// the checkpoints' generations.
 //
 // libsql is synchronous: a commit would stop the process while it runs. In the built CLI the database
 // work runs in a worker thread (this same module, started again with `workerData`), so the next page
@@ -13,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type DatabaseCtor from "libsql";
 import { CliError, LockedError, UsageError } from "../errors.js";
-import { type RunLock, takeRunLock } from "../export/run-lock.js";
+import { type HeldLock, lockBeside, takeLock } from "../io/file-lock.js";
 import {
   type CommitResult,
   type Destination,
@@ -106,8 +107,6 @@ const GROUP_MS = 1_000;
 export interface SqliteOpenOptions {
   path: string;
   label: string;
-  /** The run-lock file (under the config dir); taken by lock(). */
-  lockPath: string;
   /** For status: do not create the file when it does not exist. */
   mustExist?: boolean;
   /** Run the database work in a worker thread (default: when running from the built .js). */
@@ -248,28 +247,35 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
     o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
   if (worker) {
     const w = await workerCore(path, o.label);
-    return new SqliteDestination(o.label, o.lockPath, w.call, w.end);
+    return new SqliteDestination(o.label, path, w.call, w.end);
   }
   const core = await openCore(path, o.label);
   const call: Call = async (method, ...args) =>
     (core[method] as (...a: unknown[]) => unknown).apply(core, args) as never;
-  return new SqliteDestination(o.label, o.lockPath, call, async () => {});
+  return new SqliteDestination(o.label, path, call, async () => {});
 }
+
+const RUN_LOCK_HINT =
+  "Another run (from this or another config directory or host) is syncing into this database; two runs would write the same rows twice. Wait for it to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.";
 
 /** The Destination: the run lock here, the database work in the core (worker thread or this one). */
 class SqliteDestination implements Destination {
   readonly dialect: Dialect = "sqlite";
-  private runLock: RunLock | undefined;
+  private runLock: HeldLock | undefined;
 
   constructor(
     readonly label: string,
-    private readonly lockPath: string,
+    /** The database file's real path: the run lock is the file `.NAME.lock` beside it. */
+    private readonly path: string,
     private readonly call: Call,
     private readonly end: () => Promise<void>,
   ) {}
 
   async lock(): Promise<void> {
-    this.runLock = await takeRunLock(this.lockPath, `The database ${this.label}`);
+    this.runLock = await takeLock(lockBeside(this.path), {
+      what: `The database ${this.label}`,
+      hint: RUN_LOCK_HINT,
+    });
   }
 
   /** Before every write: the lock must still be this run's. */

@@ -137,7 +137,7 @@ export interface SyncStatusOptions {
 
 export async function syncStatusRun(o: SyncStatusOptions, ctx: Context): Promise<SyncStatus> {
   const target = resolveSyncTarget(o.to, ctx.env);
-  const dest = await openDestination(target, ctx, { mustExist: true });
+  const dest = await openDestination(target, { mustExist: true });
   try {
     const status = await readStatus(dest, ctx.clock.now().getTime());
     if (ctx.io.json) {
