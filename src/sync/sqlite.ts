@@ -4,7 +4,8 @@
 // next run reads again, so the copy stays exact. A busy timeout for readers such as sqlite3 or
 // Datasette. Two runs are kept apart by the run lock, a file beside the database (`.NAME.lock`, so runs
 // from every config dir and host sharing the file see it), and behind it by SQLite's own locking and
-// the checkpoints' generations.
+// the checkpoints' generations. The copy is private: a new database file is created 0600 whatever the
+// umask, and SQLite gives its -wal, -shm and -journal files the database file's mode.
 //
 // libsql is synchronous: a commit would stop the process while it runs. In the built CLI the database
 // work runs in a worker thread (this same module, started again with `workerData`), so the next page
@@ -15,6 +16,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import type DatabaseCtor from "libsql";
 import { CliError, LockedError, UsageError } from "../errors.js";
 import { type HeldLock, lockBeside, takeLock } from "../io/file-lock.js";
+import { createPrivateFile, fileWriteError } from "../io/private-file.js";
 import {
   type CommitResult,
   type Destination,
@@ -242,6 +244,7 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
       `There is no database at ${o.label} yet.`,
       `Run "partner-cli sync --to ${o.label}" first.`,
     );
+  if (!o.mustExist) await createDatabaseFile(path);
   // A worker runs this module's own file: only the built .js can be started that way.
   const worker =
     o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
@@ -253,6 +256,19 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
   const call: Call = async (method, ...args) =>
     (core[method] as (...a: unknown[]) => unknown).apply(core, args) as never;
   return new SqliteDestination(o.label, path, call, async () => {});
+}
+
+/**
+ * A new database starts as an empty file made 0600 (set with fchmod, so the umask cannot widen it);
+ * SQLite opens an empty file as a new database and creates its -wal, -shm and -journal files with
+ * the database file's mode. An existing file keeps its mode (someone may have shared it on purpose).
+ */
+async function createDatabaseFile(path: string): Promise<void> {
+  try {
+    await (await createPrivateFile(path)).close();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw fileWriteError(path, err);
+  }
 }
 
 const RUN_LOCK_HINT =
