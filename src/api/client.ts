@@ -142,6 +142,18 @@ export interface RawResponse {
 }
 
 /**
+ * The service's time from an answer's `Date` header (RFC 9110 IMF-fixdate, whole seconds), or
+ * undefined when the header is missing or not a date.
+ */
+export function dateHeader(headers: Record<string, string | string[] | undefined>): Date | undefined {
+  const v = headers.date;
+  const text = Array.isArray(v) ? v[0] : v;
+  if (!text) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}
+
+/**
  * Encodes one path segment: externalIds may hold `/`, `%`, `#`, `?`, spaces and unicode. A segment
  * of dots only ("." or "..") is percent-encoded too, so no URL normalization (ours, a proxy's) can
  * read it as "this directory" or "the parent"; the request path is sent exactly as built.

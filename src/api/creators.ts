@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.js";
 import { type BatchResult, type Creator, looseCreators } from "../spec/creators.js";
 import type { ApiClient } from "./client.js";
-import { seg } from "./client.js";
+import { dateHeader, seg } from "./client.js";
 import type { Page } from "./paging.js";
 import { isRecord, keyCount } from "../spec/records.js";
 
@@ -12,14 +12,16 @@ export interface CreatorListQuery {
   pageSize?: number | undefined;
 }
 
-export function listCreators(c: ApiClient, q: CreatorListQuery): Promise<Page<Creator>> {
-  return c.call({
+/** A page of the roster, with the service's time of the answer (`serviceDate`, from its Date header). */
+export async function listCreators(c: ApiClient, q: CreatorListQuery): Promise<Page<Creator>> {
+  const res = await c.send<Page<Creator>>({
     method: "GET",
     path: "/creators",
     query: { ...q },
     retry: "read",
     schema: looseCreators.CreatorPage as never,
   });
+  return { ...res.body, serviceDate: dateHeader(res.headers) };
 }
 
 export function getCreator(c: ApiClient, externalId: string): Promise<Creator> {

@@ -6,6 +6,8 @@ export interface Page<T> {
   page: number;
   pageSize: number;
   totalCount: number;
+  /** The service's time when it answered (its Date header), where the endpoint function reports it. */
+  serviceDate?: Date | undefined;
 }
 
 /**

@@ -133,14 +133,19 @@ const hash16 = (s: string) => createHash("sha256").update(s).digest("hex").slice
  * in this config dir.
  */
 export async function lockDestination(configDir: string, dest: Destination, what: string): Promise<RunLock> {
-  const file =
-    dest.kind === "file"
-      ? lockBeside(dest.path)
-      : join(ensurePrivateDir(join(configDir, "locks")), `named-${hash16(dest.name)}.lock`);
+  if (dest.kind === "file") return lockFile(dest.path, what);
+  return takeRunLockFile(
+    join(ensurePrivateDir(join(configDir, "locks")), `named-${hash16(dest.name)}.lock`),
+    what,
+  );
+}
+
+/** The run lock of a file destination (an export's output, an event store, a SQLite copy): beside it. */
+export async function lockFile(path: string, what: string): Promise<RunLock> {
   try {
-    return await takeRunLockFile(file, what);
+    return await takeRunLockFile(lockBeside(path), what);
   } catch (err) {
-    if (!(err instanceof LockedError) || dest.kind !== "file") throw err;
+    if (!(err instanceof LockedError)) throw err;
     throw new LockedError(
       err.message,
       "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish.",

@@ -61,7 +61,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const sandbox = new Sandbox(store, { strictWebhookUrls: opts.strictWebhookUrls, faults: opts.faults });
   const saver = new StateSaver(sandbox, persistence, opts.dataDir);
   const router = routerFor((route, req, res, params) => void handle(sandbox, route, req, res, params));
-  const server = createServer((req, res) => router.lookup(req, res));
+  const server = createServer((req, res) => {
+    // Every answer's Date header is the sandbox clock's (which `sandbox advance` moves), not the machine's.
+    res.sendDate = false;
+    res.setHeader("date", sandbox.clock.now().toUTCString());
+    router.lookup(req, res);
+  });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -2,8 +2,10 @@
 // the npm registry itself. WAL journal with synchronous=NORMAL: a commit is atomic, and a power cut
 // can lose only the last commits whole, rows and checkpoint together (one transaction), which the
 // next run reads again, so the copy stays exact. A busy timeout for readers such as sqlite3 or
-// Datasette. Two runs are kept apart by the run lock (a file under the config dir's locks/, keyed by
-// the database's real path), and behind it by the checkpoints' generations.
+// Datasette. Two runs are kept apart by the run lock, a file beside the database (`.NAME.lock`, so runs
+// from every config dir and host sharing the file see it), and behind it by SQLite's own locking and
+// the checkpoints' generations. The copy is private: a new database file is created 0600 whatever the
+// umask, and SQLite gives its -wal, -shm and -journal files the database file's mode.
 //
 // libsql is synchronous: a commit would stop the process while it runs. In the built CLI the database
 // work runs in a worker thread (this same module, started again with `workerData`), so the next page
@@ -13,7 +15,9 @@ import { basename, dirname, join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type DatabaseCtor from "libsql";
 import { CliError, LockedError, UsageError } from "../errors.js";
-import { type RunLock, takeRunLock } from "../export/run-lock.js";
+import { lockFile } from "../export/checkpoint.js";
+import type { HeldLock } from "../io/file-lock.js";
+import { createPrivateFile, fileWriteError } from "../io/private-file.js";
 import {
   type CommitResult,
   type Destination,
@@ -106,8 +110,6 @@ const GROUP_MS = 1_000;
 export interface SqliteOpenOptions {
   path: string;
   label: string;
-  /** The run-lock file (under the config dir); taken by lock(). */
-  lockPath: string;
   /** For status: do not create the file when it does not exist. */
   mustExist?: boolean;
   /** Run the database work in a worker thread (default: when running from the built .js). */
@@ -243,33 +245,49 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
       `There is no database at ${o.label} yet.`,
       `Run "partner-cli sync --to ${o.label}" first.`,
     );
+  if (!o.mustExist) await createDatabaseFile(path);
   // A worker runs this module's own file: only the built .js can be started that way.
   const worker =
     o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
   if (worker) {
     const w = await workerCore(path, o.label);
-    return new SqliteDestination(o.label, o.lockPath, w.call, w.end);
+    return new SqliteDestination(o.label, path, w.call, w.end);
   }
   const core = await openCore(path, o.label);
   const call: Call = async (method, ...args) =>
     (core[method] as (...a: unknown[]) => unknown).apply(core, args) as never;
-  return new SqliteDestination(o.label, o.lockPath, call, async () => {});
+  return new SqliteDestination(o.label, path, call, async () => {});
+}
+
+/**
+ * A new database starts as an empty file made 0600 (set with fchmod, so the umask cannot widen it);
+ * SQLite opens an empty file as a new database and creates its -wal, -shm and -journal files with
+ * the database file's mode. An existing file keeps its mode (someone may have shared it on purpose).
+ */
+async function createDatabaseFile(path: string): Promise<void> {
+  try {
+    await (await createPrivateFile(path)).close();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw fileWriteError(path, err);
+  }
 }
 
 /** The Destination: the run lock here, the database work in the core (worker thread or this one). */
 class SqliteDestination implements Destination {
   readonly dialect: Dialect = "sqlite";
-  private runLock: RunLock | undefined;
+  private runLock: HeldLock | undefined;
 
   constructor(
     readonly label: string,
-    private readonly lockPath: string,
+    /** The database file's real path: the run lock is the file `.NAME.lock` beside it. */
+    private readonly path: string,
     private readonly call: Call,
     private readonly end: () => Promise<void>,
   ) {}
 
   async lock(): Promise<void> {
-    this.runLock = await takeRunLock(this.lockPath, `The database ${this.label}`);
+    // The same lock as every destination's (src/export/checkpoint.ts): beside the file.
+    this.runLock = await lockFile(this.path, `The database ${this.label}`);
   }
 
   /** Before every write: the lock must still be this run's. */

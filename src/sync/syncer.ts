@@ -8,8 +8,11 @@
 //                A corrected redemption the copy does not hold yet arrives later through the feed,
 //                which serves current states.
 //   events       the event log, one row per event id, samples skipped.
-//   creators     the roster sync procedure: updatedSince the start of the last completed read (less a
-//                margin for clock skew), all pages, upsert; --full (or no earlier read) reads it all.
+//   creators     the roster sync procedure: updatedSince the start of the last completed read, all pages,
+//                upsert; --full (or no earlier read) reads it all. The start is the service's time, never
+//                this machine's: the Date header of the read's first answer, or the newest updatedAt
+//                read when that is later, less ROSTER_OVERLAP_MS (a machine clock that is fast would
+//                otherwise skip changes, one that is slow would read everything again).
 //   campaigns, offers   every page, upsert.
 //   links        every campaign's share links, upsert.
 import { getRedemption, redemptionFeed } from "../api/redemptions.js";
@@ -52,7 +55,7 @@ export const FEEDS = {
   links: "share_links",
 } as const;
 
-/** How far before the start of a roster read the next read begins (clocks of client and service differ). */
+/** How far before the start of a roster read (by the service's clock) the next read begins. */
 export const ROSTER_OVERLAP_MS = 5 * 60_000;
 
 export interface KindSummary {
@@ -271,13 +274,13 @@ export class Syncer {
     kind: string,
     pages: AsyncGenerator<Page<T>>,
     toWrite: (items: T[]) => TableWrite,
-    done: Partial<FeedState> = {},
-    onItems?: (items: T[]) => void,
+    done: () => Partial<FeedState> = () => ({}),
+    onPage?: (p: Page<T>) => void,
   ): Promise<void> {
     const s = this.sum(kind);
     for await (const p of pages) {
       this.checkAbort();
-      onItems?.(p.items);
+      onPage?.(p);
       if (p.items.length) {
         const [changed] = await this.save(feed, [toWrite(p.items)], {});
         s.changed += changed ?? 0;
@@ -287,7 +290,7 @@ export class Syncer {
       this.o.progress?.(`${kind}: ${s.read} read`);
     }
     this.checkAbort();
-    await this.save(feed, [], { lastCompletedAt: this.stamp(), ...done });
+    await this.save(feed, [], { lastCompletedAt: this.stamp(), ...done() });
   }
 
   private async offers(): Promise<void> {
@@ -308,9 +311,9 @@ export class Syncer {
       "campaigns",
       allPages((page) => listCampaigns(api, { page, pageSize: 200 })),
       (items) => ({ table: "campaigns", mode: "upsert", rows: items.map(campaignRow) }),
-      {},
-      (items) => {
-        for (const c of items) ids.push(c.id);
+      undefined,
+      (p) => {
+        for (const c of p.items) ids.push(c.id);
       },
     );
     this.campaignIds = [...new Set(ids)];
@@ -320,14 +323,29 @@ export class Syncer {
     const { api } = this.o;
     const st = this.state(FEEDS.creators);
     const full = this.o.full || this.o.fromStart || st.since === null;
-    const started = this.o.now().getTime();
     const updatedSince = full ? undefined : st.since!;
+    // The service's time of this read: its first answer's Date, or the newest updatedAt read if later.
+    let serviceMs: number | undefined;
+    const seen = (ms: number | undefined) => {
+      if (ms !== undefined && !Number.isNaN(ms) && (serviceMs === undefined || ms > serviceMs))
+        serviceMs = ms;
+    };
     await this.list(
       FEEDS.creators,
       "creators",
       allPages((page) => listCreators(api, { updatedSince, page, pageSize: 200 })),
       (items) => ({ table: "creators", mode: "upsert", rows: items.map(creatorRow) }),
-      { since: new Date(started - ROSTER_OVERLAP_MS).toISOString() },
+      () => ({
+        // Without a Date header or a creator read, the next read starts where this one did.
+        since:
+          serviceMs === undefined
+            ? (updatedSince ?? null)
+            : new Date(serviceMs - ROSTER_OVERLAP_MS).toISOString(),
+      }),
+      (p) => {
+        if (p.page === 0) seen(p.serviceDate?.getTime());
+        for (const c of p.items) seen(Date.parse(c.updatedAt));
+      },
     );
   }
 

@@ -2,6 +2,8 @@
 // SIGKILL at twenty random moments (new redemptions, exclusions and restorations arriving between
 // runs) and rerun each time, the database ends equal to the service's truth; two runs started
 // together: one syncs, the other exits 9.
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { simulate, useFeedCampaign } from "../helpers/fixtures.js";
@@ -145,28 +147,30 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
     await expectCountersMatch(d);
   }, 120_000);
 
-  // SQLite's run lock lives under the config dir; behind it, the checkpoints' generations.
+  // SQLite's run lock is a file beside the database, so runs from different config dirs (or hosts on
+  // shared storage) see each other; behind it, SQLite's locking and the checkpoints' generations.
   if (kind === "sqlite")
-    it("two runs with different config dirs (so different lock files) still commit each page once", async () => {
-      const d = await fresh();
-      await s.http("POST", "/faults", { control: true, body: { latencyMs: 20 } });
-      let a: Awaited<ReturnType<typeof cli>>;
-      let b: Awaited<ReturnType<typeof cli>>;
+    it("two runs with different config dirs started together: one syncs, the other exits 9 (the lock is beside the database)", async () => {
+      const d = (await fresh()) as TestDest & { path: string };
+      const lockFile = join(dirname(d.path), `.${basename(d.path)}.lock`);
+      const dirs = [tempDir(), tempDir()];
+      await s.http("POST", "/faults", { control: true, body: { latencyMs: 30 } });
+      let runs: Awaited<ReturnType<typeof cli>>[];
       try {
-        [a, b] = await Promise.all([
-          cli(["sync", "--to", d.to, "--limit", "100"], { env: envFor(tempDir()) }),
-          cli(["sync", "--to", d.to, "--limit", "100"], { env: envFor(tempDir()) }),
-        ]);
+        runs = await Promise.all(
+          dirs.map((dir) => cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(dir) })),
+        );
       } finally {
         await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
       }
-      // Either the second found the first's checkpoint moved (9), or started after it had finished (0).
-      expect(a.exitCode === 0 || b.exitCode === 0, `${a.stderr}\n${b.stderr}`).toBe(true);
-      for (const r of [a, b]) expect([0, 9], r.stderr).toContain(r.exitCode);
-      const loser = [a, b].find((r) => r.exitCode === 9);
-      if (loser) expect(loser.stderr).toMatch(/saved the ".*" checkpoint while this run was working/);
-      const r = await cli(["sync", "--to", d.to], { env: envFor(tempDir()) });
-      expect(r.exitCode, r.stderr).toBe(0);
+      const [a, b] = runs;
+      expect([a!.exitCode, b!.exitCode].sort(), `${a!.stderr}\n${b!.stderr}`).toEqual([0, 9]);
+      const loser = a!.exitCode === 9 ? a! : b!;
+      expect(loser.stderr).toMatch(/The database sqlite:.* is in use by another partner-cli run \(pid \d+/);
+      expect(loser.stderr).toMatch(/from this or another config directory or host/);
+      // Nothing under either config dir's locks/, and the lock beside the database is released.
+      for (const dir of dirs) expect(existsSync(join(dir, "locks"))).toBe(false);
+      expect(existsSync(lockFile)).toBe(false);
       await expectEqualsTruth(s.sb, d);
       await expectCountersMatch(d);
     }, 120_000);

@@ -1,14 +1,12 @@
 // The destination layer on each database: a page's rows and its checkpoint are one transaction (a
 // refused checkpoint takes the rows back), upserts count only real changes, events are inserted once.
 // SQLite groups consecutive pages into one transaction until flush() (or enough rows or time).
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LockedError } from "../../src/errors.js";
 import type { Destination } from "../../src/sync/destination.js";
 import { openPostgres } from "../../src/sync/postgres.js";
 import { openSqlite } from "../../src/sync/sqlite.js";
 import { parseSyncTarget } from "../../src/sync/target.js";
-import { tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, makeDest, type TestDest } from "./destinations.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -55,9 +53,7 @@ describe.each(destinationKinds())("destination %s", (kind) => {
     const db = await makeDest(kind);
     const t = parseSyncTarget(db.to, "--to");
     const dest =
-      t.kind === "sqlite"
-        ? await openSqlite({ path: t.path, label: t.label, lockPath: join(tempDir(), "lock") })
-        : await openPostgres(t);
+      t.kind === "sqlite" ? await openSqlite({ path: t.path, label: t.label }) : await openPostgres(t);
     cleanup.push(
       () => db.close(),
       () => dest.close(),

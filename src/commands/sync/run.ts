@@ -93,7 +93,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   // Who we talk to is checked before the database is touched: a bad key creates no file.
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
-  const dest = await openDestination(target, ctx);
+  const dest = await openDestination(target);
   try {
     await dest.lock();
     await checkSchema(dest);

@@ -1,7 +1,12 @@
 // sync status: what the copy in a database holds and how current it is, read from the database alone
 // (no API key needed): per kind the rows held, the last sync, the cursor's age, and whether the event
 // log's 30-day window has been outrun (then what a rebuild from resource reads can and cannot recover,
-// per the spec's Recovery section).
+// per the spec's Recovery section). When a service is configured (a profile, or PARTNER_API_KEY with
+// PARTNER_BASE_URL), one GET /me compares this machine's clock with the service's Date header and a
+// difference over a minute is a warning; without one, or when the service does not answer at once, the
+// status is the database's alone.
+import { ApiClient } from "../../api/client.js";
+import { serviceClock } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { type Column, printList } from "../../io/render.js";
@@ -36,7 +41,12 @@ export interface SyncStatus {
   eventLogWindowOutrun: boolean;
   /** When outrun: what a rebuild from resource reads recovers and what it cannot. */
   recovery: string | null;
+  /** This machine's clock less the service's, in seconds (null: not compared, no service configured). */
+  clockSkewSeconds: number | null;
 }
+
+/** A local clock further than this from the service's is worth a warning. */
+export const CLOCK_SKEW_WARN_MS = 60_000;
 
 const KIND_TABLES: [string, TableName | null, string[]][] = [
   ["redemptions", "redemptions", [FEEDS.redemptions]],
@@ -116,6 +126,7 @@ export async function readStatus(dest: Destination, nowMs: number): Promise<Sync
     kinds,
     eventLogWindowOutrun: outrunDays > 0,
     recovery: outrunDays > 0 ? recoveryText(outrunDays) : null,
+    clockSkewSeconds: null,
   };
 }
 
@@ -135,11 +146,52 @@ export interface SyncStatusOptions {
   to?: string | undefined;
 }
 
+/**
+ * This machine's clock less the service's (ms), from the Date header of one GET /me; undefined
+ * without a configured service or an answer. One attempt, a few seconds at most: status must not
+ * wait on a service that is down (hence a client of its own, not the command's retrying one).
+ */
+async function clockSkewMs(ctx: Context): Promise<number | undefined> {
+  try {
+    const t = await ctx.localTarget();
+    if (!t.baseUrl) return undefined;
+    const client = new ApiClient({
+      baseUrl: t.baseUrl,
+      apiKey: t.apiKey,
+      retry: { maxAttempts: 1 },
+      connectTimeoutMs: 3000,
+      requestTimeoutMs: 5000,
+      signal: ctx.signal,
+    });
+    try {
+      const c = await serviceClock(client, () => ctx.clock.now());
+      return c && c.local.getTime() - c.service.getTime();
+    } finally {
+      await client.close();
+    }
+  } catch (err) {
+    if (ctx.verbose) ctx.io.err(`(clock not compared with the service's: ${(err as Error).message})`);
+    return undefined;
+  }
+}
+
+function skewWarning(ms: number): string {
+  const how = ms > 0 ? "ahead of" : "behind";
+  return [
+    `Warning: this machine's clock is ${age(Math.round(Math.abs(ms) / 1000))} ${how} the service's (by its Date header).`,
+    "The copy does not depend on it (the roster's checkpoint is the service's time), but lastSync and cursorAge are this machine's times: set its clock (NTP).",
+  ].join("\n");
+}
+
 export async function syncStatusRun(o: SyncStatusOptions, ctx: Context): Promise<SyncStatus> {
   const target = resolveSyncTarget(o.to, ctx.env);
-  const dest = await openDestination(target, ctx, { mustExist: true });
+  const dest = await openDestination(target, { mustExist: true });
   try {
+    const skew = clockSkewMs(ctx);
     const status = await readStatus(dest, ctx.clock.now().getTime());
+    const skewMs = await skew;
+    if (skewMs !== undefined) status.clockSkewSeconds = Math.round(skewMs / 1000);
+    if (skewMs !== undefined && Math.abs(skewMs) > CLOCK_SKEW_WARN_MS) ctx.io.err(skewWarning(skewMs));
     if (ctx.io.json) {
       ctx.io.outJson(status);
       return status;
