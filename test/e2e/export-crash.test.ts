@@ -12,6 +12,9 @@ import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 
+const csvIds = (bytes: Buffer) =>
+  (parse(bytes, { columns: true }) as Record<string, string>[]).map((r) => r.id!);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("redemptions export (e2e)", () => {
@@ -64,8 +67,7 @@ describe("redemptions export (e2e)", () => {
         // Every run that was not killed succeeded: the tail a killed run left was always provably its
         // own unfinished write (never refused as foreign bytes).
         if (!r.isTerminated) expect(r.exitCode, String(r.stderr)).toBe(0);
-        if (/Removed [\d,]+ bytes that an interrupted run of cursor "default" wrote/.test(String(r.stderr)))
-          repaired++;
+        if (/Removed [\d,]+ bytes that an interrupted run wrote/.test(String(r.stderr))) repaired++;
       }
     } finally {
       await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
@@ -84,33 +86,39 @@ describe("redemptions export (e2e)", () => {
     // Twenty runs of a few seconds each: more than the default minute on a busy machine.
   }, 180_000);
 
-  it("two runs started together: one exports, the other exits 9", async () => {
-    const configDir = tempDir();
-    await s.http("POST", "/faults", { control: true, body: { latencyMs: 30 } });
+  it("two config dirs (two hosts) started at the same instant on one --out, 20 times: one exports, the other exits 9, every id once", async () => {
+    await s.http("POST", "/faults", { control: true, body: { latencyMs: 100 } });
+    const all = await feedIds(s.sb);
     try {
-      const outA = join(tempDir(), "a.csv");
-      const outB = join(tempDir(), "b.csv");
-      const [a, b] = await Promise.all([
-        cli(["redemptions", "export", "--out", outA, "--limit", "200"], { env: envFor(configDir) }),
-        cli(["redemptions", "export", "--out", outB, "--limit", "200"], { env: envFor(configDir) }),
-      ]);
-      const codes = [a.exitCode, b.exitCode].sort();
-      expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 9]);
-      const loser = a.exitCode === 9 ? a : b;
-      expect(loser.stderr).toMatch(/in use by another partner-cli run/);
+      for (let trial = 0; trial < 20; trial++) {
+        const out = join(tempDir(), "shared.csv");
+        const [a, b] = await Promise.all(
+          [tempDir(), tempDir()].map((configDir) =>
+            cli(["redemptions", "export", "--out", out, "--limit", "1000"], { env: envFor(configDir) }),
+          ),
+        );
+        const codes = [a!.exitCode, b!.exitCode].sort();
+        expect(codes, `trial ${trial}: ${a!.stderr}\n${b!.stderr}`).toEqual([0, 9]);
+        const loser = a!.exitCode === 9 ? a! : b!;
+        expect(loser.stdout).toBe("");
+        expect(loser.stderr).toMatch(/in use by another partner-cli run/);
+        const ids = csvIds(readFileSync(out));
+        expect(ids.length).toBe(all.length);
+        expect(new Set(ids)).toEqual(new Set(all));
+      }
     } finally {
       await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });
     }
-  });
+  }, 180_000);
 
   it("exits 0 with a one-line summary when there is nothing new, rows on stdout when piped", async () => {
     const configDir = tempDir();
-    const first = await cli(["redemptions", "export"], { env: envFor(configDir) });
+    const first = await cli(["redemptions", "export", "--cursor", "default"], { env: envFor(configDir) });
     expect(first.exitCode).toBe(0);
     const lines = first.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^id,serializedGs1,redeemedAt/);
     expect(lines.length - 1).toBe((await feedIds(s.sb)).length);
-    const second = await cli(["redemptions", "export"], { env: envFor(configDir) });
+    const second = await cli(["redemptions", "export", "--cursor", "default"], { env: envFor(configDir) });
     expect(second.exitCode).toBe(0);
     expect(second.stdout.trim().split("\n")).toHaveLength(1);
     expect(second.stderr).toMatch(/Exported 0 new redemptions/);

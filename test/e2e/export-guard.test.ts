@@ -190,7 +190,7 @@ describe("an export file that is not what its cursor committed is refused, untou
     await more(5);
     const r = await exportTo(env, out);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`Note: ${out} is another file than the one cursor "default" last wrote to`);
+    expect(r.stderr).toContain(`Note: ${out} is another file than the one its cursor last wrote to`);
     expect(r.stderr).toContain("Exported 5 new redemptions");
     expectOnce(idsIn(out), await feedIds(s.sb));
   }, 60_000);

@@ -10,8 +10,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { redemptionsExportRun } from "../../src/commands/redemptions/export.js";
-import { ConfigStore } from "../../src/config/store.js";
-import type { Checkpoint } from "../../src/export/checkpoint.js";
+import { type Checkpoint, CheckpointStore } from "../../src/export/checkpoint.js";
 import { CHUNK, type FileState, intentExplains } from "../../src/export/durable-output.js";
 import { csvHeader, renderRows } from "../../src/export/redemption-rows.js";
 import { looseRedemptions, type Redemption } from "../../src/spec/redemptions.js";
@@ -25,8 +24,9 @@ interface Save {
   sizeBefore: number;
   /** The redemption cursor's file state as saved. */
   file: FileState;
-  /** The config file's text after the save. */
-  config: string;
+  /** The cursor file's path and text after the save. */
+  cursorFile: string;
+  text: string;
 }
 
 const s = useSandbox({ seed: "demo" });
@@ -57,21 +57,27 @@ async function wholeFeedCsv(): Promise<Buffer> {
 const csvIds = (bytes: Buffer) =>
   (parse(bytes, { columns: true }) as Record<string, string>[]).map((r) => r.id!);
 
-/** Runs an export of `out`, recording every save of the config store. */
+/** Runs an export of `out`, recording every save of its checkpoints. */
 async function recordedRun(configDir: string, out: string, limit: number) {
   const saves: Save[] = [];
-  const real = ConfigStore.prototype.update;
-  vi.spyOn(ConfigStore.prototype, "update").mockImplementation(async function (this: ConfigStore, fn) {
+  const real = CheckpointStore.prototype.save;
+  vi.spyOn(CheckpointStore.prototype, "save").mockImplementation(async function (
+    this: CheckpointStore,
+    dest,
+    put,
+    remove,
+  ) {
     // Give the read-ahead time to land, so that pages are there to be recorded with a save.
     await new Promise((r) => setTimeout(r, 15));
     const sizeBefore = statSync(out, { throwIfNoEntry: false })?.size ?? 0;
-    const result = await real.call(this, fn);
-    const config = readFileSync(join(configDir, "config.json"), "utf8");
-    const cp = Object.values(JSON.parse(config).cursors as Record<string, Checkpoint>).find(
+    const result = await real.call(this, dest, put, remove);
+    const cursorFile = this.fileOf(dest);
+    const text = readFileSync(cursorFile, "utf8");
+    const cp = Object.values(JSON.parse(text).cursors as Record<string, Checkpoint>).find(
       (c) => c.feed === "redemptions",
     );
-    if (cp?.file) saves.push({ sizeBefore, file: cp.file, config });
-    return result as never;
+    if (cp?.file) saves.push({ sizeBefore, file: cp.file, cursorFile, text });
+    return result;
   });
   const t = s.context({ configDir });
   try {
@@ -156,14 +162,14 @@ describe("redemptions export: rendered pages, blocks of pages, at most one save 
       const end = cut > intent.start ? cut : intent.start + intent.length;
       writeFileSync(out, full);
       truncateSync(out, end);
-      writeFileSync(join(configDir, "config.json"), sv.config);
+      writeFileSync(sv.cursorFile, sv.text);
       const t = s.context({ configDir });
       const again = await redemptionsExportRun({ out }, t.ctx).finally(() => t.ctx.close());
       expect(again.repairedBytes).toBe(end - intent.start);
       const ids = csvIds(readFileSync(out));
       expect(ids.length).toBe(all.length);
       expect(new Set(ids)).toEqual(new Set(all));
-      expect(t.stderr()).toMatch(/Removed [\d,]+ bytes that an interrupted run of cursor "default" wrote/);
+      expect(t.stderr()).toMatch(/Removed [\d,]+ bytes that an interrupted run wrote/);
       expect(readFileSync(out).equals(await wholeFeedCsv())).toBe(true);
     }
   });

@@ -226,11 +226,11 @@ export async function openOutput(s: ExportState, plan: FilePlan | undefined): Pr
   if (v.kind === "tail") {
     summary.repairedBytes = v.extra;
     ctx.io.err(
-      `Removed ${n(v.extra)} bytes that an interrupted run of cursor "${args.name}" wrote to ${args.outPath} after its last saved position (they are exactly the start of the write it had recorded).`,
+      `Removed ${n(v.extra)} bytes that an interrupted run wrote to ${args.outPath} after its last saved position (they are exactly the start of the write it had recorded).`,
     );
   } else if (v.kind === "intact" && v.replaced) {
     ctx.io.err(
-      `Note: ${args.outPath} is another file than the one cursor "${args.name}" last wrote to, with exactly the content it committed; continuing.`,
+      `Note: ${args.outPath} is another file than the one its cursor last wrote to, with exactly the content it committed; continuing.`,
     );
   }
 }
