@@ -20,6 +20,7 @@ import type { Context } from "../../context.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import type { ApiClient } from "../../api/client.js";
 import type { ConfigStore } from "../../config/store.js";
+import { machineFailure } from "../../io/machine-failure.js";
 import {
   checkpointOf,
   type CursorId,
@@ -319,6 +320,12 @@ export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise
     summary.cursorAfter = s.pos.cursor;
     report(s);
     return summary;
+  } catch (err) {
+    throw (
+      machineFailure(err, {
+        kept: `${args.out} holds every event up to the saved cursor, which is where it was; a failed write left nothing half-written.`,
+      }) ?? err
+    );
   } finally {
     await held.store?.close().catch(() => {});
     for (const l of held.locks.reverse()) await l.release().catch(() => {});
