@@ -56,7 +56,10 @@ export const HELP_TOPICS: HelpTopic[] = [
       "Every command ends with one of these codes; the error itself is printed on stderr (with --json, as one JSON object).",
       [
         ["0", "success, also a re-run with nothing to do; help and --version"],
-        ["1", "a bug in partner-cli, or a 500 whose outcome could not be settled; never the machine's failures"],
+        [
+          "1",
+          "a bug in partner-cli, or a 500 whose outcome could not be settled; never the machine's failures",
+        ],
         ["2", "usage error: bad flags, arguments or input; 400 validation_failed; a declined confirmation"],
         [
           "3",
