@@ -29,6 +29,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Clock, systemClock } from "../clock.js";
 import { LockedError } from "../errors.js";
+import { withPath } from "./machine-failure.js";
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
 export function processAlive(pid: number): boolean {
@@ -158,8 +159,13 @@ async function writeRecordFile(file: string, r: OwnerRecord): Promise<void> {
   try {
     await fh.writeFile(`${JSON.stringify(r)}\n`);
     await fh.sync();
+  } catch (err) {
+    // A full disk: no half-written record is left, and the error names the lock file.
+    await fh.close().catch(() => {});
+    await unlink(file).catch(() => {});
+    throw withPath(err, file);
   } finally {
-    await fh.close();
+    await fh.close().catch(() => {});
   }
 }
 

@@ -139,10 +139,10 @@ export function machineFailure(err: unknown, c: MachineContext = {}): MachineErr
     .filter(Boolean)
     .join(", ");
   const detail = kind === "NATIVE" ? `: ${e.message.split("\n")[0]}` : path ? `: ${path}` : "";
-  const dir = path ? (kind === "EISDIR" ? path : dirname(path)) : "the file system concerned";
+  const dir = path ? (kind === "EISDIR" ? path : dirname(path)) : ".";
   return new MachineError(
     `${k.what} (${why})${detail}. ${c.kept ?? DEFAULT_KEPT}`,
-    `${k.next(path ?? "the file", dir)} ${NOT_A_BUG}`,
+    `${k.next(path ?? "the file written (run again with --verbose)", dir)} ${NOT_A_BUG}`,
     { code, path, syscall: e.syscall },
   );
 }
