@@ -77,6 +77,16 @@ KINDS.ENFILE = {
 
 /** A few native packages (and any .node addon): a missing one is a broken install, not a bug. */
 const NATIVE_MODULE = /libsql|@napi-rs\/keyring|@neon-rs\/load|\.node\b|No native build was found/i;
+/** What loaders that catch the load error themselves say (napi-rs, prebuild's node-gyp-build). */
+const NATIVE_LOADER = /No native build was found|Cannot find native binding/i;
+
+/** The first code in an error's cause chain (napi-rs keeps the dlopen error there). */
+function causeCode(err: unknown, depth = 0): string | undefined {
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  if (!cause || depth > 5) return undefined;
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === "string" && code ? code : causeCode(cause, depth + 1);
+}
 
 /** For a path that could not be opened or made: the errno of the nearest existing directory's check. */
 function probeWritable(path: string): string | undefined {
@@ -107,7 +117,7 @@ function classify(err: NodeJS.ErrnoException, path: string | undefined): string 
   if (code in KINDS && code !== "NATIVE") return code;
   if (
     code === "ERR_DLOPEN_FAILED" ||
-    /No native build was found/i.test(message) ||
+    NATIVE_LOADER.test(message) ||
     ((code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && NATIVE_MODULE.test(message))
   )
     return "NATIVE";
@@ -134,7 +144,7 @@ export function machineFailure(err: unknown, c: MachineContext = {}): MachineErr
   if (!kind) return undefined;
   const k = KINDS[kind]!;
   // The code the failure is classed under first (EROFS for a SQLite CANTOPEN on a read-only mount).
-  const code = kind === "NATIVE" ? e.code || "ERR_DLOPEN_FAILED" : kind;
+  const code = kind === "NATIVE" ? e.code || causeCode(e) || "ERR_DLOPEN_FAILED" : kind;
   const why = [code, e.code && e.code !== code ? `reported as ${e.code}` : undefined, e.syscall]
     .filter(Boolean)
     .join(", ");

@@ -321,41 +321,62 @@ describe("errors this machine cannot produce for real: injected errno (fs-fault.
 });
 
 describe("a native module that does not load: exit 10", () => {
-  it("libsql's binary broken (ERR_DLOPEN_FAILED): sync names it and the reinstall; no database file", async () => {
-    // A copy of the install whose @libsql binary is not a shared object: Node's own dlopen refuses it.
+  /** A copy of the install whose native binaries (libsql's, the keychain's) are not shared objects. */
+  function brokenInstall(): string {
     const app = tempDir("pcli-app-");
     for (const d of ["bin", "dist"]) cpSync(join(ROOT, d), join(app, d), { recursive: true });
     cpSync(join(ROOT, "package.json"), join(app, "package.json"));
     const nm = join(app, "node_modules");
-    mkdirSync(join(nm, "@libsql"), { recursive: true });
-    for (const e of readdirSync(join(ROOT, "node_modules"))) {
-      if (e === "libsql" || e === "@libsql" || e === ".bin") continue;
-      symlinkSync(join(ROOT, "node_modules", e), join(nm, e));
-    }
-    cpSync(join(ROOT, "node_modules", "libsql"), join(nm, "libsql"), { recursive: true, dereference: true });
-    const native = join(nm, "@libsql", "linux-x64-gnu");
-    cpSync(join(ROOT, "node_modules", "@libsql", "linux-x64-gnu"), native, {
-      recursive: true,
-      dereference: true,
-    });
-    writeFileSync(join(native, "index.node"), "not a shared object\n");
-    const db = join(tempDir(), "copy.sqlite");
-    const run = await execa("node", [join(app, "bin", "partner-cli.js"), "sync", "--to", `sqlite:${db}`], {
-      env: { ...s.env(), NO_COLOR: "1" },
+    const own = ["libsql", "@libsql", "@napi-rs", ".bin"];
+    mkdirSync(nm);
+    for (const e of readdirSync(join(ROOT, "node_modules")))
+      if (!own.includes(e)) symlinkSync(join(ROOT, "node_modules", e), join(nm, e));
+    for (const e of own.slice(0, 3))
+      cpSync(join(ROOT, "node_modules", e), join(nm, e), { recursive: true, dereference: true });
+    for (const bin of [join(nm, "@libsql", "linux-x64-gnu"), join(nm, "@napi-rs", "keyring-linux-x64-gnu")])
+      for (const f of readdirSync(bin).filter((n) => n.endsWith(".node")))
+        writeFileSync(join(bin, f), "not a shared object\n");
+    return join(app, "bin", "partner-cli.js");
+  }
+  const run = async (bin: string, argv: string[], env: NodeJS.ProcessEnv): Promise<RunResult> => {
+    const r = await execa("node", [bin, ...argv], {
+      env: { ...env, NO_COLOR: "1" },
       reject: false,
       stdin: "ignore",
     });
-    const res = {
-      exitCode: run.exitCode ?? -1,
-      stdout: String(run.stdout),
-      stderr: String(run.stderr),
-    } as RunResult;
-    expect(res.exitCode, res.stderr).toBe(10);
-    expect(res.stderr).toContain("A native module of partner-cli does not load");
-    expect(res.stderr).toContain("ERR_DLOPEN_FAILED");
-    expect(res.stderr).toMatch(/reinstall partner-cli/);
-    expect(res.stderr).not.toMatch(/Unexpected error|This is a bug/);
+    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) } as RunResult;
+  };
+  const expectNative = (r: RunResult) => {
+    expect(r.exitCode, r.stderr).toBe(10);
+    expect(r.stderr).toContain("A native module of partner-cli does not load");
+    expect(r.stderr).toContain("ERR_DLOPEN_FAILED");
+    expect(r.stderr).toMatch(/reinstall partner-cli/);
+    expect(r.stderr).not.toMatch(/Unexpected error|This is a bug/);
+  };
+
+  it("libsql's and the keychain's binaries broken (ERR_DLOPEN_FAILED): named, with the reinstall; nothing written", async () => {
+    const bin = brokenInstall();
+    const db = join(tempDir(), "copy.sqlite");
+    expectNative(await run(bin, ["sync", "--to", `sqlite:${db}`], s.env()));
     expect(existsSync(db)).toBe(false);
+    // A profile whose key is in the keychain: reading it needs the binding.
+    const cfg = tempDir();
+    const profile = {
+      baseUrl: s.url,
+      keyStorage: "keychain",
+      keyMask: "****abcd",
+      savedAt: "2026-01-01T00:00:00Z",
+    };
+    writeFileSync(
+      join(cfg, "config.json"),
+      JSON.stringify({ currentProfile: "p", profiles: { p: profile } }),
+    );
+    const before = bytesOf(cfg);
+    const env = s.env({ PARTNER_CLI_CONFIG_DIR: cfg });
+    delete env.PARTNER_API_KEY;
+    delete env.PARTNER_BASE_URL;
+    expectNative(await run(bin, ["me"], env));
+    expect(bytesOf(cfg)).toEqual(before);
     covered.add("NATIVE");
   });
 });
