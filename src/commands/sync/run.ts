@@ -99,14 +99,15 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   const org = (await getMe(api)).organization;
   const settings = { ...DEFAULT_RETRY, ...retryFromEnv(ctx.env) };
   const started = Date.now();
-  const totals: Record<string, KindSummary> = {};
+  const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false };
   // A connection lost mid-run is retried on a new one, like any temporary failure: the new run of
   // the same steps reads every checkpoint again, so nothing is written twice or skipped.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await syncOnce(o, ctx, { kinds, target, api, org, totals });
+      return await syncOnce(o, ctx, run);
     } catch (err) {
-      if (!(err instanceof ConnectionLost && target.kind === "postgres")) throw syncFailure(err, target);
+      // A server that does not answer at the start exits 7 at once, as before; a lost one is retried.
+      if (!(err instanceof ConnectionLost && run.connected)) throw syncFailure(err, target);
       const delay = backoffMs(attempt, settings);
       if (attempt + 1 >= settings.maxAttempts || Date.now() - started + delay > settings.deadlineMs)
         throw new NetworkError(
@@ -144,12 +145,15 @@ interface SyncOnce {
   org: Awaited<ReturnType<typeof getMe>>["organization"];
   /** Counts of earlier attempts (lost connections), carried on. */
   totals: Record<string, KindSummary>;
+  /** Whether a connection was made once in this run (then a lost one is retried). */
+  connected: boolean;
 }
 
 /** One connection's run: lock, checks, migrations, every kind; what it committed is added to `totals`. */
 async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<SyncSummary> {
   const { kinds, target, api, org, totals } = run;
   const dest = await openDestination(target, ctx);
+  run.connected = true;
   let syncer: Syncer | undefined;
   try {
     await dest.lock();
