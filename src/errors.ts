@@ -109,5 +109,28 @@ export class LockedError extends CliError {}
 /** Ctrl-C. Exit 130. */
 export class CancelledError extends CliError {}
 
+/**
+ * The machine failed, not partner-cli: a full disk or quota, a read-only file system, permission
+ * denied, a directory or file where the other was expected, too many open files, an I/O error, a
+ * native module that does not load. Made by src/io/machine-failure.ts (the one classifier). Exit 10.
+ */
+export class MachineError extends CliError {
+  /** The errno or SQLite code (ENOSPC, EROFS, SQLITE_FULL, ERR_DLOPEN_FAILED...). */
+  readonly code: string;
+  /** The file or directory concerned, when known. */
+  readonly path: string | undefined;
+  readonly syscall: string | undefined;
+  constructor(
+    message: string,
+    hint: string,
+    o: { code: string; path?: string | undefined; syscall?: string | undefined },
+  ) {
+    super(message, hint);
+    this.code = o.code;
+    this.path = o.path;
+    this.syscall = o.syscall;
+  }
+}
+
 /** A response that does not match the spec at all (not JSON, wrong shape). Exit 1. */
 export class ProtocolError extends CliError {}

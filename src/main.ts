@@ -11,6 +11,7 @@ import {
   ConfigError,
   type ErrorDetails,
   LockedError,
+  MachineError,
   NetworkError,
   NotFoundError,
   PartialFailure,
@@ -19,6 +20,7 @@ import {
   UsageError,
 } from "./errors.js";
 import { type IoStreams, parseFields, processStreams } from "./io/io.js";
+import { machineFailure } from "./io/machine-failure.js";
 import { buildProgram } from "./program.js";
 
 // For scripts/build.mjs, which renders bin's answer to the top-level --help from it.
@@ -35,6 +37,7 @@ export const EXIT = {
   temporary: 7,
   pending: 8,
   locked: 9,
+  machine: 10,
   interrupted: 130,
 } as const;
 
@@ -44,6 +47,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof PartialFailure) return EXIT.negative;
   if (err instanceof PendingError) return EXIT.pending;
   if (err instanceof LockedError) return EXIT.locked;
+  if (err instanceof MachineError) return EXIT.machine;
   if (err instanceof CancelledError) return EXIT.interrupted;
   if (err instanceof ConfigError) return EXIT.auth;
   if (err instanceof NetworkError) return EXIT.temporary;
@@ -57,6 +61,7 @@ export function exitCodeFor(err: unknown): number {
       return EXIT.temporary;
     return EXIT.unexpected;
   }
+  if (machineFailure(err)) return EXIT.machine;
   return EXIT.unexpected;
 }
 
@@ -122,6 +127,7 @@ function errorCode(err: unknown): string {
   if (err instanceof PartialFailure) return "partial_failure";
   if (err instanceof PendingError) return "pending";
   if (err instanceof LockedError) return "locked";
+  if (err instanceof MachineError) return "machine_error";
   if (err instanceof CancelledError) return "interrupted";
   if (err instanceof ConfigError) return "config_error";
   if (err instanceof NetworkError) return "network_error";
@@ -231,7 +237,9 @@ export async function run(argv: string[], options: RunOptions = {}): Promise<num
     streams.stderr.write(heldBack);
     await ctx?.io.finish();
     return EXIT.ok;
-  } catch (err) {
+  } catch (caught) {
+    // The machine's own failures (disk full, read-only, permissions...) that arrive raw: exit 10, not 1.
+    const err = machineFailure(caught) ?? caught;
     await ctx?.io.finish({ failed: true }).catch(() => {});
     if (err instanceof CommanderError) {
       // Help and version print and succeed; every other parse failure is a usage error.

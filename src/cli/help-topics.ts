@@ -68,7 +68,10 @@ export const HELP_TOPICS: HelpTopic[] = [
       "Every command ends with one of these codes; the error itself is printed on stderr (with --json, as one JSON object).",
       [
         ["0", "success, also a re-run with nothing to do; help and --version"],
-        ["1", "unexpected error (a bug, or a 500 whose outcome could not be settled)"],
+        [
+          "1",
+          "a bug in partner-cli, or a 500 whose outcome could not be settled; never the machine's failures",
+        ],
         ["2", "usage error: bad flags, arguments or input; 400 validation_failed; a declined confirmation"],
         [
           "3",
@@ -76,13 +79,20 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "4",
-          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable",
+          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for",
         ],
         ["5", "not found: 404, a reference that matches nothing"],
         ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
-        ["7", "temporary: 429/502/503/504 or the network still failing after retries; try again later"],
+        [
+          "7",
+          "temporary: 429/502/503/504, the network or a lost database connection still failing after retries; try again later",
+        ],
         ["8", "still pending: a job not finished within --timeout"],
         ["9", "locked: another run holds this cursor's or output file's lock"],
+        [
+          "10",
+          "the machine or its storage: disk full, read-only, permission denied, I/O error, a missing native module; page the operator, don't report a bug",
+        ],
         ["130", "interrupted (Ctrl-C); nothing half-written is left as if complete"],
       ],
       "More: docs/exit-codes.md.",

@@ -8,6 +8,7 @@
 // An entry is service "partner-cli", account "<profile> (<config dir>)": two config directories
 // (PARTNER_CLI_CONFIG_DIR) holding a profile of the same name never share a key.
 import { ConfigError } from "../errors.js";
+import { machineFailure } from "../io/machine-failure.js";
 
 export const KEYCHAIN_SERVICE = "partner-cli";
 
@@ -71,6 +72,9 @@ export async function keychainRead(account: string, profile: string): Promise<st
   try {
     key = (await entry(account)).getPassword();
   } catch (err) {
+    // The keychain binding itself does not load (a broken install): the machine's failure, exit 10.
+    const broken = machineFailure(err, { kept: "Nothing was sent." });
+    if (broken) throw broken;
     throw new ConfigError(
       `The key of profile "${profile}" is in the OS keychain, which did not answer (${reason(err)}). Nothing was sent.`,
       fix,

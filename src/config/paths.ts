@@ -3,7 +3,8 @@
 import { chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { CliError } from "../errors.js";
+import { MachineError } from "../errors.js";
+import { machineFailure, withPath } from "../io/machine-failure.js";
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.PARTNER_CLI_CONFIG_DIR) return resolve(env.PARTNER_CLI_CONFIG_DIR);
@@ -29,12 +30,13 @@ export function ensurePrivateDir(dir: string): string {
       code === "ENOTDIR" ||
       code === "EEXIST"
     ) {
-      throw new CliError(
-        `Cannot use ${dir} as the partner-cli config directory (${code}): it must be a directory you own, made private (0700).`,
-        "Set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
+      throw new MachineError(
+        `Cannot use ${dir} as the partner-cli config directory (${code}): it must be a directory you own, made private (0700). Nothing was changed.`,
+        "Set PARTNER_CLI_CONFIG_DIR to a directory of your own (cron and CI jobs have their own environment).",
+        { code: code ?? "EACCES", path: dir, syscall: (err as NodeJS.ErrnoException).syscall },
       );
     }
-    throw err;
+    throw machineFailure(withPath(err, dir)) ?? err;
   }
   return dir;
 }

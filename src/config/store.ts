@@ -5,7 +5,8 @@
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { chmod, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { CliError } from "../errors.js";
+import { CliError, MachineError } from "../errors.js";
+import { machineFailure, withPath } from "../io/machine-failure.js";
 import { ensurePrivateDir } from "./paths.js";
 
 export interface StoredOrganization {
@@ -71,9 +72,11 @@ export class ConfigStore {
       try {
         chmodSync(this.file, FILE_MODE);
       } catch (err) {
-        throw new CliError(
-          `Cannot make ${this.file} private (0600): ${(err as NodeJS.ErrnoException).code}.`,
+        const e = err as NodeJS.ErrnoException;
+        throw new MachineError(
+          `Cannot make ${this.file} private (0600): ${e.code}. Nothing was changed.`,
           "The config file must belong to you; fix its owner, or set PARTNER_CLI_CONFIG_DIR to a directory of your own.",
+          { code: e.code ?? "EPERM", path: this.file, syscall: e.syscall },
         );
       }
     }
@@ -118,8 +121,13 @@ export class ConfigStore {
       await chmod(tmp, FILE_MODE);
       await rename(tmp, this.file);
     } catch (err) {
-      await rm(tmp, { force: true });
-      throw err;
+      await rm(tmp, { force: true }).catch(() => {});
+      // The old file is untouched: every saved cursor is still the one saved before.
+      throw (
+        machineFailure(withPath(err, this.file), {
+          kept: `${this.file} was not changed: every profile and saved cursor in it is as it was before this write.`,
+        }) ?? err
+      );
     }
   }
 

@@ -34,7 +34,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { crc32 } from "node:zlib";
 import { UsageError } from "../errors.js";
+import { machineFailure, withPath } from "../io/machine-failure.js";
 import { openPrivateAppend } from "../io/private-file.js";
+
+const NOTHING_WRITTEN = "Nothing was written to it, and the cursor is where it was.";
 
 /** Size of the head and tail blocks whose sha256 a FileState keeps. */
 export const BLOCK = 64 * 1024;
@@ -389,6 +392,8 @@ export async function openFileOutput(
     fh = (await openPrivateAppend(path)).fh;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    const machine = machineFailure(withPath(err, path), { kept: NOTHING_WRITTEN });
+    if (machine) throw machine;
     throw new UsageError(
       `Cannot open ${path} for appending (${code}).`,
       code === "ENOENT" ? "Its directory does not exist; create it or choose another --out." : undefined,
@@ -436,7 +441,7 @@ export async function openFileOutput(
         } catch (err) {
           // Leave nothing uncommitted behind (disk full): these bytes are this run's own.
           await fh.truncate(committed).catch(() => {});
-          throw err;
+          throw withPath(err, path);
         }
         digest.update(buf);
         committed += buf.length;

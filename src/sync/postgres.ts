@@ -5,7 +5,8 @@
 // the others exit 9; the server releases it when the holder's connection ends, a killed one included.
 import { createHash } from "node:crypto";
 import type * as PgNs from "pg";
-import { ConfigError, LockedError, NetworkError } from "../errors.js";
+import { ConfigError, LockedError } from "../errors.js";
+import { ConnectionLost } from "./connection.js";
 import {
   type CommitResult,
   type Destination,
@@ -48,16 +49,22 @@ export function pgError(err: unknown, t: PgTarget): unknown {
   const e = err as { code?: string; message?: string };
   const msg = scrub(e?.message ?? String(err), t);
   const code = e?.code ?? "";
+  // --- connection lost or TLS refused (error classification; see src/sync/connection.ts) ---
+  // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection_exception.
   if (
     NETWORK_CODES.has(code) ||
-    /Connection terminated|connection timeout|Client has encountered a connection error/i.test(msg)
+    /^(57P0[123]|08...)$/.test(code) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable/i.test(
+      msg,
+    )
   )
-    return new NetworkError(
-      `PostgreSQL at ${t.label} did not answer: ${msg}.`,
-      "CONNECT",
-      t.label,
-      "Check that the server is running and reachable; run again later (what was committed is kept).",
+    return new ConnectionLost(t.label, msg);
+  if (/does not support SSL/i.test(msg))
+    return new ConfigError(
+      `PostgreSQL at ${t.label} does not accept TLS, and the URL requires it (sslmode): ${msg}. Nothing was written.`,
+      "Enable TLS (ssl = on) on the server, or, on a network you trust, drop sslmode=require from the URL (or use sslmode=prefer).",
     );
+  // --- end of connection classification ---
   if (code.startsWith("28") || code === "3D000" || code === "42501" || /password/i.test(msg))
     return new ConfigError(
       `PostgreSQL at ${t.label} refused this connection: ${msg}.`,

@@ -88,11 +88,8 @@ function sqliteError(err: unknown, label: string): unknown {
     );
   if (code === "SQLITE_NOTADB")
     return new UsageError(`${label} is not a SQLite database; nothing was written to it.`);
-  if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN" || code === "SQLITE_PERM")
-    return new UsageError(
-      `${label} cannot be written (${(err as Error).message}).`,
-      "Check the path and its permissions.",
-    );
+  // Full, read-only, forbidden, I/O errors: the machine's failures, classed (exit 10) by `sync`
+  // through src/io/machine-failure.ts with their code kept.
   return err;
 }
 

@@ -11,6 +11,7 @@ import type { BigIntStats } from "node:fs";
 import { type FileHandle, stat } from "node:fs/promises";
 import { ContentDigest, type ContentSnapshot, type FileState, identityOf } from "../export/durable-output.js";
 import { takeLock } from "../io/file-lock.js";
+import { withPath } from "../io/machine-failure.js";
 import { openPrivateAppend } from "../io/private-file.js";
 
 export interface StoredEnvelope {
@@ -275,7 +276,7 @@ class StoreFile implements OpenedEventStore {
       for (const id of ids) this.ids.delete(id);
       // Leave no half-written tail behind on a failed write (disk full).
       await this.fh.truncate(this.known).catch(() => {});
-      throw err;
+      throw withPath(err, this.path);
     }
     this.digestUpdate(buf, this.known);
     this.known += buf.length;

@@ -78,11 +78,11 @@ describe("file modes", () => {
     expect(mode(join(dir, "config.json"))).toBe(0o600);
   });
 
-  test("a config directory that cannot be made private is a clear error (exit 1)", async () => {
+  test("a config directory that cannot be made private is the machine's failure (exit 10)", async () => {
     const file = join(tempDir("pcli-notdir-"), "plain-file");
     writeFileSync(file, "");
     const r = await runIn(["profiles", "list"], { env: { PARTNER_CLI_CONFIG_DIR: file } });
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(10);
     expect(r.stderr).toContain(`Cannot use ${file} as the partner-cli config directory`);
     expect(r.stderr).toContain("PARTNER_CLI_CONFIG_DIR");
   });

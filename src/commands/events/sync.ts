@@ -19,6 +19,7 @@ import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import type { ApiClient } from "../../api/client.js";
+import { machineFailure } from "../../io/machine-failure.js";
 import {
   type Attributes,
   attributesOf,
@@ -314,6 +315,12 @@ export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise
     summary.cursorAfter = s.pos.cursor;
     report(s);
     return summary;
+  } catch (err) {
+    throw (
+      machineFailure(err, {
+        kept: `${args.out} holds every event up to the saved cursor, which is where it was; a failed write left nothing half-written.`,
+      }) ?? err
+    );
   } finally {
     await held.store?.close().catch(() => {});
     for (const l of held.locks.reverse()) await l.release().catch(() => {});

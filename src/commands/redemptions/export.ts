@@ -26,6 +26,7 @@ import {
 import { resolveOutPath } from "../../export/durable-output.js";
 import { csvHeader } from "../../export/redemption-rows.js";
 import { checkBomForAppend, UTF8_BOM } from "../../csv/write.js";
+import { machineFailure } from "../../io/machine-failure.js";
 import { chooseFormat } from "../../io/table-file.js";
 import { refuseExistingWorkbook } from "../../io/xlsx.js";
 import { DURATION_EXAMPLES, parseDurationMs } from "../../spec/duration.js";
@@ -255,7 +256,11 @@ export async function redemptionsExportRun(
   } catch (err) {
     // An unfinished workbook is removed; its rows were never counted (the cursor did not move).
     await held.workbook?.abort();
-    throw err;
+    const out = args.outPath ?? "stdout";
+    const kept = held.workbook
+      ? `The unfinished workbook was removed; ${out} and the saved cursor "${args.name}" are as they were.`
+      : `${out} holds every row up to the saved cursor "${args.name}", which is where it was; a failed write was cut back, nothing half-written is left.`;
+    throw machineFailure(err, { kept }) ?? err;
   } finally {
     await held.output?.close().catch(() => {});
     for (const l of held.locks.reverse()) await l.release().catch(() => {});

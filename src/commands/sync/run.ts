@@ -3,14 +3,18 @@
 // and the organization the copy belongs to → GET /me (another organization: exit 2, nothing
 // written) → migrations → each kind, page by page, rows and checkpoint in one transaction.
 import { getMe } from "../../api/me.js";
-import type { Context } from "../../context.js";
-import { CancelledError, UsageError } from "../../errors.js";
+import { type Context, retryFromEnv } from "../../context.js";
+import type { ApiClient } from "../../api/client.js";
+import { backoffMs, DEFAULT_RETRY } from "../../api/retry-policy.js";
+import { CancelledError, NetworkError, UsageError } from "../../errors.js";
+import { machineFailure } from "../../io/machine-failure.js";
+import { ConnectionLost } from "../../sync/connection.js";
 import type { Destination } from "../../sync/destination.js";
 import { openDestination } from "../../sync/open.js";
 import { dayInZone } from "../../sync/rows.js";
 import { LATEST_SCHEMA_VERSION } from "../../sync/schema.js";
 import { KINDS, type Kind, type KindSummary, Syncer } from "../../sync/syncer.js";
-import { resolveSyncTarget, scrub } from "../../sync/target.js";
+import { resolveSyncTarget, scrub, type SyncTarget } from "../../sync/target.js";
 
 export interface SyncOptions {
   to?: string | undefined;
@@ -93,7 +97,67 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   // Who we talk to is checked before the database is touched: a bad key creates no file.
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
+  const settings = { ...DEFAULT_RETRY, ...retryFromEnv(ctx.env) };
+  const started = ctx.clock.now().getTime();
+  const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false };
+  // A connection lost mid-run is retried on a new one, like any temporary failure: the new run of
+  // the same steps reads every checkpoint again, so nothing is written twice or skipped.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await syncOnce(o, ctx, run);
+    } catch (err) {
+      // A server that does not answer at the start exits 7 at once, as before; a lost one is retried.
+      if (!(err instanceof ConnectionLost && run.connected)) throw syncFailure(err, target);
+      const delay = backoffMs(attempt, settings);
+      if (
+        attempt + 1 >= settings.maxAttempts ||
+        ctx.clock.now().getTime() - started + delay > settings.deadlineMs
+      )
+        throw new NetworkError(
+          `Lost the connection to PostgreSQL at ${target.label} and could not get it back after ${attempt + 1} attempt${attempt ? "s" : ""} over ${Math.round((ctx.clock.now().getTime() - started) / 1000)} s (${err.reason}). Every page committed so far is in ${target.label} with its checkpoint; nothing after it was kept.`,
+          "CONNECT",
+          target.label,
+          "Check that the server is running and reachable (a restart, a failover, a terminated session), then run the same command again: it continues from the checkpoints.",
+        );
+      ctx.io.err(
+        `Lost the connection to PostgreSQL at ${target.label} (${err.reason}); reconnecting in ${(delay / 1000).toFixed(1)} s to continue from the checkpoints.`,
+      );
+      await ctx.clock.sleep(delay, ctx.signal).catch(() => {});
+      if (ctx.signal.aborted)
+        throw new CancelledError(
+          `Interrupted; every page committed so far is in ${target.label} with its checkpoint. Run again to continue.`,
+        );
+    }
+  }
+}
+
+/** A failure of the database's machine (disk full, read-only, permissions, a missing native module): exit 10. */
+function syncFailure(err: unknown, target: SyncTarget): unknown {
+  return (
+    machineFailure(err, {
+      path: target.kind === "sqlite" ? target.path : undefined,
+      kept: `Every page committed so far is in ${target.label} with its checkpoint, which is where it was; the failed page was rolled back.`,
+    }) ?? err
+  );
+}
+
+interface SyncOnce {
+  kinds: Kind[];
+  target: SyncTarget;
+  api: ApiClient;
+  org: Awaited<ReturnType<typeof getMe>>["organization"];
+  /** Counts of earlier attempts (lost connections), carried on. */
+  totals: Record<string, KindSummary>;
+  /** Whether a connection was made once in this run (then a lost one is retried). */
+  connected: boolean;
+}
+
+/** One connection's run: lock, checks, migrations, every kind; what it committed is added to `totals`. */
+async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<SyncSummary> {
+  const { kinds, target, api, org, totals } = run;
   const dest = await openDestination(target);
+  run.connected = true;
+  let syncer: Syncer | undefined;
   try {
     await dest.lock();
     await checkSchema(dest);
@@ -126,7 +190,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
       await dest.commit([], undefined, orgMeta);
 
     const showProgress = ctx.io.stderrIsTTY;
-    const syncer = new Syncer({
+    syncer = new Syncer({
       api,
       dest,
       states: await dest.states(),
@@ -139,6 +203,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
       note: (line) => ctx.io.err(line),
       progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,
     });
+    for (const [k, s] of Object.entries(totals)) syncer.summary[k] = { ...s };
     try {
       await syncer.run(kinds);
       await dest.flush();
@@ -168,6 +233,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
       );
     }
     if (target.kind === "postgres" && err instanceof Error) err.message = scrub(err.message, target);
+    if (syncer) for (const [k, s] of Object.entries(syncer.summary)) totals[k] = { ...s };
     throw err;
   } finally {
     await dest.close();
