@@ -88,7 +88,10 @@ export const HELP_TOPICS: HelpTopic[] = [
           "temporary: 429/502/503/504, the network or a lost database connection still failing after retries; try again later",
         ],
         ["8", "still pending: a job not finished within --timeout"],
-        ["9", "locked: another run holds this cursor's or output file's lock"],
+        [
+          "9",
+          "locked: another run is writing the same file, database or named cursor (any config dir or host)",
+        ],
         [
           "10",
           "the machine or its storage: disk full, read-only, permission denied, I/O error, a missing native module; page the operator, don't report a bug",

@@ -258,8 +258,8 @@ export async function redemptionsExportRun(
     await held.workbook?.abort();
     const out = args.outPath ?? "stdout";
     const kept = held.workbook
-      ? `The unfinished workbook was removed; ${out} and the saved cursor "${args.name}" are as they were.`
-      : `${out} holds every row up to the saved cursor "${args.name}", which is where it was; a failed write was cut back, nothing half-written is left.`;
+      ? `The unfinished workbook was removed; ${out} and ${args.dest ? "its cursor" : "the cursors"} are as they were.`
+      : `${out} holds every row up to its saved cursor, which is where it was; a failed write was cut back, nothing half-written is left.`;
     throw machineFailure(err, { kept }) ?? err;
   } finally {
     await held.output?.close().catch(() => {});
