@@ -370,6 +370,34 @@ describe("a cursor belongs to the organization and its file", () => {
     expectOnce(idsIn(out), await feedIds(s.sb));
   }, 120_000);
 
+  it("an export leaves config.json (profiles and keys) byte-identical: checkpoints are saved in their own file", async () => {
+    const configDir = tempDir();
+    const login = await cli(["login", "--profile", "p", "--base-url", s.url, "--api-key-stdin"], {
+      env: { PARTNER_CLI_CONFIG_DIR: configDir, PARTNER_API_KEY: "", PARTNER_BASE_URL: "" },
+      input: `${s.writeKey}\n`,
+    });
+    expect(login.exitCode, login.stderr).toBe(0);
+    const configFile = join(configDir, "config.json");
+    const before = readFileSync(configFile);
+    const mtime = statSync(configFile).mtimeMs;
+    const out = join(tempDir(), "r.csv");
+    const env = {
+      PARTNER_CLI_CONFIG_DIR: configDir,
+      PARTNER_PROFILE: "p",
+      PARTNER_API_KEY: "",
+      PARTNER_BASE_URL: "",
+    };
+    const r = await cli(["redemptions", "export", "--out", out, "--limit", "100", "--corrections"], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(idsIn(out).length).toBeGreaterThan(1000);
+    expect(readFileSync(configFile).equals(before)).toBe(true);
+    expect(statSync(configFile).mtimeMs).toBe(mtime);
+    const cursorFiles = readdirSync(join(configDir, "cursors"));
+    expect(cursorFiles).toHaveLength(1);
+    expect(statSync(join(configDir, "cursors", cursorFiles[0]!)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(configDir, "cursors")).mode & 0o777).toBe(0o700);
+  }, 120_000);
+
   it("cursors an older version kept in config.json are converted once, each to its file, and continue", async () => {
     const configDir = tempDir();
     const out = join(tempDir(), "r.csv");
