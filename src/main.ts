@@ -9,6 +9,7 @@ import {
   CliError,
   ConfigError,
   type ErrorDetails,
+  FeedContractError,
   LockedError,
   NetworkError,
   NotFoundError,
@@ -45,6 +46,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof LockedError) return EXIT.locked;
   if (err instanceof CancelledError) return EXIT.interrupted;
   if (err instanceof ConfigError) return EXIT.auth;
+  if (err instanceof FeedContractError) return EXIT.auth;
   if (err instanceof NetworkError) return EXIT.temporary;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof ApiError) {
@@ -123,6 +125,7 @@ function errorCode(err: unknown): string {
   if (err instanceof LockedError) return "locked";
   if (err instanceof CancelledError) return "interrupted";
   if (err instanceof ConfigError) return "config_error";
+  if (err instanceof FeedContractError) return "feed_contract_broken";
   if (err instanceof NetworkError) return "network_error";
   if (err instanceof NotFoundError) return "not_found";
   if (err instanceof ProtocolError) return "protocol_error";

@@ -4,7 +4,14 @@ import type { FeedPage } from "../../api/paging.js";
 import { listEvents } from "../../api/events.js";
 import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
 import { ApiError, CancelledError } from "../../errors.js";
-import { type FeedPosition, type FeedStep, runFeed } from "../../export/feed-loop.js";
+import {
+  BY_OCCURRED_AT,
+  BY_RECORDED_AT,
+  type FeedDeadline,
+  type FeedStep,
+  feedDeadline,
+  runFeed,
+} from "../../export/feed-loop.js";
 import {
   BufferPool,
   type Change,
@@ -14,6 +21,7 @@ import {
   renderRowBuffer,
   renderRows,
 } from "../../export/redemption-rows.js";
+import type { EventEnvelope } from "../../spec/events.js";
 import type { Redemption } from "../../spec/redemptions.js";
 import { CORRECTION_TYPES, durableStep, type ExportState } from "./export-state.js";
 
@@ -28,8 +36,29 @@ function interrupted(s: ExportState): () => Error {
     );
 }
 
-/** A feed page as the export keeps it: the ids, and the rows rendered into one buffer. */
-type RowsPage = FeedPage<string> & { rows: RowBuffer };
+/**
+ * A feed page as the export keeps it: the ids, the first and last recordedAt (the feed's order, which
+ * runFeed checks), and the rows rendered into one buffer.
+ */
+type RowsPage = FeedPage<string> & { rows: RowBuffer; span: readonly [string, string] | undefined };
+
+/** The feed's order on a page kept as ids: its span, taken while the page was parsed. */
+const ROWS_ORDER = { field: "recordedAt", span: (p: FeedPage<string>) => (p as RowsPage).span };
+
+/**
+ * One bound for all the feed reads of a run (the redemption feed and both correction feeds), set
+ * when the first of them starts.
+ */
+const deadlines = new WeakMap<ExportState, FeedDeadline | undefined>();
+function deadlineOf(s: ExportState): FeedDeadline | undefined {
+  if (!deadlines.has(s)) deadlines.set(s, feedDeadline(s.ctx));
+  return deadlines.get(s);
+}
+
+/** The loop's options every feed read of the export shares. */
+function common(s: ExportState, name: string) {
+  return { signal: s.ctx.signal, interrupted: interrupted(s), deadline: deadlineOf(s), name };
+}
 
 /** The bytes of a step's fresh rows: all of its page's rows (a view), or those not skipped. */
 export function pageBytes(s: FeedStep<string>): Buffer {
@@ -44,38 +73,6 @@ export function pageBytes(s: FeedStep<string>): Buffer {
       j++;
     }
   return Buffer.concat(parts);
-}
-
-/**
- * The ids of a page as runFeed needs them. It reads a page's ids only to skip those a resumed run
- * already wrote (the first page, or a page read again with the same cursor) and to record them on a
- * page that ends the walk or repeats its cursor; on every other page it only counts its items. Those
- * pages keep no ids (a thousand strings per page waiting in the read-ahead, moved to the old
- * generation and held until a full collection: half of the export's garbage): their items are
- * placeholders, and an id asked of one is an error rather than a wrong id.
- */
-const NOT_KEPT = undefined as unknown as string;
-
-function idKeeper(from: FeedPosition) {
-  const seen = new Set<string | undefined>();
-  return {
-    of(after: string | undefined, page: { items: readonly { id: string }[]; nextCursor: string | null }) {
-      const again = seen.has(after);
-      seen.add(after);
-      const needed =
-        again ||
-        (after === (from.cursor ?? undefined) && from.skipIds.length > 0) ||
-        page.nextCursor === null ||
-        page.nextCursor === after;
-      // Filled (not holes, which map and forEach would skip): an id asked of one is undefined.
-      return needed ? page.items.map((r) => r.id) : new Array<string>(page.items.length).fill(NOT_KEPT);
-    },
-    idOf(id: string | undefined): string {
-      if (id === undefined)
-        throw new Error("partner-cli bug: a feed page's ids were not kept; nothing was lost.");
-      return id;
-    },
-  };
 }
 
 /** Pages written as one block (one intent, one write, one fsync, one commit) when they were read ahead. */
@@ -132,19 +129,24 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   let ready: Block | undefined;
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
-  const ids = idKeeper(cursors.feedPos);
   await runFeed<string>({
+    ...common(s, "the redemption feed"),
     read: async (after, onCursor): Promise<RowsPage> => {
       // The next cursor is taken off the answer's text, so the next request goes out before this
       // page is parsed, checked and rendered (runFeed checks it against the parsed page).
       const page = await redemptionFeed(s.api, { after, limit: args.limit }, onCursor);
       const rows = renderRowBuffer(format, page.items, pool);
-      return { items: ids.of(after, page), nextCursor: page.nextCursor, rows };
+      const { items } = page;
+      return {
+        items: items.map((r) => r.id),
+        nextCursor: page.nextCursor,
+        rows,
+        span: items.length ? [items[0]!.recordedAt, items[items.length - 1]!.recordedAt] : undefined,
+      };
     },
-    idOf: ids.idOf,
+    idOf: (id) => id,
+    order: ROWS_ORDER,
     from: cursors.feedPos,
-    signal: ctx.signal,
-    interrupted: interrupted(s),
     readAhead: 2 * GROUP,
     handle: async (step) => {
       summary.pages++;
@@ -156,6 +158,7 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
       const advance = () => {
         for (const st of block.steps) {
           summary.rows += st.fresh.length;
+          summary.repeatedIds += st.duplicates;
           cursors.total += st.fresh.length;
         }
         cursors.feedPos = block.steps.at(-1)!.next;
@@ -182,17 +185,18 @@ export async function exportFeedWorkbook(s: ExportState): Promise<void> {
   const book = s.held.workbook!;
   const showProgress = ctx.io.stderrIsTTY;
   await runFeed<Redemption>({
+    ...common(s, "the redemption feed"),
     read: (after) => redemptionFeed(s.api, { after, limit: args.limit }),
     idOf: (r) => r.id,
+    order: BY_RECORDED_AT,
     from: cursors.feedPos,
-    signal: ctx.signal,
-    interrupted: interrupted(s),
     handle: async (step) => {
       summary.pages++;
       s.assertHeld();
       await book.write(step.fresh.map((r) => redemptionCells(r)));
       cursors.feedPos = step.next;
       summary.rows += step.fresh.length;
+      summary.repeatedIds += step.duplicates;
       cursors.total += step.fresh.length;
       if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
     },
@@ -223,12 +227,12 @@ export async function exportCorrections(s: ExportState): Promise<void> {
   const { ctx, cursors, summary } = s;
   for (let i = 0; i < CORRECTION_TYPES.length; i++) {
     const type = CORRECTION_TYPES[i]!;
-    await runFeed({
+    await runFeed<EventEnvelope>({
+      ...common(s, `the event log (${type})`),
       read: (after) => listEvents(s.api, { after, type, limit: 1000 }),
       idOf: (e) => e.id,
+      order: BY_OCCURRED_AT,
       from: cursors.corrPos[i]!,
-      signal: ctx.signal,
-      interrupted: interrupted(s),
       handle: async (step) => {
         const rows: { redemption: Redemption; change: Change }[] = [];
         for (const e of step.fresh) {
@@ -245,6 +249,7 @@ export async function exportCorrections(s: ExportState): Promise<void> {
         await emit(s, rows, () => {
           cursors.corrPos[i] = step.next;
           summary.corrections += rows.length;
+          summary.repeatedIds += step.duplicates;
         });
       },
     });

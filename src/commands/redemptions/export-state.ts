@@ -43,6 +43,8 @@ export interface ExportSummary {
   cursorAfter: string | null;
   out: string | null;
   repairedBytes: number;
+  /** Ids the service sent again within the run (beyond the repeated last page): skipped, not written. */
+  repeatedIds: number;
 }
 
 /** The run's options once checked (no I/O yet beyond resolving the output's path). */

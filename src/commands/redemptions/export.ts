@@ -123,8 +123,9 @@ async function finish(s: ExportState): Promise<void> {
     : "";
   const sheets =
     book && book.sheets > 1 ? ` (${book.sheets} sheets: Excel holds 1,048,576 rows a sheet)` : "";
+  const repeated = summary.repeatedIds ? `; skipped ${summary.repeatedIds} repeated ids` : "";
   ctx.io.err(
-    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; cursor "${args.name}" ${written ? "saved" : "unchanged"}.`,
+    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; cursor "${args.name}" ${written ? "saved" : "unchanged"}${repeated}.`,
   );
   if (ctx.io.json) ctx.io.outJson({ summary });
 }
@@ -153,6 +154,7 @@ export async function redemptionsExportRun(
       cursorAfter: cursors.feedPos.cursor,
       out: args.outPath,
       repairedBytes: 0,
+      repeatedIds: 0,
     };
     const s: ExportState = { ctx, args, api, store, cursors, held, summary, assertHeld };
     await openOutput(s, plan);

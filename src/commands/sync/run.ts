@@ -5,6 +5,7 @@
 import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { CancelledError, UsageError } from "../../errors.js";
+import { feedDeadline } from "../../export/feed-loop.js";
 import type { Destination } from "../../sync/destination.js";
 import { openDestination } from "../../sync/open.js";
 import { dayInZone } from "../../sync/rows.js";
@@ -135,6 +136,7 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
       full: Boolean(o.full),
       limit: o.limit ?? 1000,
       now,
+      deadline: feedDeadline(ctx),
       signal: ctx.signal,
       note: (line) => ctx.io.err(line),
       progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,
