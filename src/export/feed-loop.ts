@@ -327,8 +327,8 @@ class FeedContract<T> {
     );
   }
 
-  /** The page's cursors and order checked (and recorded), before its items are looked at. */
-  check(page: PageAt<T>, pageNo: number): FeedContractError | undefined {
+  /** The page's cursors and order checked (and recorded), before its items are taken. */
+  check(page: PageAt<T>, pageNo: number, startsRepeated: boolean): FeedContractError | undefined {
     const { after, nextCursor } = page;
     if (after !== undefined) {
       this.cursors.set(after, pageNo);
@@ -350,15 +350,29 @@ class FeedContract<T> {
           `its nextCursor "${nextCursor}" is the cursor page ${usedBy} of this run was read with: the cursors go round in a cycle`,
         );
     }
+    return this.checkOrder(page, pageNo, startsRepeated);
+  }
+
+  /**
+   * The page must not start before the page before it ended (equal times are fine). A page that
+   * starts with ids already handled (repeated by the service, skipped) starts with old items: then
+   * its last item must not be before that end.
+   */
+  private checkOrder(
+    page: PageAt<T>,
+    pageNo: number,
+    startsRepeated: boolean,
+  ): FeedContractError | undefined {
     const span = this.order?.span(page);
     if (!span) return undefined;
+    const field = this.order!.field;
     const [first, lastText] = span;
-    const firstTime = Date.parse(first);
-    if (this.last && firstTime < this.last.time)
+    const [which, text] = startsRepeated ? ["last", lastText] : ["first", first];
+    if (this.last && Date.parse(text) < this.last.time)
       return this.breach(
         page,
         pageNo,
-        `${this.order!.field} goes backwards: its first item's is ${first}, before ${this.last.text}, the last of page ${this.last.pageNo} (the feed is ordered by ${this.order!.field})`,
+        `${field} goes backwards: its ${which} item's is ${text}, before ${this.last.text}, the last of page ${this.last.pageNo} (the feed is ordered by ${field})`,
       );
     const time = Date.parse(lastText);
     if (!Number.isNaN(time)) this.last = { time, text: lastText, pageNo };
@@ -394,11 +408,13 @@ function stepper<T>(o: FeedLoopOptions<T>) {
   return (page: PageAt<T>, pos: FeedPosition, pageNo: number): FeedStep<T> => {
     const last = endsWalk(page, page.after);
     const base = { last, pageNo, page };
-    const violation = contract.check(page, pageNo);
-    if (violation) return { ...base, fresh: [], repeated: 0, duplicates: 0, next: pos, violation };
     const { items, nextCursor } = page;
     const skip = pos.skipIds.length ? new Set(pos.skipIds) : undefined;
     const recent = contract.recent;
+    const id0 = items.length ? o.idOf(items[0]!) : undefined;
+    const startsRepeated = id0 !== undefined && (skip?.has(id0) === true || recent.has(id0));
+    const violation = contract.check(page, pageNo, startsRepeated);
+    if (violation) return { ...base, fresh: [], repeated: 0, duplicates: 0, next: pos, violation };
     // The page's own array unless something is skipped (then a copy from the first skipped item).
     let fresh: T[] | undefined;
     let repeated = 0;
