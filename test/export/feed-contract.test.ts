@@ -129,7 +129,11 @@ describe("redemptions export when the service breaks the feed's contract", () =>
     const configDir = tempDir();
     // A clock that moves 20 minutes each time it is read: a 1h bound is passed after a few pages.
     let t = Date.parse("2030-01-01T00:00:00Z");
-    const clock = { now: () => new Date((t += 20 * 60_000)), sleep: async () => {} };
+    const now = () => {
+      t += 20 * 60_000;
+      return new Date(t);
+    };
+    const clock = { now, sleep: async () => {} };
     const a = box.context({ configDir, clock, env: { PARTNER_FEED_MAX_DURATION: "1h" } });
     const err = await exportRun({ out, limit: LIMIT }, a.ctx).catch((e: unknown) => e);
     await a.ctx.close();
