@@ -123,7 +123,7 @@ export interface FeedDeadline {
   now(): Date;
   /** Milliseconds since the epoch, on `now`'s clock. */
   at: number;
-  /** The bound as the user set it, e.g. "6h (the default; PARTNER_FEED_MAX_DURATION)". */
+  /** The bound as set, for the message: "6h (the default of PARTNER_FEED_MAX_DURATION)", "90m (PARTNER_FEED_MAX_DURATION)". */
   label: string;
 }
 
