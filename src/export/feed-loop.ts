@@ -288,18 +288,93 @@ const RECENT_CURSORS = 10_000;
 /** Pages in a row that bring nothing new (and do not end the walk) before the run stops. */
 export const NO_PROGRESS_PAGES = 100;
 
-/** The latest ids: two generations of RECENT_IDS, the older dropped whole (no per-id eviction). */
-class RecentIds {
-  private cur = new Set<string>();
-  private old = new Set<string>();
-  has(id: string): boolean {
-    return this.cur.has(id) || this.old.has(id);
+/** Hex digit values of lower-case hex (-1: not one). */
+const HEX = new Int8Array(128).fill(-1);
+for (let c = 0; c < 16; c++) HEX["0123456789abcdef".charCodeAt(c)] = c;
+
+/** A lower-case UUID's 128 bits into `out` (4 words); false for any other id. */
+function uuidWords(id: string, out: Uint32Array): boolean {
+  if (id.length !== 36) return false;
+  let w = 0;
+  let v = 0;
+  let k = 0;
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false;
+      continue;
+    }
+    const h = c < 128 ? HEX[c]! : -1;
+    if (h < 0) return false;
+    v = (v << 4) | h;
+    if (++k === 8) {
+      out[w++] = v >>> 0;
+      v = 0;
+      k = 0;
+    }
   }
+  return true;
+}
+
+/**
+ * A set of 128-bit keys in typed arrays (open addressing): no object per id, so remembering ids
+ * makes no garbage (id strings kept in a Set live long enough to be promoted, and their old-space
+ * garbage showed as +18 MB peak RSS in the export of 300,000 rows).
+ */
+class KeyTable {
+  private readonly mask: number;
+  private readonly words: Uint32Array;
+  private readonly used: Uint8Array;
+  size = 0;
+  constructor(bits: number) {
+    this.mask = (1 << bits) - 1;
+    this.words = new Uint32Array(4 << bits);
+    this.used = new Uint8Array(1 << bits);
+  }
+  /** Whether `k` is held; with `insert`, adds it when not. */
+  probe(k: Uint32Array, insert: boolean): boolean {
+    const { mask, words, used } = this;
+    let i = (k[0]! ^ Math.imul(k[1]!, 0x9e3779b1) ^ k[2]! ^ k[3]!) & mask;
+    for (; used[i]; i = (i + 1) & mask) {
+      const o = i * 4;
+      if (words[o] === k[0] && words[o + 1] === k[1] && words[o + 2] === k[2] && words[o + 3] === k[3])
+        return true;
+    }
+    if (insert) {
+      words.set(k, i * 4);
+      used[i] = 1;
+      this.size++;
+    }
+    return false;
+  }
+  clear(): void {
+    this.used.fill(0);
+    this.size = 0;
+  }
+}
+
+/**
+ * The latest ids: two generations of RECENT_IDS, the older dropped whole (no per-id eviction). UUIDs
+ * (the spec's ids) are kept as their 128 bits; any other id as its string.
+ */
+class RecentIds {
+  private cur = new KeyTable(15);
+  private old = new KeyTable(15);
+  private curOther = new Set<string>();
+  private oldOther = new Set<string>();
+  private readonly key = new Uint32Array(4);
+  has(id: string): boolean {
+    if (uuidWords(id, this.key)) return this.cur.probe(this.key, false) || this.old.probe(this.key, false);
+    return this.curOther.has(id) || this.oldOther.has(id);
+  }
+  /** Adds an id not held (has(id) was false just before). */
   add(id: string): void {
-    this.cur.add(id);
-    if (this.cur.size >= RECENT_IDS) {
-      this.old = this.cur;
-      this.cur = new Set();
+    if (uuidWords(id, this.key)) this.cur.probe(this.key, true);
+    else this.curOther.add(id);
+    if (this.cur.size + this.curOther.size >= RECENT_IDS) {
+      [this.old, this.cur] = [this.cur, this.old];
+      this.cur.clear();
+      [this.oldOther, this.curOther] = [this.curOther, new Set()];
     }
   }
 }
