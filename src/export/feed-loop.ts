@@ -36,6 +36,8 @@ export interface FeedStep<T> {
    * this run (or by the resumed last page of the previous run, on another page), or twice on this page.
    */
   duplicates: number;
+  /** When items were skipped: the index in `page.items` of each of `fresh` (so a caller can find their rows). */
+  taken?: number[] | undefined;
   /** The position that covers this page once `fresh` is durable. */
   next: FeedPosition;
   /** True for the page whose nextCursor is null (the end of what is available now). */
@@ -83,6 +85,12 @@ export interface FeedLoopOptions<T> {
    * the service is never idle while the handler is busy; false or 0 reads one page at a time.
    */
   readAhead?: boolean | number | undefined;
+  /**
+   * The page's ids as UUIDs' bits (uuidKeys), when `read` took them off the page: then the loop asks
+   * `idOf` only on a page whose ids it keeps or skips (the resumed page, a page that ends the walk),
+   * so the other pages need keep no id strings while they wait in the read-ahead.
+   */
+  keysOf?: ((page: FeedPage<T>) => Uint32Array | undefined) | undefined;
   /** The feed's order (its items' recordedAt or occurredAt), checked never to go backwards from page to page. */
   order?: FeedOrder<T> | undefined;
   /** What the feed is called in errors ("the redemption feed"); default "the feed". */
@@ -292,10 +300,10 @@ export const NO_PROGRESS_PAGES = 100;
 const HEX = new Int8Array(128).fill(-1);
 for (let c = 0; c < 16; c++) HEX["0123456789abcdef".charCodeAt(c)] = c;
 
-/** A lower-case UUID's 128 bits into `out` (4 words); false for any other id. */
-function uuidWords(id: string, out: Uint32Array): boolean {
+/** A lower-case UUID's 128 bits into `out` (4 words from `w`); false for any other id. */
+function uuidWords(id: string, out: Uint32Array, w = 0): boolean {
   if (id.length !== 36) return false;
-  let w = 0;
+  let j = w;
   let v = 0;
   let k = 0;
   for (let i = 0; i < 36; i++) {
@@ -308,12 +316,19 @@ function uuidWords(id: string, out: Uint32Array): boolean {
     if (h < 0) return false;
     v = (v << 4) | h;
     if (++k === 8) {
-      out[w++] = v >>> 0;
+      out[j++] = v >>> 0;
       v = 0;
       k = 0;
     }
   }
   return true;
+}
+
+/** The ids' UUID bits, 4 words an id, or undefined when one of them is not a lower-case UUID. */
+export function uuidKeys(n: number, idAt: (i: number) => string): Uint32Array | undefined {
+  const keys = new Uint32Array(4 * n);
+  for (let i = 0; i < n; i++) if (!uuidWords(idAt(i), keys, 4 * i)) return undefined;
+  return keys;
 }
 
 /**
@@ -331,17 +346,24 @@ class KeyTable {
     this.words = new Uint32Array(4 << bits);
     this.used = new Uint8Array(1 << bits);
   }
-  /** Whether `k` is held; with `insert`, adds it when not. */
-  probe(k: Uint32Array, insert: boolean): boolean {
+  /** Whether the key at k[at..at+3] is held; with `insert`, adds it when not. */
+  probe(k: Uint32Array, at: number, insert: boolean): boolean {
     const { mask, words, used } = this;
-    let i = (k[0]! ^ Math.imul(k[1]!, 0x9e3779b1) ^ k[2]! ^ k[3]!) & mask;
+    const a = k[at]!;
+    const b = k[at + 1]!;
+    const c = k[at + 2]!;
+    const d = k[at + 3]!;
+    let i = (a ^ Math.imul(b, 0x9e3779b1) ^ c ^ d) & mask;
     for (; used[i]; i = (i + 1) & mask) {
       const o = i * 4;
-      if (words[o] === k[0] && words[o + 1] === k[1] && words[o + 2] === k[2] && words[o + 3] === k[3])
-        return true;
+      if (words[o] === a && words[o + 1] === b && words[o + 2] === c && words[o + 3] === d) return true;
     }
     if (insert) {
-      words.set(k, i * 4);
+      const o = i * 4;
+      words[o] = a;
+      words[o + 1] = b;
+      words[o + 2] = c;
+      words[o + 3] = d;
       used[i] = 1;
       this.size++;
     }
@@ -364,13 +386,25 @@ class RecentIds {
   private oldOther = new Set<string>();
   private readonly key = new Uint32Array(4);
   has(id: string): boolean {
-    if (uuidWords(id, this.key)) return this.cur.probe(this.key, false) || this.old.probe(this.key, false);
+    if (uuidWords(id, this.key))
+      return this.cur.probe(this.key, 0, false) || this.old.probe(this.key, 0, false);
     return this.curOther.has(id) || this.oldOther.has(id);
+  }
+  /** Whether the id at `i` of uuidKeys is held. */
+  hasKey(keys: Uint32Array, i: number): boolean {
+    return this.cur.probe(keys, 4 * i, false) || this.old.probe(keys, 4 * i, false);
+  }
+  addKey(keys: Uint32Array, i: number): void {
+    this.cur.probe(keys, 4 * i, true);
+    this.rotate();
   }
   /** Adds an id not held (has(id) was false just before). */
   add(id: string): void {
-    if (uuidWords(id, this.key)) this.cur.probe(this.key, true);
+    if (uuidWords(id, this.key)) this.cur.probe(this.key, 0, true);
     else this.curOther.add(id);
+    this.rotate();
+  }
+  private rotate(): void {
     if (this.cur.size + this.curOther.size >= RECENT_IDS) {
       [this.old, this.cur] = [this.cur, this.old];
       this.cur.clear();
@@ -478,41 +512,47 @@ function checkDeadline(d: FeedDeadline | undefined, name: string, pages: number)
 /** Each page's step, computed in feed order: the skipped ids, the contract checks, the next position. */
 function stepper<T>(o: FeedLoopOptions<T>) {
   const contract = new FeedContract<T>(o.name ?? "the feed", o.order);
+  const recent = contract.recent;
   // The ids the previous run handled from the page this run starts at may come again on later pages.
-  for (const id of o.from.skipIds) contract.recent.add(id);
+  for (const id of o.from.skipIds) if (!recent.has(id)) recent.add(id);
   return (page: PageAt<T>, pos: FeedPosition, pageNo: number): FeedStep<T> => {
     const last = endsWalk(page, page.after);
     const base = { last, pageNo, page };
     const { items, nextCursor } = page;
     const skip = pos.skipIds.length ? new Set(pos.skipIds) : undefined;
-    const recent = contract.recent;
-    const id0 = items.length ? o.idOf(items[0]!) : undefined;
-    const startsRepeated = id0 !== undefined && (skip?.has(id0) === true || recent.has(id0));
+    const keys = o.keysOf?.(page);
+    const isSkipped = (i: number) => skip?.has(o.idOf(items[i]!)) === true;
+    const seen = keys ? (i: number) => recent.hasKey(keys, i) : (i: number) => recent.has(o.idOf(items[i]!));
+    const remember = keys
+      ? (i: number) => recent.addKey(keys, i)
+      : (i: number) => recent.add(o.idOf(items[i]!));
+    const startsRepeated = items.length > 0 && (isSkipped(0) || seen(0));
     const violation = contract.check(page, pageNo, startsRepeated);
     if (violation) return { ...base, fresh: [], repeated: 0, duplicates: 0, next: pos, violation };
     // The page's own array unless something is skipped (then a copy from the first skipped item).
     let fresh: T[] | undefined;
+    let taken: number[] | undefined;
     let repeated = 0;
     let duplicates = 0;
     for (let i = 0; i < items.length; i++) {
-      const id = o.idOf(items[i]!);
-      if (skip?.has(id)) repeated++;
-      else if (recent.has(id)) duplicates++;
+      if (skip && isSkipped(i)) repeated++;
+      else if (seen(i)) duplicates++;
       else {
-        recent.add(id);
+        remember(i);
         fresh?.push(items[i]!);
+        taken?.push(i);
         continue;
       }
       fresh ??= items.slice(0, i);
+      taken ??= Array.from({ length: i }, (_, k) => k);
     }
-    fresh ??= items;
     const next =
       nextCursor !== null && nextCursor !== pos.cursor
         ? { cursor: nextCursor, skipIds: [] }
         : advance(pos, items.map(o.idOf), nextCursor);
-    const stuck = contract.progress(page, pageNo, fresh.length, last);
+    const stuck = contract.progress(page, pageNo, (fresh ?? items).length, last);
     if (stuck) return { ...base, fresh: [], repeated: 0, duplicates: 0, next: pos, violation: stuck };
-    return { ...base, fresh, repeated: repeated + duplicates, duplicates, next };
+    return { ...base, fresh: fresh ?? items, taken, repeated: repeated + duplicates, duplicates, next };
   };
 }
 

@@ -8,9 +8,11 @@ import {
   BY_OCCURRED_AT,
   BY_RECORDED_AT,
   type FeedDeadline,
+  type FeedPosition,
   type FeedStep,
   feedDeadline,
   runFeed,
+  uuidKeys,
 } from "../../export/feed-loop.js";
 import {
   BufferPool,
@@ -40,7 +42,12 @@ function interrupted(s: ExportState): () => Error {
  * A feed page as the export keeps it: the ids, the first and last recordedAt (the feed's order, which
  * runFeed checks), and the rows rendered into one buffer.
  */
-type RowsPage = FeedPage<string> & { rows: RowBuffer; span: readonly [string, string] | undefined };
+type RowsPage = FeedPage<string> & {
+  rows: RowBuffer;
+  span: readonly [string, string] | undefined;
+  /** The ids as UUID bits (uuidKeys), for runFeed's repeated-id check; undefined when the ids are kept instead. */
+  keys: Uint32Array | undefined;
+};
 
 /** The feed's order on a page kept as ids: its span, taken while the page was parsed. */
 const ROWS_ORDER = { field: "recordedAt", span: (p: FeedPage<string>) => (p as RowsPage).span };
@@ -64,15 +71,46 @@ function common(s: ExportState, name: string) {
 export function pageBytes(s: FeedStep<string>): Buffer {
   const { items, rows } = s.page as RowsPage;
   const row = (i: number) => rows.buf.subarray(i === 0 ? 0 : rows.ends[i - 1], rows.ends[i]);
-  if (s.fresh.length === items.length) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
-  // The repeated last page: its fresh ids are the page's ids in order, less those skipped.
-  const parts: Buffer[] = [];
-  for (let i = 0, j = 0; i < items.length && j < s.fresh.length; i++)
-    if (items[i] === s.fresh[j]) {
-      parts.push(row(i));
-      j++;
-    }
-  return Buffer.concat(parts);
+  if (!s.taken) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
+  // Some rows skipped (the repeated last page, ids the service sent again): the rows taken, in order.
+  return Buffer.concat(s.taken.map(row));
+}
+
+/**
+ * The ids of a page as runFeed needs them. It reads a page's id strings only to skip those a resumed
+ * run already wrote (the first page, or a page read again with the same cursor) and to record them on
+ * a page that ends the walk or repeats its cursor; it checks every page for ids the service sent
+ * again through the ids' bits (uuidKeys, `keys`). The other pages keep no id strings (a thousand
+ * strings per page waiting in the read-ahead, moved to the old generation and held until a full
+ * collection: half of the export's garbage): their items are placeholders, and an id asked of one is
+ * an error rather than a wrong id. A page whose ids are not all UUIDs keeps its ids (and no keys).
+ */
+const NOT_KEPT = undefined as unknown as string;
+
+function idKeeper(from: FeedPosition) {
+  const seen = new Set<string | undefined>();
+  return {
+    of(after: string | undefined, page: { items: readonly { id: string }[]; nextCursor: string | null }) {
+      const again = seen.has(after);
+      seen.add(after);
+      const { items } = page;
+      const keys = uuidKeys(items.length, (i) => items[i]!.id);
+      const needed =
+        keys === undefined ||
+        again ||
+        (after === (from.cursor ?? undefined) && from.skipIds.length > 0) ||
+        page.nextCursor === null ||
+        page.nextCursor === after;
+      // Filled (not holes, which map and forEach would skip): an id asked of one is undefined.
+      const ids = needed ? items.map((r) => r.id) : new Array<string>(items.length).fill(NOT_KEPT);
+      return { ids, keys };
+    },
+    idOf(id: string | undefined): string {
+      if (id === undefined)
+        throw new Error("partner-cli bug: a feed page's ids were not kept; nothing was lost.");
+      return id;
+    },
+  };
 }
 
 /** Pages written as one block (one intent, one write, one fsync, one commit) when they were read ahead. */
@@ -129,6 +167,7 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   let ready: Block | undefined;
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
+  const keeper = idKeeper(cursors.feedPos);
   await runFeed<string>({
     ...common(s, "the redemption feed"),
     read: async (after, onCursor): Promise<RowsPage> => {
@@ -137,14 +176,17 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
       const page = await redemptionFeed(s.api, { after, limit: args.limit }, onCursor);
       const rows = renderRowBuffer(format, page.items, pool);
       const { items } = page;
+      const { ids, keys } = keeper.of(after, page);
       return {
-        items: items.map((r) => r.id),
+        items: ids,
+        keys,
         nextCursor: page.nextCursor,
         rows,
         span: items.length ? [items[0]!.recordedAt, items[items.length - 1]!.recordedAt] : undefined,
       };
     },
-    idOf: (id) => id,
+    idOf: keeper.idOf,
+    keysOf: (p) => (p as RowsPage).keys,
     order: ROWS_ORDER,
     from: cursors.feedPos,
     readAhead: 2 * GROUP,
