@@ -97,6 +97,12 @@ export class NotFoundError extends CliError {}
  */
 export class ResponseTooLargeError extends ConfigError {}
 
+/**
+ * The service broke a feed's contract (a cursor handed back again, a cursor cycle, the feed's order
+ * going backwards, pages that never move on): the run stops before the bad page. Exit 4.
+ */
+export class FeedContractError extends CliError {}
+
 /** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
 export class PartialFailure extends CliError {}
 

@@ -10,6 +10,7 @@ import {
   CliError,
   ConfigError,
   type ErrorDetails,
+  FeedContractError,
   LockedError,
   MachineError,
   NetworkError,
@@ -50,6 +51,7 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof MachineError) return EXIT.machine;
   if (err instanceof CancelledError) return EXIT.interrupted;
   if (err instanceof ConfigError) return EXIT.auth;
+  if (err instanceof FeedContractError) return EXIT.auth;
   if (err instanceof NetworkError) return EXIT.temporary;
   if (err instanceof NotFoundError) return EXIT.notFound;
   if (err instanceof ApiError) {
@@ -130,6 +132,7 @@ function errorCode(err: unknown): string {
   if (err instanceof MachineError) return "machine_error";
   if (err instanceof CancelledError) return "interrupted";
   if (err instanceof ConfigError) return "config_error";
+  if (err instanceof FeedContractError) return "feed_contract_broken";
   if (err instanceof NetworkError) return "network_error";
   if (err instanceof NotFoundError) return "not_found";
   if (err instanceof ProtocolError) return "protocol_error";

@@ -1,9 +1,68 @@
 // Fault injection for reliability tests: latency, 429 with Retry-After, 502, 500 after the write
 // was applied, connection resets (before or after the write), stalls; by rate or as a queue of the
-// next N faults, optionally only for paths starting with a prefix.
+// next N faults, optionally only for paths starting with a prefix. And feed faults, which break a
+// feed's contract (feedFault below) until cleared: a cursor that loops, a 2-cycle of cursors, ids
+// repeated across pages, the feed's order going backwards.
 
 export const FAULT_KINDS = ["429", "502", "500", "reset", "reset-after", "stall"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const FEED_FAULT_KINDS = ["cursor-loop", "cursor-cycle", "repeat-ids", "time-backwards"] as const;
+export type FeedFaultKind = (typeof FEED_FAULT_KINDS)[number];
+
+/**
+ * A feed that breaks its contract, from the page at feed offset `at` (the number of the feed's items,
+ * of the filter, before the page):
+ * - cursor-loop: that page's nextCursor is the cursor that fetched it (a page read from the start
+ *   is left alone);
+ * - cursor-cycle: that page's nextCursor is the cursor of the page before it (offset at - limit, which
+ *   must be above 0), so the two pages' cursors point at each other;
+ * - repeat-ids: every page from there starts `count` items early (repeating the end of the page
+ *   before), and its nextCursor follows on from its own last item;
+ * - time-backwards: that page's items are moved back in time (recordedAt, occurredAt), keeping their
+ *   spacing, so its first item is one second before the item before the page.
+ */
+export interface FeedFault {
+  feed: "redemptions" | "events";
+  kind: FeedFaultKind;
+  at: number;
+  /** repeat-ids: items repeated on each page (default 10). */
+  count?: number | undefined;
+}
+
+/** A feed page as a fault makes it: the items [from, to) of the feed and its nextCursor. */
+export interface FeedFaultPlan {
+  from: number;
+  to: number;
+  /** The offset whose page's cursor to hand back as nextCursor, "after" (the request's own), or null. */
+  next: number | "after" | null;
+  /** time-backwards: move the page's times back so its first is one second before the item at from - 1. */
+  backwards: boolean;
+}
+
+/**
+ * What a feed fault does to the page at offset `start` of `size` items (of `total`), read with
+ * `after` (undefined: from the start); undefined when it leaves the page alone.
+ */
+export function feedFault(
+  f: FeedFault | undefined,
+  page: { start: number; size: number; total: number; after: string | undefined },
+): FeedFaultPlan | undefined {
+  if (!f) return undefined;
+  const { start, size, total, after } = page;
+  const natural = (from: number): FeedFaultPlan => {
+    const to = Math.min(total, from + size);
+    return { from, to, next: to < total ? to : null, backwards: false };
+  };
+  const plan = natural(start);
+  if (f.kind === "repeat-ids" && start >= f.at && start > 0)
+    return natural(Math.max(0, start - (f.count ?? 10)));
+  if (start !== f.at || plan.to === plan.from) return undefined;
+  if (f.kind === "cursor-loop" && after !== undefined) return { ...plan, next: "after" };
+  if (f.kind === "cursor-cycle" && start > size) return { ...plan, next: start - size };
+  if (f.kind === "time-backwards" && start > 0) return { ...plan, backwards: true };
+  return undefined;
+}
 
 export interface FaultConfig {
   /** Added to every API request, in milliseconds. */
@@ -22,6 +81,8 @@ export interface FaultConfig {
   retryAfterSeconds: number;
   /** Requests per second per key before 429 rate_limited; 0 = unlimited. */
   rateLimit: number;
+  /** A feed that breaks its contract until cleared (not subject to pathPrefix/method). */
+  feed?: FeedFault | undefined;
 }
 
 export function defaultFaults(): FaultConfig {

@@ -24,7 +24,15 @@ import { listOffers } from "../api/offers.js";
 import { allPages, type Page } from "../api/paging.js";
 import type { ApiClient } from "../api/client.js";
 import { ApiError, CancelledError } from "../errors.js";
-import { type FeedPosition, runFeed, START } from "../export/feed-loop.js";
+import {
+  BY_OCCURRED_AT,
+  BY_RECORDED_AT,
+  type FeedDeadline,
+  type FeedOrder,
+  type FeedPosition,
+  runFeed,
+  START,
+} from "../export/feed-loop.js";
 import type { EventEnvelope } from "../spec/events.js";
 import type { Redemption } from "../spec/redemptions.js";
 import type { Destination, FeedState, TableWrite } from "./destination.js";
@@ -76,6 +84,8 @@ export interface SyncerOptions {
   /** Feed page size (1..1,000). */
   limit: number;
   now: () => Date;
+  /** The bound of the run's feed reads (feedDeadline), on the Context's clock. */
+  deadline?: FeedDeadline | undefined;
   signal: AbortSignal;
   /** Progress and notes (stderr). */
   note: (line: string) => void;
@@ -166,6 +176,7 @@ export class Syncer {
     kind: string,
     read: (after: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
     idOf: (item: T) => string,
+    order: FeedOrder<T>,
     toWrites: (fresh: T[]) => Promise<{ writes: TableWrite[]; items: number }>,
   ): Promise<void> {
     const st = this.state(feed);
@@ -175,6 +186,9 @@ export class Syncer {
     await runFeed<T>({
       read,
       idOf,
+      order,
+      name: kind === "redemptions" ? "the redemption feed" : "the event log",
+      deadline: this.o.deadline,
       from,
       signal: this.o.signal,
       interrupted: () => this.interrupted(),
@@ -204,6 +218,7 @@ export class Syncer {
       "redemptions",
       (after) => redemptionFeed(api, { after, limit }),
       (r) => r.id,
+      BY_RECORDED_AT,
       async (fresh) => ({
         writes: [
           { table: "redemptions", mode: "upsert", rows: fresh.map((r) => redemptionRow(r, this.day)) },
@@ -222,6 +237,7 @@ export class Syncer {
         "corrections",
         (after) => listEvents(api, { after, type, limit }),
         (e) => e.id,
+        BY_OCCURRED_AT,
         async (fresh) => {
           const notices = fresh.filter((e) => !e.sample);
           const ids = [
@@ -261,6 +277,7 @@ export class Syncer {
       "events",
       (after) => listEvents(api, { after, limit }),
       (e) => e.id,
+      BY_OCCURRED_AT,
       async (fresh) => {
         const rows = fresh.filter((e) => !e.sample).map(eventRow);
         return { writes: [{ table: "events", mode: "insert", rows }], items: rows.length };

@@ -37,7 +37,7 @@ import {
   positionOf,
 } from "../../export/checkpoint.js";
 import { describeChange, resolveOutPath, sameContent } from "../../export/durable-output.js";
-import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
+import { BY_OCCURRED_AT, type FeedPosition, feedDeadline, runFeed, START } from "../../export/feed-loop.js";
 import type { RunLock } from "../../export/run-lock.js";
 import type { EventEnvelope } from "../../spec/events.js";
 import { type OpenedEventStore as EventStore, openEventStore } from "../../webhooks/event-store.js";
@@ -222,6 +222,9 @@ async function syncPages(s: SyncState): Promise<void> {
   await runFeed<EventEnvelope>({
     read: (after) => listEvents(s.api, { after, type: args.type ?? undefined, limit: args.limit }),
     idOf: (e) => e.id,
+    order: BY_OCCURRED_AT,
+    name: "the event log",
+    deadline: feedDeadline(ctx),
     from: s.pos,
     signal: ctx.signal,
     interrupted: () =>

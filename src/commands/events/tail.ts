@@ -6,7 +6,7 @@
 import { listEvents } from "../../api/events.js";
 import type { Context } from "../../context.js";
 import { CancelledError } from "../../errors.js";
-import { type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
+import { BY_OCCURRED_AT, type FeedPosition, runFeed, START } from "../../export/feed-loop.js";
 import type { EventEnvelope } from "../../spec/events.js";
 import { checkTypeArg } from "../webhooks/shared.js";
 import { tailLine } from "./format.js";
@@ -32,6 +32,8 @@ async function readNew(
   const r = await runFeed<EventEnvelope>({
     read: (after) => listEvents(api, { after, type, limit: 1000 }),
     idOf: (e) => e.id,
+    order: BY_OCCURRED_AT,
+    name: "the event log",
     from: pos,
     // Nothing is saved: the position lives in memory until Ctrl-C.
     handle: async (s) => {

@@ -4,7 +4,14 @@ import type { FeedPage } from "../../api/paging.js";
 import { listEvents } from "../../api/events.js";
 import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
 import { ApiError, CancelledError } from "../../errors.js";
-import { type FeedPosition, type FeedStep, runFeed } from "../../export/feed-loop.js";
+import {
+  BY_OCCURRED_AT,
+  BY_RECORDED_AT,
+  type FeedPosition,
+  type FeedStep,
+  runFeed,
+  uuidKeys,
+} from "../../export/feed-loop.js";
 import {
   BufferPool,
   type Change,
@@ -14,6 +21,7 @@ import {
   renderRowBuffer,
   renderRows,
 } from "../../export/redemption-rows.js";
+import type { EventEnvelope } from "../../spec/events.js";
 import type { Redemption } from "../../spec/redemptions.js";
 import { CORRECTION_TYPES, durableStep, type ExportState } from "./export-state.js";
 
@@ -35,31 +43,42 @@ function recordedSince<P extends { items: Redemption[] }>(page: P, s: ExportStat
   return { ...page, items: page.items.filter((r) => Date.parse(r.recordedAt) >= since) };
 }
 
-/** A feed page as the export keeps it: the ids, and the rows rendered into one buffer. */
-type RowsPage = FeedPage<string> & { rows: RowBuffer };
+/**
+ * A feed page as the export keeps it: the ids, the first and last recordedAt (the feed's order, which
+ * runFeed checks), and the rows rendered into one buffer.
+ */
+type RowsPage = FeedPage<string> & {
+  rows: RowBuffer;
+  span: readonly [string, string] | undefined;
+  /** The ids as UUID bits (uuidKeys), for runFeed's repeated-id check; undefined when the ids are kept instead. */
+  keys: Uint32Array | undefined;
+};
+
+/** The feed's order on a page kept as ids: its span, taken while the page was parsed. */
+const ROWS_ORDER = { field: "recordedAt", span: (p: FeedPage<string>) => (p as RowsPage).span };
+
+/** The loop's options every feed read of the export shares. */
+function common(s: ExportState, name: string) {
+  return { signal: s.ctx.signal, interrupted: interrupted(s), deadline: s.deadline, name };
+}
 
 /** The bytes of a step's fresh rows: all of its page's rows (a view), or those not skipped. */
 export function pageBytes(s: FeedStep<string>): Buffer {
   const { items, rows } = s.page as RowsPage;
   const row = (i: number) => rows.buf.subarray(i === 0 ? 0 : rows.ends[i - 1], rows.ends[i]);
-  if (s.fresh.length === items.length) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
-  // The repeated last page: its fresh ids are the page's ids in order, less those skipped.
-  const parts: Buffer[] = [];
-  for (let i = 0, j = 0; i < items.length && j < s.fresh.length; i++)
-    if (items[i] === s.fresh[j]) {
-      parts.push(row(i));
-      j++;
-    }
-  return Buffer.concat(parts);
+  if (!s.taken) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
+  // Some rows skipped (the repeated last page, ids the service sent again): the rows taken, in order.
+  return Buffer.concat(s.taken.map(row));
 }
 
 /**
- * The ids of a page as runFeed needs them. It reads a page's ids only to skip those a resumed run
- * already wrote (the first page, or a page read again with the same cursor) and to record them on a
- * page that ends the walk or repeats its cursor; on every other page it only counts its items. Those
- * pages keep no ids (a thousand strings per page waiting in the read-ahead, moved to the old
- * generation and held until a full collection: half of the export's garbage): their items are
- * placeholders, and an id asked of one is an error rather than a wrong id.
+ * The ids of a page as runFeed needs them. It reads a page's id strings only to skip those a resumed
+ * run already wrote (the first page, or a page read again with the same cursor) and to record them on
+ * a page that ends the walk or repeats its cursor; it checks every page for ids the service sent
+ * again through the ids' bits (uuidKeys, `keys`). The other pages keep no id strings (a thousand
+ * strings per page waiting in the read-ahead, moved to the old generation and held until a full
+ * collection: half of the export's garbage): their items are placeholders, and an id asked of one is
+ * an error rather than a wrong id. A page whose ids are not all UUIDs keeps its ids (and no keys).
  */
 const NOT_KEPT = undefined as unknown as string;
 
@@ -69,13 +88,17 @@ function idKeeper(from: FeedPosition) {
     of(after: string | undefined, page: { items: readonly { id: string }[]; nextCursor: string | null }) {
       const again = seen.has(after);
       seen.add(after);
+      const { items } = page;
+      const keys = uuidKeys(items.length, (i) => items[i]!.id);
       const needed =
+        keys === undefined ||
         again ||
         (after === (from.cursor ?? undefined) && from.skipIds.length > 0) ||
         page.nextCursor === null ||
         page.nextCursor === after;
       // Filled (not holes, which map and forEach would skip): an id asked of one is undefined.
-      return needed ? page.items.map((r) => r.id) : new Array<string>(page.items.length).fill(NOT_KEPT);
+      const ids = needed ? items.map((r) => r.id) : new Array<string>(items.length).fill(NOT_KEPT);
+      return { ids, keys };
     },
     idOf(id: string | undefined): string {
       if (id === undefined)
@@ -139,19 +162,28 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   let ready: Block | undefined;
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
-  const ids = idKeeper(cursors.feedPos);
+  const keeper = idKeeper(cursors.feedPos);
   await runFeed<string>({
+    ...common(s, "the redemption feed"),
     read: async (after, onCursor): Promise<RowsPage> => {
       // The next cursor is taken off the answer's text, so the next request goes out before this
       // page is parsed, checked and rendered (runFeed checks it against the parsed page).
       const page = recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }, onCursor), s);
       const rows = renderRowBuffer(format, page.items, pool);
-      return { items: ids.of(after, page), nextCursor: page.nextCursor, rows };
+      const { items } = page;
+      const { ids, keys } = keeper.of(after, page);
+      return {
+        items: ids,
+        keys,
+        nextCursor: page.nextCursor,
+        rows,
+        span: items.length ? [items[0]!.recordedAt, items[items.length - 1]!.recordedAt] : undefined,
+      };
     },
-    idOf: ids.idOf,
+    idOf: keeper.idOf,
+    keysOf: (p) => (p as RowsPage).keys,
+    order: ROWS_ORDER,
     from: cursors.feedPos,
-    signal: ctx.signal,
-    interrupted: interrupted(s),
     readAhead: 2 * GROUP,
     handle: async (step) => {
       summary.pages++;
@@ -163,6 +195,7 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
       const advance = () => {
         for (const st of block.steps) {
           summary.rows += st.fresh.length;
+          summary.repeatedIds += st.duplicates;
           cursors.total += st.fresh.length;
         }
         cursors.feedPos = block.steps.at(-1)!.next;
@@ -189,17 +222,18 @@ export async function exportFeedWorkbook(s: ExportState): Promise<void> {
   const book = s.held.workbook!;
   const showProgress = ctx.io.stderrIsTTY;
   await runFeed<Redemption>({
+    ...common(s, "the redemption feed"),
     read: async (after) => recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }), s),
     idOf: (r) => r.id,
+    order: BY_RECORDED_AT,
     from: cursors.feedPos,
-    signal: ctx.signal,
-    interrupted: interrupted(s),
     handle: async (step) => {
       summary.pages++;
       s.assertHeld();
       await book.write(step.fresh.map((r) => redemptionCells(r)));
       cursors.feedPos = step.next;
       summary.rows += step.fresh.length;
+      summary.repeatedIds += step.duplicates;
       cursors.total += step.fresh.length;
       if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
     },
@@ -230,12 +264,12 @@ export async function exportCorrections(s: ExportState): Promise<void> {
   const { ctx, cursors, summary } = s;
   for (let i = 0; i < CORRECTION_TYPES.length; i++) {
     const type = CORRECTION_TYPES[i]!;
-    await runFeed({
+    await runFeed<EventEnvelope>({
+      ...common(s, `the event log (${type})`),
       read: (after) => listEvents(s.api, { after, type, limit: 1000 }),
       idOf: (e) => e.id,
+      order: BY_OCCURRED_AT,
       from: cursors.corrPos[i]!,
-      signal: ctx.signal,
-      interrupted: interrupted(s),
       handle: async (step) => {
         const rows: { redemption: Redemption; change: Change }[] = [];
         for (const e of step.fresh) {
@@ -254,6 +288,7 @@ export async function exportCorrections(s: ExportState): Promise<void> {
         await emit(s, rows, () => {
           cursors.corrPos[i] = step.next;
           summary.corrections += rows.length;
+          summary.repeatedIds += step.duplicates;
         });
       },
     });

@@ -23,7 +23,7 @@ import {
   openFileOutput,
   streamOutput,
 } from "../../export/durable-output.js";
-import { type FeedPosition, START } from "../../export/feed-loop.js";
+import { type FeedDeadline, type FeedPosition, START } from "../../export/feed-loop.js";
 import { type ExportFormat, REDEMPTION_TABLE } from "../../export/redemption-rows.js";
 import type { RunLock } from "../../export/run-lock.js";
 import { openXlsxSink, type XlsxSink } from "../../io/xlsx.js";
@@ -44,6 +44,8 @@ export interface ExportSummary {
   cursorAfter: string | null;
   out: string | null;
   repairedBytes: number;
+  /** Ids the service sent again within the run (beyond the repeated last page): skipped, not written. */
+  repeatedIds: number;
 }
 
 /** The run's options once checked (no I/O yet beyond resolving the output's paths). */
@@ -97,6 +99,8 @@ export interface ExportState {
   cursors: Cursors;
   held: Held;
   summary: ExportSummary;
+  /** One bound for all the feed reads of the run (the redemption feed and both correction feeds). */
+  deadline: FeedDeadline | undefined;
   /** Throws LockedError when a lock of the run is no longer its own: called before every write. */
   assertHeld(): void;
 }

@@ -24,6 +24,7 @@ import {
   openCheckpoints,
 } from "../../export/checkpoint.js";
 import { resolveOutPath } from "../../export/durable-output.js";
+import { feedDeadline } from "../../export/feed-loop.js";
 import { csvHeader } from "../../export/redemption-rows.js";
 import { checkBomForAppend, UTF8_BOM } from "../../csv/write.js";
 import { machineFailure } from "../../io/machine-failure.js";
@@ -184,8 +185,9 @@ async function finish(s: ExportState): Promise<void> {
     : args.dest.kind === "file"
       ? `its cursor ${written ? "saved" : "unchanged"}`
       : `cursor "${args.dest.name}" ${written ? "saved" : "unchanged"}`;
+  const repeated = summary.repeatedIds ? `; skipped ${summary.repeatedIds} repeated ids` : "";
   ctx.io.err(
-    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; ${cursor}.`,
+    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; ${cursor}${repeated}.`,
   );
   if (ctx.io.json) ctx.io.outJson({ summary });
 }
@@ -244,8 +246,10 @@ export async function redemptionsExportRun(
       cursorAfter: cursors.feedPos.cursor,
       out: args.outPath,
       repairedBytes: 0,
+      repeatedIds: 0,
     };
-    const s: ExportState = { ctx, args, api, cursors, held, summary, assertHeld };
+    const deadline = feedDeadline(ctx);
+    const s: ExportState = { ctx, args, api, cursors, held, summary, deadline, assertHeld };
     await openOutput(s, plan);
     await writeHeader(s);
     await (held.workbook ? exportFeedWorkbook(s) : exportFeedRows(s));

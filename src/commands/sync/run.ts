@@ -9,6 +9,7 @@ import { backoffMs, DEFAULT_RETRY } from "../../api/retry-policy.js";
 import { CancelledError, NetworkError, UsageError } from "../../errors.js";
 import { machineFailure } from "../../io/machine-failure.js";
 import { ConnectionLost } from "../../sync/connection.js";
+import { feedDeadline } from "../../export/feed-loop.js";
 import type { Destination } from "../../sync/destination.js";
 import { openDestination } from "../../sync/open.js";
 import { dayInZone } from "../../sync/rows.js";
@@ -199,6 +200,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       full: Boolean(o.full),
       limit: o.limit ?? 1000,
       now,
+      deadline: feedDeadline(ctx),
       signal: ctx.signal,
       note: (line) => ctx.io.err(line),
       progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,

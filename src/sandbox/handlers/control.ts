@@ -5,7 +5,7 @@ import { issueDetails } from "../../spec/creators.js";
 import { parseDurationMs } from "../../spec/duration.js";
 import { OFFER_STATES } from "../../spec/offers.js";
 import { invalid, notFound } from "../errors.js";
-import { FAULT_KINDS } from "../faults.js";
+import { FAULT_KINDS, FEED_FAULT_KINDS } from "../faults.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { seedStore } from "../seed.js";
 
@@ -35,6 +35,15 @@ const FaultBody = z.strictObject({
   stallMs: z.number().int().min(0).optional(),
   retryAfterSeconds: z.number().int().min(0).optional(),
   rateLimit: z.number().int().min(0).optional(),
+  feed: z
+    .strictObject({
+      feed: z.enum(["redemptions", "events"]),
+      kind: z.enum(FEED_FAULT_KINDS),
+      at: z.number().int().min(0),
+      count: z.number().int().min(1).optional(),
+    })
+    .nullable()
+    .optional(),
 });
 
 export const controlHandlers = {
@@ -64,8 +73,9 @@ export const controlHandlers = {
   setFaults: (req) => {
     const body = parseBody(FaultBody, req);
     const { faults } = req.sb;
-    const { pathPrefix, method, ...rest } = body;
+    const { pathPrefix, method, feed, ...rest } = body;
     faults.set(rest);
+    if (feed !== undefined) faults.config.feed = feed ?? undefined;
     if (pathPrefix !== undefined) faults.config.pathPrefix = pathPrefix || undefined;
     if (method !== undefined) faults.config.method = method ? method.toUpperCase() : undefined;
     return ok(faults.config);

@@ -8,6 +8,8 @@
 import { EVENT_TYPE_DESCRIPTIONS, EVENT_TYPES, isEventType } from "../../spec/events.js";
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
+import { toIso } from "../clock.js";
+import { type FeedFault, feedFault } from "../faults.js";
 import { ok, type Handlers } from "../http.js";
 import type { EventEnvelope, OrgState } from "../store.js";
 
@@ -103,6 +105,33 @@ function retained(nowMs: number) {
   return (e: EventEnvelope) => Date.parse(e.occurredAt) >= cutoff;
 }
 
+/**
+ * The log's page as an injected feed fault makes it (faults.ts feedFault), or undefined when the fault
+ * leaves it alone. Offsets count the items of the filter, so the whole filtered log is listed.
+ */
+function faultyList(
+  sorted: EventEnvelope[],
+  match: (e: EventEnvelope) => boolean,
+  q: { after: Position | undefined; afterRaw: string | null; limit: number; fault: FeedFault },
+) {
+  const all = sorted.filter(match);
+  const start = q.after ? lowerBoundAfter(all, q.after) : 0;
+  const page = { start, size: q.limit, total: all.length, after: q.afterRaw || undefined };
+  const plan = feedFault(q.fault, page);
+  if (!plan) return undefined;
+  let items = all.slice(plan.from, plan.to);
+  if (plan.backwards) {
+    const shift = Date.parse(items[0]!.occurredAt) - Date.parse(all[plan.from - 1]!.occurredAt) + 1000;
+    items = items.map((e) => ({
+      ...e,
+      occurredAt: toIso(Date.parse(e.occurredAt) - shift),
+    }));
+  }
+  const cursorAt = (o: number) => (o > 0 ? encodeCursor(posOf(all[o - 1]!)) : null);
+  const nextCursor = plan.next === "after" ? q.afterRaw : plan.next === null ? null : cursorAt(plan.next);
+  return ok({ items, nextCursor });
+}
+
 export const eventHandlers = {
   types: () => ok(EVENT_TYPES.map((type) => ({ type, description: EVENT_TYPE_DESCRIPTIONS[type] }))),
   list: ({ state, query, sb }) => {
@@ -116,6 +145,12 @@ export const eventHandlers = {
     const after = afterRaw ? decodeCursor(afterRaw) : undefined;
     const keep = retained(sb.clock.nowMs());
     const sorted = sortedEvents(state);
+    const fault = sb.faults.config.feed;
+    if (fault?.feed === "events") {
+      const match = (e: EventEnvelope) => (!type || e.type === type) && keep(e);
+      const faulty = faultyList(sorted, match, { after, afterRaw, limit, fault });
+      if (faulty) return faulty;
+    }
     const items: EventEnvelope[] = [];
     let more = false;
     for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {

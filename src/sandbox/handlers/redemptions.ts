@@ -17,6 +17,7 @@ import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
 import { pageParams, timestampParam } from "../paging.js";
 import { type OrgState, trafficOf } from "../store.js";
 import { FeedPageWriter } from "../domain/feed-writer.js";
+import { type FeedFaultPlan, feedFault } from "../faults.js";
 import { RedemptionRenderer } from "../domain/redemption-render.js";
 
 const CURSOR_PREFIX = "rdm1:";
@@ -108,8 +109,36 @@ function buildAhead(req: SandboxRequest, t: Traffic, start: number, size: number
   }).unref();
 }
 
+/** A feed page as an injected feed fault makes it (faults.ts feedFault): JSON, edited, written again. */
+function faultyPage(req: SandboxRequest, t: Traffic, plan: FeedFaultPlan): SandboxResponse {
+  const parse = (from: number, n: number) =>
+    JSON.parse(feedPageBytes(req.state, t, from, n).toString("utf8")) as {
+      items: { recordedAt: string }[];
+      nextCursor: string | null;
+    };
+  const page = parse(plan.from, plan.to - plan.from);
+  if (plan.backwards) {
+    const before = parse(plan.from - 1, 1).items[0]!.recordedAt;
+    const shift = Date.parse(page.items[0]!.recordedAt) - Date.parse(before) + 1000;
+    for (const r of page.items) r.recordedAt = toIso(Date.parse(r.recordedAt) - shift);
+  }
+  page.nextCursor =
+    plan.next === "after" ? req.query.get("after") : plan.next === null ? null : encodeCursor(plan.next);
+  return {
+    status: 200,
+    body: JSON.stringify(page),
+    headers: { "content-type": "application/json; charset=utf-8" },
+  };
+}
+
 function feed(req: SandboxRequest, t: Traffic): SandboxResponse {
   const { start, size } = feedWindow(req, t);
+  const fault = req.sb.faults.config.feed;
+  if (fault?.feed === "redemptions") {
+    const after = req.query.get("after") || undefined;
+    const plan = feedFault(fault, { start, size, total: t.redemptionCount, after });
+    if (plan) return faultyPage(req, t, plan);
+  }
   const body = keptPage(req, t, start, size) ?? feedPageBytes(req.state, t, start, size);
   buildAhead(req, t, Math.min(t.redemptionCount, start + size), size);
   return { status: 200, body, headers: { "content-type": "application/json; charset=utf-8" } };
