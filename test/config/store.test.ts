@@ -2,8 +2,6 @@
 // lock around read-modify-write, and a clear error for a broken file.
 import {
   chmodSync,
-  mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -12,34 +10,22 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { configDir } from "../../src/config/paths.js";
 import { ConfigStore } from "../../src/config/store.js";
 import { runIn } from "../helpers/run.js";
+import { bundleWorker } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// Inside the repository so that the bundle's bare imports (proper-lockfile) resolve.
 let buildDir: string;
 let worker: string;
 
 beforeAll(async () => {
-  mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
-  buildDir = mkdtempSync(join(ROOT, "node_modules/.cache/partner-cli-store-test-"));
-  worker = join(buildDir, "increment-worker.mjs");
-  await build({
-    entryPoints: [join(ROOT, "test/config/increment-worker.ts")],
-    outfile: worker,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
+  ({ worker, dir: buildDir } = await bundleWorker(
+    "test/config/increment-worker.ts",
+    "partner-cli-store-test",
+  ));
 });
 afterAll(() => {
   if (buildDir) rmSync(buildDir, { recursive: true, force: true });

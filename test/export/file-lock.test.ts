@@ -11,6 +11,7 @@ import { LockedError } from "../../src/errors.js";
 import { lockBeside, lockFileOf, readOwner, takeLock, withLock } from "../../src/io/file-lock.js";
 import { exitCodeFor } from "../../src/main.js";
 import { lockDataDir } from "../../src/sandbox/embedded.js";
+import { lockRefusal } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 /**
@@ -24,15 +25,7 @@ async function leftByKilledProcess(file: string): Promise<void> {
   writeFileSync(file, `${JSON.stringify({ pid, host: hostname(), since: "2026-01-01T00:00:00Z" })}\n`);
 }
 
-async function refusal(p: Promise<unknown>): Promise<LockedError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(LockedError);
-  expect(exitCodeFor(err)).toBe(9);
-  return err as LockedError;
-}
+const refusal = lockRefusal;
 
 function thrown(fn: () => void): unknown {
   try {

@@ -4,13 +4,11 @@
 // overlap, also when a releaser removes the file under a contender (the unlink race), on the work
 // filesystem and on tmpfs. Real processes, real files; every wait is on a line a process prints.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LockedError } from "../../src/errors.js";
 import { type Busy, takeLock } from "../../src/io/file-lock.js";
 import {
   lockBeside,
@@ -19,30 +17,17 @@ import {
   takeRunLock,
   takeRunLockFile,
 } from "../../src/export/run-lock.js";
-import { exitCodeFor } from "../../src/main.js";
 import { lockStore } from "../../src/webhooks/event-store.js";
+import { bundleWorker, lockRefusal } from "../helpers/fixtures.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// Inside the repository, so that the bundle's bare import (fs-native-extensions) resolves.
 let buildDir: string;
 let worker: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
-  buildDir = mkdtempSync(join(ROOT, "node_modules/.cache/partner-cli-lock-test-"));
-  worker = join(buildDir, "lock-worker.mjs");
-  await build({
-    entryPoints: [join(ROOT, "test/export/lock-worker.ts")],
-    outfile: worker,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
+  ({ worker, dir: buildDir } = await bundleWorker("test/export/lock-worker.ts", "partner-cli-lock-test"));
 });
 afterAll(() => {
   for (const p of children) p.kill("SIGKILL");
@@ -80,15 +65,7 @@ async function kill(w: Worker): Promise<void> {
   await w.exited;
 }
 
-async function refusal(p: Promise<unknown>): Promise<LockedError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(LockedError);
-  expect(exitCodeFor(err)).toBe(9);
-  return err as LockedError;
-}
+const refusal = lockRefusal;
 
 describe("two processes", () => {
   it("the second is refused (exit 9) naming pid, host and since; SIGKILL frees the lock at once", async () => {

@@ -1,12 +1,14 @@
 // The one place tests arrange things and run code under test: the seeded ids (SEED), one campaign
 // maker, one scripted prompter, and runs of a command's run function with a test Context (the same
 // RunResult as the harness's in-process and spawned runs).
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Temporal } from "temporal-polyfill";
 import { beforeAll, expect } from "vitest";
 import type { ApiClient, RequestSpec } from "../../src/api/client.js";
 import { Context } from "../../src/context.js";
+import { LockedError } from "../../src/errors.js";
 import type { Choice, Prompter } from "../../src/io/prompter.js";
 import { exitCodeFor, formatError } from "../../src/main.js";
 import { SEED } from "../../src/sandbox/seed.js";
@@ -293,4 +295,38 @@ export function dirFiles(dir: string): Record<string, string> {
  */
 export function expectStampedBetween(stamp: string, before: string, after: string): void {
   expect(stamp >= before && stamp <= after, `${before} <= ${stamp} <= ${after}`).toBe(true);
+}
+
+/**
+ * Bundles a test worker script (TypeScript) into a module inside the repository's node_modules/.cache,
+ * so its bare imports (native packages) resolve; returns the module's path and its folder.
+ */
+export async function bundleWorker(entry: string, prefix: string): Promise<{ worker: string; dir: string }> {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  mkdirSync(join(root, "node_modules/.cache"), { recursive: true });
+  const dir = mkdtempSync(join(root, `node_modules/.cache/${prefix}-`));
+  const worker = join(dir, `${basename(entry).replace(/\.ts$/, "")}.mjs`);
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: [join(root, entry)],
+    outfile: worker,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    logLevel: "warning",
+  });
+  return { worker, dir };
+}
+
+/** The LockedError (exit 9) a promise rejects with. */
+export async function lockRefusal(p: Promise<unknown>): Promise<LockedError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(LockedError);
+  expect(exitCodeFor(err)).toBe(9);
+  return err as LockedError;
 }
