@@ -1,13 +1,6 @@
 // The config store: where it lives, file and directory modes whatever the umask, the cross-process
 // lock around read-modify-write, and a clear error for a broken file.
-import {
-  chmodSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
