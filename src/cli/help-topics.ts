@@ -43,6 +43,10 @@ export const HELP_TOPICS: HelpTopic[] = [
         ["PARTNER_REQUEST_TIMEOUT_MS", "total time for one request (default 60000)"],
         ["PARTNER_MAX_RESPONSE_BYTES", "largest answer read (default 64 MiB)"],
         [
+          "PARTNER_FEED_MAX_DURATION",
+          'longest an export, events sync or sync reads its feed (default 6h; "off": no bound), then exit 8',
+        ],
+        [
           "HTTPS_PROXY, HTTP_PROXY",
           "proxy for https:// and http:// requests, as http://[user:password@]host:port; the lower-case names win (https_proxy, http_proxy); never for the embedded sandbox",
         ],
@@ -79,7 +83,7 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "4",
-          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for",
+          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for; a feed that breaks its contract",
         ],
         ["5", "not found: 404, a reference that matches nothing"],
         ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
@@ -87,7 +91,10 @@ export const HELP_TOPICS: HelpTopic[] = [
           "7",
           "temporary: 429/502/503/504, the network or a lost database connection still failing after retries; try again later",
         ],
-        ["8", "still pending: a job not finished within --timeout"],
+        [
+          "8",
+          "still pending: a job not finished within --timeout; a feed read stopped at PARTNER_FEED_MAX_DURATION",
+        ],
         [
           "9",
           "locked: another run is writing the same file, database or named cursor (any config dir or host)",
