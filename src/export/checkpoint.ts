@@ -28,6 +28,7 @@ import { normalizeBaseUrl } from "../config/profiles.js";
 import type { ConfigStore, SavedCursor } from "../config/store.js";
 import { CliError, LockedError } from "../errors.js";
 import { lockBeside } from "../io/file-lock.js";
+import { withPath } from "../io/machine-failure.js";
 import { syncFolder } from "../io/private-file.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
@@ -225,7 +226,8 @@ export class CheckpointStore {
       await rename(tmp, file);
     } catch (err) {
       await rm(tmp, { force: true });
-      throw err;
+      // A full or read-only disk is named with the cursor file (exit 10); the old checkpoint stands.
+      throw withPath(err, file);
     }
     if (created) await syncFolder(this.dir);
   }

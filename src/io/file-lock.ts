@@ -28,6 +28,7 @@ import {
   constants,
   fstatSync,
   ftruncateSync,
+  existsSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -299,7 +300,9 @@ function writeRecord(fd: number, what: string): void {
  * `wait` ms for the holder; throws `refuse(busy)` (default LockedError, exit 9) when it stays held.
  */
 export async function takeLock(lockFile: string, o: LockOptions): Promise<HeldLock> {
-  mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
+  // A missing folder is made (config-dir locks); a path that is not a folder fails at the open below
+  // (ENOTDIR: the machine's failure, named), never at mkdir with a misleading EEXIST.
+  if (!existsSync(dirname(lockFile))) mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
   const nat = await loadNative();
   const clock = o.clock ?? systemClock;
   const started = Date.now();

@@ -10,13 +10,14 @@
 // libsql is synchronous: a commit would stop the process while it runs. In the built CLI the database
 // work runs in a worker thread (this same module, started again with `workerData`), so the next page
 // is received and parsed while this one is committed; the transactions are the same.
-import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, realpathSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type DatabaseCtor from "libsql";
 import { CliError, LockedError, UsageError } from "../errors.js";
 import { lockFile } from "../export/checkpoint.js";
 import type { HeldLock } from "../io/file-lock.js";
+import { withPath } from "../io/machine-failure.js";
 import { createPrivateFile, fileWriteError } from "../io/private-file.js";
 import {
   type CommitResult,
@@ -242,7 +243,17 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
       `There is no database at ${o.label} yet.`,
       `Run "partner-cli sync --to ${o.label}" first.`,
     );
-  if (!o.mustExist) await createDatabaseFile(path);
+  const created = !o.mustExist && (await createDatabaseFile(path));
+  try {
+    return await openDestinationCore(path, o);
+  } catch (err) {
+    // Nothing was written (libsql did not load, or could not open it): the empty file made for it goes.
+    if (created && statSync(path, { throwIfNoEntry: false })?.size === 0) rmSync(path, { force: true });
+    throw err;
+  }
+}
+
+async function openDestinationCore(path: string, o: SqliteOpenOptions): Promise<Destination> {
   // A worker runs this module's own file: only the built .js can be started that way.
   const worker =
     o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
@@ -261,11 +272,15 @@ export async function openSqlite(o: SqliteOpenOptions): Promise<Destination> {
  * SQLite opens an empty file as a new database and creates its -wal, -shm and -journal files with
  * the database file's mode. An existing file keeps its mode (someone may have shared it on purpose).
  */
-async function createDatabaseFile(path: string): Promise<void> {
+async function createDatabaseFile(path: string): Promise<boolean> {
   try {
     await (await createPrivateFile(path)).close();
+    return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw fileWriteError(path, err);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    // A missing folder is the operator's path (exit 2); a full, read-only or forbidden disk is the machine's (exit 10).
+    throw code === "ENOENT" ? fileWriteError(path, err) : withPath(err, path);
   }
 }
 

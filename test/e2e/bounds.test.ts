@@ -7,12 +7,13 @@
 // - connection refused names the URL and where it came from, and the right thing to fix;
 // - a base URL that is some other web server: exit 4 with that hint;
 // - a run stopped with SIGSTOP keeps its lock however old the lock files look.
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closedPort, type Misbehaving, misbehaving, stream, trickle } from "../api/misbehave.js";
+import { lockBeside } from "../../src/io/file-lock.js";
 import { feedIds } from "../export/arrange.js";
 import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
@@ -93,8 +94,8 @@ describe("a server that sends headers, then one byte per second", () => {
     expect(stuck.exitCode, stuck.stderr).toBe(7);
     expect(stuck.stderr).toMatch(/GET \/redemptions: no complete answer within 1\.5 s/);
     expect(stuck.stderr).not.toMatch(NO_STACK);
-    // The lock is gone with the run: no lock record is left behind.
-    expect(readdirSync(join(configDir, "locks")).filter((f) => f.endsWith(".lock.json"))).toEqual([]);
+    // The lock is gone with the run: no lock file is left beside the output.
+    expect(existsSync(lockBeside(out))).toBe(false);
 
     trickling = false;
     const next = await cli(["redemptions", "export", "--out", out], { env });
@@ -400,8 +401,7 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
       try {
         // Ten minutes old, as after a long stop: age must not matter.
         const past = new Date(Date.now() - 10 * 60_000);
-        const locks = join(configDir, "locks");
-        for (const f of readdirSync(locks)) utimesSync(join(locks, f), past, past);
+        utimesSync(lockBeside(out), past, past);
         const second = await cli(args, { env });
         expect(second.exitCode, second.stderr).toBe(9);
         expect(second.stderr).toContain(`is in use by another partner-cli run (pid ${first.pid},`);

@@ -303,14 +303,16 @@ describe("errors this machine cannot produce for real: injected errno (fs-fault.
         .exitCode,
     ).toBe(0);
     await simulate(s.sb, { campaign: campaign.id, claims: 20, redemptions: 20 });
-    // The config may gain the export's write intent (recorded before each append); the cursor stays.
+    // The checkpoint may gain the export's write intent (recorded before each append); the cursor stays.
     const cursorOf = () =>
-      Object.values(
-        JSON.parse(readFileSync(join(cfg, "config.json"), "utf8")).cursors as Record<
-          string,
-          Record<string, unknown>
-        >,
-      ).map((c) => [c.cursor, c.rows, c.committedBytes]);
+      readdirSync(join(cfg, "cursors")).flatMap((f) =>
+        Object.values(
+          JSON.parse(readFileSync(join(cfg, "cursors", f), "utf8")).cursors as Record<
+            string,
+            Record<string, unknown>
+          >,
+        ).map((c) => [c.cursor, c.rows, c.committedBytes]),
+      );
     const before = { out: bytesOf(dir), cursor: cursorOf() };
     const r = await cli(["redemptions", "export", "--out", out], {
       env: inject(`${code}:${op}:r.csv`, { PARTNER_CLI_CONFIG_DIR: cfg }),
