@@ -89,7 +89,7 @@ describe("lazy noun declarations", () => {
       code: "commander.helpDisplayed",
     });
     expect(text).toContain("Usage: partner-cli cursors|cursor [options] [command]");
-    expect(text).toContain("reset <name>");
+    expect(text).toContain("reset <target>");
   });
 
   test("every command's --help through the CLI equals the full tree's", async () => {
