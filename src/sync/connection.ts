@@ -6,7 +6,9 @@ import { NetworkError } from "../errors.js";
 export class ConnectionLost extends NetworkError {
   /** The driver's own words (scrubbed of any password), for the retry notice. */
   readonly reason: string;
-  constructor(label: string, reason: string) {
+  /** The server was reached, then the session ended (terminated, shut down): worth a new connection. */
+  readonly reached: boolean;
+  constructor(label: string, reason: string, reached = false) {
     super(
       `PostgreSQL at ${label} did not answer: ${reason}.`,
       "CONNECT",
@@ -14,5 +16,6 @@ export class ConnectionLost extends NetworkError {
       "Check that the server is running and reachable; run again later (what was committed is kept).",
     );
     this.reason = reason;
+    this.reached = reached;
   }
 }

@@ -58,7 +58,11 @@ export function pgError(err: unknown, t: PgTarget): unknown {
       msg,
     )
   )
-    return new ConnectionLost(t.label, msg);
+    return new ConnectionLost(
+      t.label,
+      msg,
+      /^57P0[12]$/.test(code) || /Connection terminated|terminating connection/i.test(msg),
+    );
   if (/does not support SSL/i.test(msg))
     return new ConfigError(
       `PostgreSQL at ${t.label} does not accept TLS, and the URL requires it (sslmode): ${msg}. Nothing was written.`,

@@ -107,8 +107,9 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
     try {
       return await syncOnce(o, ctx, run);
     } catch (err) {
-      // A server that does not answer at the start exits 7 at once, as before; a lost one is retried.
-      if (!(err instanceof ConnectionLost && run.connected)) throw syncFailure(err, target);
+      // A server that does not answer at the start exits 7 at once, as before; a lost one (this run
+      // connected once, or the server ended a session it had accepted) is retried.
+      if (!(err instanceof ConnectionLost && (run.connected || err.reached))) throw syncFailure(err, target);
       const delay = backoffMs(attempt, settings);
       if (
         attempt + 1 >= settings.maxAttempts ||
