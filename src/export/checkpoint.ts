@@ -149,7 +149,7 @@ export async function lockFile(path: string, what: string): Promise<RunLock> {
     if (!(err instanceof LockedError)) throw err;
     throw new LockedError(
       err.message,
-      "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish.",
+      "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.",
     );
   }
 }
