@@ -61,7 +61,9 @@ export function pgError(err: unknown, t: PgTarget): unknown {
     return new ConnectionLost(
       t.label,
       msg,
-      /^57P0[12]$/.test(code) || /Connection terminated|terminating connection/i.test(msg),
+      // Reached: anything but a server that could not be reached at all (refused, unknown, timed out).
+      !["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(code) &&
+        !/connection timeout|timeout expired/i.test(msg),
     );
   if (/does not support SSL/i.test(msg))
     return new ConfigError(
