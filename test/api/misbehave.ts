@@ -24,22 +24,7 @@ export async function misbehaving(handler: Handler, upstream?: string): Promise<
       res.writeHead(500).end("no upstream");
       return;
     }
-    const up = new URL(upstream);
-    const out = request(
-      {
-        host: up.hostname,
-        port: up.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: up.host },
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    out.on("error", () => req.socket.destroy());
-    req.pipe(out);
+    forwardTo(upstream, req, res);
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -102,4 +87,24 @@ export async function closedPort(): Promise<number> {
   const port = (s.address() as AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
+}
+
+/** Passes a request on to `upstream` (a sandbox's URL) and its answer back, as it came. */
+export function forwardTo(upstream: string, req: IncomingMessage, res: ServerResponse): void {
+  const up = new URL(upstream);
+  const out = request(
+    {
+      host: up.hostname,
+      port: up.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: up.host },
+    },
+    (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    },
+  );
+  out.on("error", () => req.socket.destroy());
+  req.pipe(out);
 }

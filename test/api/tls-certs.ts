@@ -5,11 +5,11 @@
 // -startdate/-enddate`).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { forwardTo } from "./misbehave.js";
 
 export interface Pair {
   key: string;
@@ -90,25 +90,10 @@ export interface TlsFront {
 
 /** An HTTPS server on 127.0.0.1 with `pair`, passing each request on to `upstream` (a sandbox). */
 export async function tlsFront(pair: Pair, upstream: string): Promise<TlsFront> {
-  const up = new URL(upstream);
   const sockets = new Set<Socket>();
   const state = { connections: 0 };
   const server: Server = createServer({ key: pair.key, cert: pair.cert }, (req, res) => {
-    const out = httpRequest(
-      {
-        host: up.hostname,
-        port: up.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: up.host },
-      },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      },
-    );
-    out.on("error", () => res.destroy());
-    req.pipe(out);
+    forwardTo(upstream, req, res);
   });
   server.on("connection", (s: Socket) => {
     state.connections++;
