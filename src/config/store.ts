@@ -3,10 +3,10 @@
 // The file is what the `conf` package wrote before (tab-indented JSON, written atomically): reading it
 // is one readFileSync + JSON.parse, so no schema validator (conf pulls in ajv) loads on any path.
 import { chmodSync, existsSync, readFileSync } from "node:fs";
-import { chmod, open, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CliError, MachineError } from "../errors.js";
 import { machineFailure, withPath } from "../io/machine-failure.js";
+import { replaceFile } from "../io/private-file.js";
 import { ensurePrivateDir } from "./paths.js";
 
 export interface StoredOrganization {
@@ -108,20 +108,9 @@ export class ConfigStore {
    * requested and read while its cursor is being saved).
    */
   private async save(data: ConfigData): Promise<void> {
-    const tmp = `${this.file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      const fh = await open(tmp, "wx", FILE_MODE);
-      try {
-        await fh.writeFile(JSON.stringify(data, undefined, "\t"));
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      // The mode given to open is reduced by the umask; the file must end up exactly 0600.
-      await chmod(tmp, FILE_MODE);
-      await rename(tmp, this.file);
+      await replaceFile(this.file, JSON.stringify(data, undefined, "\t"));
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => {});
       // The old file is untouched: every saved cursor is still the one saved before.
       throw (
         machineFailure(withPath(err, this.file), {

@@ -19,17 +19,17 @@
 //
 // The lock of a destination is taken before any request: for a file, beside the file itself (every
 // config dir and host that writes it sees it); for a named cursor, in the config dir.
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { chmod, open, rename, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { ensurePrivateDir } from "../config/paths.js";
 import { normalizeBaseUrl } from "../config/profiles.js";
 import type { ConfigStore, SavedCursor } from "../config/store.js";
-import { CliError, LockedError } from "../errors.js";
+import { CliError } from "../errors.js";
 import { lockBeside } from "../io/file-lock.js";
 import { withPath } from "../io/machine-failure.js";
-import { syncFolder } from "../io/private-file.js";
+import { replaceFile, syncFolder } from "../io/private-file.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
 import { type RunLock, takeRunLockFile } from "./run-lock.js";
@@ -94,11 +94,6 @@ export function cursorKey(id: CursorId): string {
   return [id.organizationId, id.feed, id.type ?? "", destKey(id.dest)].join("|");
 }
 
-/** The destination a checkpoint belongs to. */
-export function destOf(cp: Checkpoint): Destination {
-  return cp.out ? { kind: "file", path: cp.out } : { kind: "named", name: cp.name };
-}
-
 /** What a cursor's attributes are taken from (a subset of context.ts's Target). */
 export interface TargetFacts {
   baseUrl: string;
@@ -143,15 +138,11 @@ export async function lockDestination(configDir: string, dest: Destination, what
 
 /** The run lock of a file destination (an export's output, an event store, a SQLite copy): beside it. */
 export async function lockFile(path: string, what: string): Promise<RunLock> {
-  try {
-    return await takeRunLockFile(lockBeside(path), what);
-  } catch (err) {
-    if (!(err instanceof LockedError)) throw err;
-    throw new LockedError(
-      err.message,
-      "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.",
-    );
-  }
+  return takeRunLockFile(
+    lockBeside(path),
+    what,
+    "Another run (from this or another config directory or host) is writing to this file; two writers would put the same rows in it twice. Wait for that run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.",
+  );
 }
 
 // ---- the store ----
@@ -213,19 +204,9 @@ export class CheckpointStore {
       return;
     }
     const body = JSON.stringify({ version: 1, destination: destKey(dest), cursors: Object.fromEntries(map) });
-    const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
     try {
-      const fh = await open(tmp, "wx", 0o600);
-      try {
-        await fh.writeFile(body);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await chmod(tmp, 0o600);
-      await rename(tmp, file);
+      await replaceFile(file, body);
     } catch (err) {
-      await rm(tmp, { force: true });
       // A full or read-only disk is named with the cursor file (exit 10); the old checkpoint stands.
       throw withPath(err, file);
     }
@@ -236,12 +217,7 @@ export class CheckpointStore {
   /** The directory, made private; whether it had to be created. */
   private ensureDir(): boolean {
     if (this.dirReady) return false;
-    let created = false;
-    try {
-      created = mkdirSync(this.dir, { recursive: true, mode: 0o700 }) !== undefined;
-    } catch {
-      // ensurePrivateDir says what is wrong
-    }
+    const created = !existsSync(this.dir);
     ensurePrivateDir(this.dir);
     this.dirReady = true;
     return created;

@@ -3,7 +3,7 @@
 // fchmod on the open handle before a byte is written. A file that already exists keeps its mode: an
 // output replaced by rename takes the mode of the file it replaces, an appended file is not touched.
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, stat, unlink } from "node:fs/promises";
+import { chmod, type FileHandle, open, rename, rm, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
 import { UsageError } from "../errors.js";
@@ -103,6 +103,31 @@ export async function openTempOutput(finalPath: string): Promise<TempOutput> {
       await unlink(tmp).catch(() => {});
     },
   };
+}
+
+/**
+ * Replaces `file` with `text`, whole or not at all: a private temporary file beside it (0600 whatever
+ * the umask), written, fsynced and renamed over it. On failure the temporary file is removed and the
+ * error (raw, for the caller to name) thrown: `file` is as it was. The file calls run on libuv's
+ * threads. For small state files saved often (the config store, cursor checkpoints).
+ */
+export async function replaceFile(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    const fh = await open(tmp, "wx", PRIVATE_FILE_MODE);
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    // The mode given to open is reduced by the umask; the file must end up exactly 0600.
+    await chmod(tmp, PRIVATE_FILE_MODE);
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => {});
+    throw err;
+  }
 }
 
 /** Makes a rename in `dir` durable (fsync of the folder); a no-op where folders cannot be synced. */
