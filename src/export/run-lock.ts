@@ -13,8 +13,8 @@ const HINT =
   "Two runs would write the same rows twice; wait for the other run to finish. A stopped run (Ctrl-Z, a closed laptop) keeps its lock until it resumes and ends.";
 
 /** Takes the run lock whose file is `lockFile` (for a destination: `lockBeside(path)`) or throws LockedError (exit 9). */
-export async function takeRunLockFile(lockFile: string, what: string): Promise<RunLock> {
-  return takeLock(lockFile, { what, hint: HINT });
+export async function takeRunLockFile(lockFile: string, what: string, hint = HINT): Promise<RunLock> {
+  return takeLock(lockFile, { what, hint });
 }
 
 /** Takes the run lock for `path` (its file: `<path>.lock.json`) or throws LockedError (exit 9). */

@@ -2,7 +2,7 @@
 // run lock, so it cannot be undone by an export or sync that is running (exit 9).
 import type { Context } from "../../context.js";
 import { DeclinedError, LockedError } from "../../errors.js";
-import { lockDestination, openCheckpoints } from "../../export/checkpoint.js";
+import { lockDestination } from "../../export/checkpoint.js";
 import { destCell, named } from "./rows.js";
 
 export interface CursorsResetOptions {
@@ -10,7 +10,7 @@ export interface CursorsResetOptions {
 }
 
 export async function cursorsResetRun({ target: name }: CursorsResetOptions, ctx: Context): Promise<void> {
-  const { rows, dest } = await named(ctx, name);
+  const { rows, dest, store } = await named(ctx, name);
   const label = destCell(rows[0]!);
   const after =
     dest.kind === "file"
@@ -41,7 +41,6 @@ export async function cursorsResetRun({ target: name }: CursorsResetOptions, ctx
   }
   try {
     lock.assertHeld();
-    const store = await openCheckpoints(ctx.configDir(), await ctx.config());
     await store.save(
       dest,
       [],

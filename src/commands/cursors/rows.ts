@@ -2,7 +2,13 @@
 // service), a row per checkpoint, found by the file they feed or by their name. Local state only.
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
-import { type Checkpoint, type Destination, type Entry, openCheckpoints } from "../../export/checkpoint.js";
+import {
+  type Checkpoint,
+  type CheckpointStore,
+  type Destination,
+  type Entry,
+  openCheckpoints,
+} from "../../export/checkpoint.js";
 import { resolveOutPath } from "../../export/durable-output.js";
 import type { Column } from "../../io/render.js";
 
@@ -24,9 +30,14 @@ function rowOf({ key, cp }: Entry): Row {
 
 const order = (r: Row) => `${r.out ?? `~${r.name}`}|${r.organizationId}|${r.feed}|${r.type ?? ""}`;
 
-export async function rowsFor(ctx: Context, of?: Destination): Promise<Row[]> {
-  const store = await openCheckpoints(ctx.configDir(), await ctx.config());
-  return (of ? store.of(of) : store.all()).map(rowOf).sort((a, b) => order(a).localeCompare(order(b)));
+const sorted = (entries: Entry[]): Row[] =>
+  entries.map(rowOf).sort((a, b) => order(a).localeCompare(order(b)));
+
+const storeOf = async (ctx: Context) => openCheckpoints(ctx.configDir(), await ctx.config());
+
+/** Every checkpoint of this config dir, as rows. */
+export async function rowsFor(ctx: Context): Promise<Row[]> {
+  return sorted((await storeOf(ctx)).all());
 }
 
 /** Where a cursor's rows go: its file, or its name for stdout and workbooks. */
@@ -55,13 +66,17 @@ export const COLUMNS: Column<Row>[] = [
  * The checkpoints of one destination: TARGET is the file a cursor feeds (any spelling of its path)
  * or the name of a cursor kept for stdout or workbooks (`--cursor NAME`).
  */
-export async function named(ctx: Context, target: string): Promise<{ rows: Row[]; dest: Destination }> {
+export async function named(
+  ctx: Context,
+  target: string,
+): Promise<{ rows: Row[]; dest: Destination; store: CheckpointStore }> {
+  const store = await storeOf(ctx);
   const byName: Destination = { kind: "named", name: target };
   const byFile: Destination = { kind: "file", path: await resolveOutPath(target) };
   const looksLikePath = /[/\\]/.test(target);
   for (const dest of looksLikePath ? [byFile, byName] : [byName, byFile]) {
-    const rows = await rowsFor(ctx, dest);
-    if (rows.length > 0) return { rows, dest };
+    const rows = sorted(store.of(dest));
+    if (rows.length > 0) return { rows, dest, store };
   }
   throw new UsageError(
     `No saved cursor for "${target}" in ${ctx.configDir()}.`,

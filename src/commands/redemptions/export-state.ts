@@ -118,13 +118,14 @@ interface Source {
   corr: (Checkpoint | undefined)[];
 }
 
-function sourceOf(entries: readonly Entry[], org: string, dest: Destination): Source {
-  const get = (type?: string) => {
-    const k = idOf(org, dest, type);
-    return entries.find(
-      (e) => e.cp.organizationId === org && e.cp.feed === k.feed && (e.cp.type ?? null) === k.type,
+function sourceOf(entries: readonly Entry[], org: string): Source {
+  const get = (type?: string) =>
+    entries.find(
+      (e) =>
+        e.cp.organizationId === org &&
+        e.cp.feed === (type ? "corrections" : "redemptions") &&
+        (e.cp.type ?? null) === (type ?? null),
     )?.cp;
-  };
   return { main: get(), corr: CORRECTION_TYPES.map((t) => get(t)) };
 }
 
@@ -157,7 +158,7 @@ export async function openCursors(
   checkOwner(plan, org);
   const dest = args.dest;
   const entries = dest && store ? store.of(dest) : [];
-  const own: Source = dest ? sourceOf(entries, org.id, dest) : { main: undefined, corr: [] };
+  const own = sourceOf(entries, org.id);
   let src = own;
   if (plan?.continues && dest && store) src = await takeOver(ctx, args, plan, store, org.id, assertHeld);
   const fresh = args.fromStart || !src.main;
@@ -194,7 +195,7 @@ async function takeOver(
   const oldPath = plan.continues!.cp.out!;
   const oldDest: Destination = { kind: "file", path: oldPath };
   const old = store.of(oldDest);
-  const src = sourceOf(old, org, oldDest);
+  const src = sourceOf(old, org);
   await repairPreviousFile(ctx, src.main, assertHeld);
   if (!src.main?.closed) {
     assertHeld();
