@@ -7,8 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../../src/sandbox/handlers/redemptions.js";
-import type { OrgState } from "../../src/sandbox/store.js";
-import { useFeedCampaign } from "../helpers/fixtures.js";
+import { emitStatusChanges, useFeedCampaign } from "../helpers/fixtures.js";
 import { type SandboxFixture, useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { sqliteDest } from "../sync/destinations.js";
@@ -27,14 +26,7 @@ async function withFeedFault<T>(box: SandboxFixture, feed: Record<string, unknow
 
 describe("events sync when the service breaks the event log's contract", () => {
   const box = useSandbox({ seed: "empty" });
-  let org: OrgState;
-  beforeAll(async () => {
-    const me = await box.http("GET", "/me");
-    org = box.sb.sandbox.org(me.body.organization.id)!;
-    const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
-    for (let i = 0; i < 20; i++)
-      box.sb.sandbox.emit(org, "campaign.status_changed", { campaign, from: "active", to: "paused" });
-  });
+  beforeAll(() => emitStatusChanges(box, 20));
   const LIMIT = 3;
   const logIds = async (): Promise<string[]> =>
     (await box.http("GET", "/events?limit=1000")).body.items.map((e: { id: string }) => e.id);

@@ -330,3 +330,13 @@ export async function lockRefusal(p: Promise<unknown>): Promise<LockedError> {
   expect(exitCodeFor(err)).toBe(9);
   return err as LockedError;
 }
+
+/** `n` campaign.status_changed events (one made-up campaign, active → paused) in the log of the test key's organization. */
+export async function emitStatusChanges(t: SandboxLike, n: number): Promise<void> {
+  const sb = runningOf(t);
+  const me = await http(sb, "GET", "/me");
+  const org = sb.sandbox.org(me.body.organization.id)!;
+  const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
+  for (let i = 0; i < n; i++)
+    sb.sandbox.emit(org, "campaign.status_changed", { campaign, from: "active", to: "paused" });
+}

@@ -3,8 +3,7 @@
 // the feeds are answered as always.
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../../src/sandbox/handlers/redemptions.js";
-import type { OrgState } from "../../src/sandbox/store.js";
-import { useFeedCampaign } from "../helpers/fixtures.js";
+import { emitStatusChanges, useFeedCampaign } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 
 type Page = { items: { id: string; recordedAt?: string; occurredAt?: string }[]; nextCursor: string | null };
@@ -12,14 +11,7 @@ type Page = { items: { id: string; recordedAt?: string; occurredAt?: string }[];
 describe("feed faults", () => {
   const box = useSandbox();
   useFeedCampaign(box, { claims: 130, redemptions: 120, seed: 9 });
-  let org: OrgState;
-  beforeAll(async () => {
-    const me = await box.http("GET", "/me");
-    org = box.sb.sandbox.org(me.body.organization.id)!;
-    const campaign = { id: "0b7e6a7c-1111-4222-8333-944445555666", externalReference: null, name: "Spring" };
-    for (let i = 0; i < 12; i++)
-      box.sb.sandbox.emit(org, "campaign.status_changed", { campaign, from: "active", to: "paused" });
-  });
+  beforeAll(() => emitStatusChanges(box, 12));
   const get = async (path: string): Promise<Page> => {
     const r = await box.http("GET", path);
     expect(r.status).toBe(200);
