@@ -2,7 +2,7 @@
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ApiClient, boundsFromEnv } from "./api/client.js";
+import { ApiClient, boundsFromEnv, type ClientOptions } from "./api/client.js";
 import { proxyFromEnv } from "./api/proxy.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type Clock, systemClock } from "./clock.js";
@@ -317,6 +317,8 @@ export class Context {
    */
   clientFor(
     t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource"> & Partial<Pick<Target, "source">>,
+    /** Tighter bounds for a check that must not wait on a service that is down (sync status's clock). */
+    quick?: Pick<ClientOptions, "retry" | "connectTimeoutMs" | "requestTimeoutMs">,
   ): ApiClient {
     return new ApiClient({
       baseUrl: t.baseUrl,
@@ -326,6 +328,7 @@ export class Context {
       proxy: t.source === "embedded" ? undefined : proxyFromEnv(this.env),
       retry: this.init.retry ?? retryFromEnv(this.env),
       ...boundsFromEnv(this.env),
+      ...quick,
       signal: this.signal,
       clock: this.clock,
       trace: this.verbose ? (line) => this.io.err(line) : undefined,

@@ -4,8 +4,7 @@
 // per the spec's Recovery section). When a service is configured (a profile, or PARTNER_API_KEY with
 // PARTNER_BASE_URL), one GET /me compares this machine's clock with the service's Date header and a
 // difference over a minute is a warning; without one, or when the service does not answer at once, the
-// status is the database's alone.
-import { ApiClient } from "../../api/client.js";
+// status is the database's alone. The check's client is the command's (proxy, trace), with one quick attempt.
 import { serviceClock } from "../../api/me.js";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
@@ -155,13 +154,10 @@ async function clockSkewMs(ctx: Context): Promise<number | undefined> {
   try {
     const t = await ctx.localTarget();
     if (!t.baseUrl) return undefined;
-    const client = new ApiClient({
-      baseUrl: t.baseUrl,
-      apiKey: t.apiKey,
+    const client = ctx.clientFor(t, {
       retry: { maxAttempts: 1 },
       connectTimeoutMs: 3000,
       requestTimeoutMs: 5000,
-      signal: ctx.signal,
     });
     try {
       const c = await serviceClock(client, () => ctx.clock.now());
