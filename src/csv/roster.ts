@@ -2,7 +2,7 @@
 // checked batch item (with the shared rules of src/spec/creators.ts) or the reasons it is rejected.
 import type { BatchCreator } from "../api/creators.js";
 import { checkCreatorWrite, fastCreatorBatchItem, fastCreatorField } from "../spec/creators.js";
-import { codePointName, firstInvisible } from "../io/visible.js";
+import { codePointName, escapeOne, firstInvisible, uPlus } from "../io/visible.js";
 import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -35,10 +35,12 @@ const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
  */
 export function controlCharReason(value: string): string | undefined {
   const m = CONTROL_RE.exec(value);
-  if (!m) return undefined;
-  const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-  return `holds a control character (U+${code}${code === "0000" ? ", NUL" : ""}) at position ${m.index + 1}`;
+  return m ? controlReason(m[0].charCodeAt(0), m.index + 1) : undefined;
 }
+
+/** "holds a control character (U+0000, NUL) at position 3". */
+const controlReason = (cp: number, position: number) =>
+  `holds a control character (${uPlus(cp)}${cp === 0 ? ", NUL" : ""}) at position ${position}`;
 
 const isBidi = (cp: number) =>
   (cp >= 0x202a && cp <= 0x202e) ||
@@ -59,10 +61,7 @@ export function idTextReason(id: string): string | undefined {
   const f = firstInvisible(id);
   if (!f) return undefined;
   const { cp, position } = f;
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) {
-    const code = cp.toString(16).toUpperCase().padStart(4, "0");
-    return `holds a control character (U+${code}${cp === 0 ? ", NUL" : ""}) at position ${position}`;
-  }
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) return controlReason(cp, position);
   const kind = isBidi(cp) ? "a direction-changing character" : "an invisible character";
   return `holds ${kind} (${codePointName(cp)}) at position ${position}`;
 }
@@ -88,7 +87,7 @@ export function notNfc(id: string): { nfc: string; cp: number } | undefined {
 
 /** An id as shown in a message: JSON-quoted, its combining marks written as \u0301 so they can be seen. */
 export function showId(id: string): string {
-  return JSON.stringify(id).replace(/\p{M}/gu, (m) => `\\u${m.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(id).replace(/\p{M}/gu, escapeOne);
 }
 
 /** "is not in Unicode NFC (U+0301 COMBINING ACUTE ACCENT)". */

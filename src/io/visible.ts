@@ -20,7 +20,10 @@ const ID_RE =
   /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 const hex4 = (c: number) => c.toString(16).padStart(4, "0");
-const escapeOne = (ch: string) => `\\u${hex4(ch.charCodeAt(0))}`;
+/** One character written as its escape: `\u202e`. */
+export const escapeOne = (ch: string) => `\\u${hex4(ch.charCodeAt(0))}`;
+/** A code point as Unicode writes it: "U+202E". */
+export const uPlus = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 
 /** A table or record cell for a terminal: invisible and direction-changing characters as `\u202e`. */
 export function visibleCell(text: string): string {
@@ -83,7 +86,7 @@ const NAMES: Record<number, string> = {
 
 /** "U+202E RIGHT-TO-LEFT OVERRIDE" (with the name when it is one of the few named here). */
 export function codePointName(cp: number): string {
-  const u = `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
+  const u = uPlus(cp);
   const name = NAMES[cp];
   return name ? `${u} ${name}` : u;
 }
