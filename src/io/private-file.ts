@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
 import { chmod, type FileHandle, open, rename, rm, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Writable } from "node:stream";
-import { UsageError } from "../errors.js";
+import { type CliError, UsageError } from "../errors.js";
+import { machineFailure, withPath } from "./machine-failure.js";
 
 /** Owner read and write, nobody else. */
 export const PRIVATE_FILE_MODE = 0o600;
@@ -143,20 +144,21 @@ export async function syncFolder(dir: string): Promise<void> {
   }
 }
 
-/** A file that could not be written, as a usage error that says why in a few words. */
-export function fileWriteError(path: string, err: unknown): UsageError {
+/**
+ * A file that could not be written. The operator's own mistakes (a folder that does not exist, a
+ * folder named as the file) are usage errors (exit 2); the machine's failures (a full or read-only
+ * disk, permissions, I/O errors) are MachineErrors (exit 10) from machineFailure, the one place that
+ * words them.
+ */
+export function fileWriteError(path: string, err: unknown): CliError {
   const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === "ENOENT"
-      ? "the folder does not exist"
-      : e.code === "EACCES" || e.code === "EPERM"
-        ? "permission denied"
-        : e.code === "EISDIR"
-          ? "it is a folder"
-          : e.code === "ENOSPC"
-            ? "the disk is full"
-            : (e.message ?? String(err));
-  return new UsageError(`Cannot write ${path}: ${why}.`);
+  if (e.code === "ENOENT") return new UsageError(`Cannot write ${path}: the folder does not exist.`);
+  if (e.code === "EISDIR") return new UsageError(`Cannot write ${path}: it is a folder.`);
+  const machine = machineFailure(withPath(err, path), {
+    path,
+    kept: `Nothing was written to ${path}: it is written whole or not at all (a temporary file renamed when complete).`,
+  });
+  return machine ?? new UsageError(`Cannot write ${path}: ${e.message ?? String(err)}.`);
 }
 
 /** Writes `text` to `path` whole or not at all (temporary file, fsync, rename; created 0600). */

@@ -187,6 +187,19 @@ describe.skipIf(blocker !== undefined)("a full disk (a small tmpfs): exit 10, th
   });
 });
 
+describe.skipIf(blocker !== undefined)("a report's --out on a full disk: exit 10, no file", () => {
+  it("reports creators --out FILE.csv: ENOSPC named with the file; nothing left there", async () => {
+    const disk = tmpfs("64k");
+    fill(disk.dir);
+    const before = bytesOf(disk.dir);
+    const out = join(disk.dir, "payouts.csv");
+    const r = await cli(["reports", "creators", "--preset", "30d", "--out", out], { env: s.env() });
+    expectMachine(r, "ENOSPC", out, /Free space on the file system of .*df -h/);
+    expect(r.stderr).toContain(`Nothing was written to ${out}`);
+    expect(bytesOf(disk.dir)).toEqual(before);
+  });
+});
+
 describe.skipIf(blocker !== undefined)("a read-only file system: exit 10, nothing changed", () => {
   it("export, events sync, sync into SQLite and the config dir on a read-only remount", async () => {
     const disk = tmpfs("32m");
