@@ -10,11 +10,48 @@ export const FIXTURES_DIR = fileURLToPath(new URL("../test/fixtures/files/", imp
 
 const crlf = (lines) => `${lines.join("\r\n")}\r\n`;
 const lf = (lines) => `${lines.join("\n")}\n`;
-/** Windows-1252 bytes of a string that only uses characters Latin-1 and Windows-1252 share. */
-const cp1252 = (s) => {
-  for (const ch of s) if (ch.charCodeAt(0) > 0xff) throw new Error(`not in Windows-1252: ${ch}`);
-  return Buffer.from(s, "latin1");
+/** The Windows-1252 characters at 0x80-0x9F these files use (the rest of the code page is Latin-1). */
+const CP1252_HIGH = new Map([
+  ["€", 0x80],
+  ["’", 0x92],
+  ["“", 0x93],
+  ["”", 0x94],
+]);
+/** Windows-1252 bytes of a string of Latin-1 characters and those of CP1252_HIGH. */
+const cp1252 = (s) =>
+  Buffer.from(
+    [...s].map((ch) => {
+      const c = CP1252_HIGH.get(ch) ?? ch.charCodeAt(0);
+      if (c > 0xff || (c >= 0x80 && c <= 0x9f && !CP1252_HIGH.has(ch)))
+        throw new Error(`not in Windows-1252 here: ${ch}`);
+      return c;
+    }),
+  );
+/**
+ * Mac Roman ("macintosh") bytes: nothing in Node encodes it, so a table of the letters these files
+ * use (checked against TextDecoder's "macintosh" when the file is made).
+ */
+const MAC_ROMAN = new Map([
+  ["ç", 0x8d],
+  ["é", 0x8e],
+  ["ë", 0x91],
+  ["ñ", 0x96],
+  ["ú", 0x9c],
+  ["ü", 0x9f],
+]);
+const macRoman = (s) => {
+  const bytes = Buffer.from(
+    [...s].map((ch) => {
+      const c = MAC_ROMAN.get(ch) ?? ch.charCodeAt(0);
+      if (c > 0x7f && !MAC_ROMAN.has(ch)) throw new Error(`not in the Mac Roman table: ${ch}`);
+      return c;
+    }),
+  );
+  const d = new TextDecoder("macintosh", { fatal: true });
+  if (d.decode(bytes, { stream: true }) + d.decode() !== s) throw new Error("Mac Roman table is wrong");
+  return bytes;
 };
+const cr = (lines) => `${lines.join("\r")}\r`;
 const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
 const utf16be = (s) => {
   const b = Buffer.from(s, "utf16le");
@@ -45,6 +82,34 @@ export function fixtures() {
         rows(",", [
           ["la-1", "Françoise Ångström", "francoise@example.fr", "@fa", "yes"],
           ["la-2", "Øyvind Ærø", "oyvind@example.no", "@oy", "no"],
+        ]),
+      ),
+    ),
+  );
+  // Excel on Windows with typographic quotes and the euro sign (Windows-1252's 0x80-0x9F): line 2
+  // is not UTF-8 at "á", and its preview must show ’ as the import reads it.
+  f.set(
+    "cp1252-quotes.csv",
+    cp1252(
+      crlf(
+        rows(",", [
+          ["cq-1", "Siobhán O’Brien", "siobhan@example.ie", "@siobhan", "true"],
+          ["cq-2", "Zoë “Zo” Adams", "zo@example.com", "@zo", "true"],
+          ["cq-3", "Café € Owner", "cafe@example.fr", "", "false"],
+        ]),
+      ),
+    ),
+  );
+  // A classic Mac "CSV": Mac Roman, lines ended by CR only. As windows-1252, "ç" (0x8D) is the
+  // control character U+008D on line 3.
+  f.set(
+    "mac-roman-cr.csv",
+    macRoman(
+      cr(
+        rows(",", [
+          ["mr-1", "Zoë Adams", "zoe@example.com", "@zoe", "true"],
+          ["mr-2", "François Müller", "francois@example.fr", "@fmuller", "true"],
+          ["mr-3", "José Núñez", "jose@example.es", "", "false"],
         ]),
       ),
     ),

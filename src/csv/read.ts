@@ -16,7 +16,8 @@
 // one await per block of text, not one per record.
 import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
-import { DecodeError, type DecodedText, decodeText } from "./decode.js";
+import { uPlus } from "../io/visible.js";
+import { ControlCharacterError, DecodeError, type DecodedText, decodeAll, decodeText } from "./decode.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
 
@@ -329,6 +330,27 @@ export function excerpt(lineNo: number, text: string, col?: number): string {
   return lines.join("\n");
 }
 
+/** The encodings a file that is not UTF-8 is suggested, first to last, and how the preview names them. */
+const SUGGESTED = [
+  { encoding: "windows-1252", label: "Windows-1252" },
+  { encoding: "macintosh", label: "Mac Roman (macintosh)" },
+] as const;
+/** The same for a file whose lines end in CR only. */
+const SUGGESTED_MAC = [SUGGESTED[1], SUGGESTED[0]] as const;
+
+/**
+ * A line's bytes as text for an error: by the import's own decoder (decode.ts), with the import's
+ * options (a byte order mark is dropped on line 1 only); bytes that do not decode show as U+FFFD.
+ */
+function previewLine(bytes: Uint8Array, encoding: string, line: number): string {
+  const ignoreBOM = line > 1;
+  try {
+    return decodeAll(bytes, encoding, { ignoreBOM });
+  } catch {
+    return decodeAll(bytes, encoding, { ignoreBOM, fatal: false });
+  }
+}
+
 export class CsvReader {
   readonly facts: CsvFacts;
   private header: string[] | undefined;
@@ -527,35 +549,66 @@ export class CsvReader {
     });
   }
 
-  private decodeFailure(err: DecodeError): CsvFileError {
-    const name = this.o.name;
-    const assumed = !err.chosen && err.encoding === "utf-8";
-    const shown = assumed
-      ? new TextDecoder("windows-1252").decode(err.lineBytes)
-      : new TextDecoder(err.encoding).decode(err.lineBytes);
-    const col = assumed
-      ? err.byteInLine
-      : new TextDecoder(err.encoding).decode(err.lineBytes.subarray(0, err.byteInLine)).length;
+  /** The field (and its name) `col` (an index in the line's text `shown`) is in. */
+  private fieldAt(shown: string, col: number): string {
     const delimiter =
       this.facts.delimiterSource === "default" ? (detectDelimiter(shown) ?? ",") : this.facts.delimiter;
     const before = shown.slice(0, col).replace(/"[^"]*"/g, "");
-    const field = before.split(delimiter).length - 1;
+    return this.fieldName(before.split(delimiter).length - 1);
+  }
+
+  /** The error for bytes that are not text in the encoding read, or that decode to a control character. */
+  private decodeFailure(err: DecodeError): CsvFileError {
+    if (err instanceof ControlCharacterError) return this.controlFailure(err);
+    if (!err.chosen && err.encoding === "utf-8") return this.notUtf8(err);
+    const name = this.o.name;
+    const shown = previewLine(err.lineBytes, err.encoding, err.line);
+    const col = previewLine(err.lineBytes.subarray(0, err.byteInLine), err.encoding, err.line).length;
     const label = err.encoding.toUpperCase().replace(/^UTF-16(LE|BE)$/, "UTF-16 $1");
-    if (assumed) {
-      return new CsvFileError(
-        `${name}: line ${err.line}${this.fieldName(field)}: bytes that are not UTF-8 (byte ${err.byteInLine + 1} of the line).`,
-        err.line,
-        `If it reads right, run again with --encoding windows-1252 (Excel's "CSV" on Windows writes that), or save the file as "CSV UTF-8". Other encodings: --encoding latin1, iso-8859-15, shift_jis, ...`,
-        `Read as Windows-1252, line ${err.line} is:\n${excerpt(err.line, shown, col)}`,
-      );
-    }
     return new CsvFileError(
-      `${name}: line ${err.line}${this.fieldName(field)}: bytes that are not valid ${label} (byte ${err.byteInLine + 1} of the line).`,
+      `${name}: line ${err.line}${this.fieldAt(shown, col)}: bytes that are not valid ${label} (byte ${err.byteInLine + 1} of the line).`,
       err.line,
       err.chosen
         ? `The file is not ${label} text: check --encoding (Excel's "CSV" on Windows is windows-1252).`
         : `The file starts with a ${label} byte order mark but is damaged after it.`,
       excerpt(err.line, shown, col),
+    );
+  }
+
+  /**
+   * Not UTF-8, no --encoding: the line as the first encoding suggested reads it (Mac Roman for a file
+   * whose lines end in CR only, as classic Mac files do; else Windows-1252), decoded exactly as the
+   * import with that --encoding would decode it.
+   */
+  private notUtf8(err: DecodeError): CsvFileError {
+    const [first, second] = err.crOnly ? SUGGESTED_MAC : SUGGESTED;
+    const shown = previewLine(err.lineBytes, first.encoding, err.line);
+    // A single-byte code page: one character per byte.
+    const col = err.byteInLine;
+    const hint = err.crOnly
+      ? `Its lines end in CR only, as classic Mac files do: if it reads right, run again with --encoding macintosh; else try --encoding ${second.encoding} (Excel's "CSV" on Windows), or save the file as "CSV UTF-8".`
+      : `If it reads right, run again with --encoding windows-1252 (Excel's "CSV" on Windows writes that), or save the file as "CSV UTF-8". Other encodings: --encoding latin1, iso-8859-15, shift_jis, ...`;
+    return new CsvFileError(
+      `${this.o.name}: line ${err.line}${this.fieldAt(shown, col)}: bytes that are not UTF-8 (byte ${err.byteInLine + 1} of the line).`,
+      err.line,
+      hint,
+      `Read as ${first.label}, line ${err.line} is:\n${excerpt(err.line, shown, col)}`,
+    );
+  }
+
+  /** A C1 control character decoded from a legacy encoding: the encoding named is not the file's. */
+  private controlFailure(err: ControlCharacterError): CsvFileError {
+    const shown = previewLine(err.lineBytes, err.encoding, err.line);
+    const enc = err.encoding;
+    const hint =
+      err.crOnly && enc !== "macintosh"
+        ? `Its lines end in CR only, as classic Mac files do: run again with --encoding macintosh.`
+        : `Run again with the encoding the file was saved in (--encoding windows-1250, iso-8859-15, macintosh, ...), or save it as "CSV UTF-8" and drop --encoding.`;
+    return new CsvFileError(
+      `${this.o.name}: line ${err.line}${this.fieldAt(shown, err.column)}: ${uPlus(err.cp)}, a control character, after decoding as ${enc}: the file is probably not ${enc}.`,
+      err.line,
+      hint,
+      excerpt(err.line, shown, err.column),
     );
   }
 

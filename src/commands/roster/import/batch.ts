@@ -1,7 +1,7 @@
 // Batch stage: checked rows are gathered into batches of --batch-size and handed to the send stage
 // (with --dry-run, only counted); rows rejected here wait, in line order, for the batches holding
 // the rows around them (at most LOCAL_REJECT_CAP of them are held).
-import { emit, emitPending } from "./report.js";
+import { emit, emitPending, keepSample } from "./report.js";
 import { sendBatch, takeAll, waitForRoom } from "./send.js";
 import { type BatchReport, type ImportState, type Rejected, RowBatch } from "./state.js";
 
@@ -48,6 +48,7 @@ export async function flush(st: ImportState): Promise<void> {
     rows: rows.length,
   };
   if (st.settings.dryRun) {
+    keepSample(st, rows);
     rows.release();
     st.valid += rows.length;
     st.batches.push(report);

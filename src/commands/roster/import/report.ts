@@ -6,6 +6,7 @@ import { type ColumnMap, loose, REJECTS_COLUMNS } from "../../../csv/headers.js"
 import { openCsvSink } from "../../../csv/write.js";
 import { PartialFailure } from "../../../errors.js";
 import { type Progress, startProgress } from "../../../io/progress.js";
+import { type Column, renderTable } from "../../../io/render.js";
 import {
   fmt,
   type ImportSettings,
@@ -14,6 +15,7 @@ import {
   type Outputs,
   plural,
   type Rejected,
+  type RowBatch,
 } from "./state.js";
 
 const STDERR_REJECT_CAP = 20;
@@ -50,7 +52,37 @@ export async function openOutputs(
   const progress: Progress = s.dryRun
     ? { update() {}, stop() {} }
     : await startProgress(io, "Importing", total);
-  return { json, sink, row: layout.row, progress, shown: [], warnings: [], warned: 0 };
+  return { json, sink, row: layout.row, progress, shown: [], warnings: [], warned: 0, sample: [] };
+}
+
+/** --dry-run shows this many rows as they would be sent. */
+export const DRY_RUN_SAMPLE = 5;
+const SAMPLE_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
+
+/**
+ * --dry-run: keeps the first rows of a batch that is not sent, as the items of its request body
+ * (the body's own bytes, read back), until DRY_RUN_SAMPLE are kept.
+ */
+export function keepSample(st: ImportState, rows: RowBatch): void {
+  const sample = st.out.sample;
+  if (sample.length >= DRY_RUN_SAMPLE || rows.length === 0) return;
+  const { body } = rows.body();
+  const items = (JSON.parse(body.toString("utf8")) as { creators: Record<string, unknown>[] }).creators;
+  sample.push(...items.slice(0, DRY_RUN_SAMPLE - sample.length));
+}
+
+/**
+ * The sample as a small table for stderr (with the summary: stdout holds only data, the --json
+ * document or `--rejects -`). Values as in the JSON sent (active true/false); a field not sent is
+ * blank, one sent empty (null, --clear-empty) is "-".
+ */
+function sampleLines(sample: readonly Record<string, unknown>[]): string[] {
+  const fields = SAMPLE_FIELDS.filter((f) => sample.some((item) => f in item));
+  const columns: Column<Record<string, unknown>>[] = fields.map((f) => ({
+    header: f,
+    value: (item) => (!(f in item) ? "" : typeof item[f] === "boolean" ? String(item[f]) : item[f]),
+  }));
+  return renderTable(sample, columns, false).trimEnd().split("\n");
 }
 
 /** Reports rejected rows (already in line order). */
@@ -115,7 +147,7 @@ export async function finishOutputs(st: ImportState, extra: Record<string, unkno
   out.json.finish({
     batches: st.batches,
     summary: s.dryRun ? { rows: summary.rows, valid: st.valid, rejected: summary.rejected } : summary,
-    ...(s.dryRun ? { dryRun: true } : {}),
+    ...(s.dryRun ? { dryRun: true, sample: out.sample } : {}),
     ...extra,
   });
   for (const w of out.warnings) io.err(w);
@@ -138,6 +170,13 @@ export async function reportFinished(st: ImportState): Promise<void> {
   await finishOutputs(st, { complete: true });
   const batches = plural(st.batches.length, "batch", "batches");
   if (s.dryRun) {
+    const sample = st.out.sample;
+    if (sample.length > 0) {
+      io.err(
+        `${sample.length === st.valid ? "The" : `The first ${sample.length} of`} ${plural(st.valid, "row")} that would be sent:`,
+      );
+      for (const line of sampleLines(sample)) io.err(`  ${line}`);
+    }
     io.err(
       `Dry run of ${s.file}: ${plural(summary.rows, "row")}, ${fmt(st.valid)} valid and would be sent in ${batches}, ${fmt(summary.rejected)} rejected. Nothing was sent.`,
     );

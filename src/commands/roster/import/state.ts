@@ -153,6 +153,8 @@ export interface Outputs {
   warnings: string[];
   /** How many warnings there were. */
   warned: number;
+  /** --dry-run: the first items of the request bodies that would be sent (report.ts keepSample). */
+  sample: Record<string, unknown>[];
 }
 
 export interface ImportState {
