@@ -43,6 +43,30 @@ describe("headers in other languages", () => {
     }
   });
 
+  it("every header docs/roster.md lists under Rosters in other languages", () => {
+    const docs: Record<string, string[]> = {
+      externalId: [
+        "ID creador",
+        "Código creador",
+        "ID créateur",
+        "Creator-ID",
+        "ID-Nummer",
+        "Código do criador",
+      ],
+      name: ["Nombre y apellidos", "Prénom et nom", "Voller Name", "Nome completo"],
+      email: ["Dirección de correo", "Adresse électronique", "E-Mail", "Correio eletrônico"],
+      handle: ["Nutzername", "Identifiant Instagram", "Usuário", "Nome de usuário"],
+      active: ["Situación", "État", "Estado", "Situação"],
+    };
+    for (const [field, headers] of Object.entries(docs)) {
+      for (const h of headers) {
+        const m = map(field === "externalId" ? [h] : ["externalId", h]);
+        expect(m.index[field as keyof typeof m.index], h).toBe(field === "externalId" ? 0 : 1);
+      }
+    }
+    for (const h of ["Código", "Code"]) expect(() => map([h, "Nombre"]), h).toThrow(/no externalId column/);
+  });
+
   it("accents as typed or not, any case, spaces, _ - . and apostrophes", () => {
     const cases: [string, string][] = [
       ["Correo electrónico", "email"],

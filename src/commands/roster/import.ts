@@ -5,6 +5,8 @@
 //
 // The import runs as stages over one ImportState (import/state.ts): read (import/read.ts) → check
 // (import/check.ts) → batch (import/batch.ts) → send (import/send.ts) → report (import/report.ts).
+// Before the first of them, a file with no name column that would create creators is stopped
+// (import/names.ts): the service would reject every new creator.
 import { resolve } from "node:path";
 import type { Context } from "../../context.js";
 import { checkEncoding } from "../../csv/decode.js";
