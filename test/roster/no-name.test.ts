@@ -161,6 +161,20 @@ describe("no request that can only fail: a roster without a name column", () => 
     expect(await creatorCount(s.sb)).toBe(0);
   });
 
+  it("the sample reads at most 10,000 records: past them, a new id is sent and rejected by the service as before", async () => {
+    const bad = Array.from({ length: 20_000 }, (_, i) => `bad-${i + 1},not-an-email`);
+    const r = await imp(writeTemp(`externalId,email\n${bad.join("\n")}\nlate-1,late@example.com\n`));
+    expect(r.exitCode).toBe(3);
+    expect(r.requests).toEqual(["POST /creators/batch"]);
+    expect(r.json().summary).toEqual({ rows: 20_001, added: 0, updated: 0, unchanged: 0, rejected: 20_001 });
+    expect(r.json().rejected.at(-1)).toEqual({
+      line: 20_002,
+      externalId: "late-1",
+      reasons: ["name: is required for a new creator"],
+    });
+    expect(await creatorCount(s.sb)).toBe(0);
+  });
+
   it("no column like a name, rows past the first block: the hint says how to add or map one; a file of rejected rows asks nothing", async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => `nn-${i + 1},nn${i + 1}@example.com`);
     const big = writeTemp(`externalId,email\n${rows.join("\n")}\n`);

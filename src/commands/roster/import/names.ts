@@ -17,6 +17,8 @@ import type { ImportSettings } from "./state.js";
 
 /** How many distinct ids are looked up. */
 export const SAMPLE_SIZE = 20;
+/** The most records read (and held) for the sample: a file of rejected or repeated rows is not held whole. */
+export const SAMPLE_MAX_RECORDS = 10_000;
 
 interface Sampled {
   line: number;
@@ -24,8 +26,9 @@ interface Sampled {
 }
 
 /**
- * The first `n` distinct ids of rows that would be sent, with their lines. The blocks read for them
- * are handed out again: the source returned reads the same records as `src` would have.
+ * The first `n` distinct ids of rows that would be sent, with their lines (fewer when the blocks
+ * holding the first SAMPLE_MAX_RECORDS records have fewer). The blocks read for them are handed out
+ * again: the source returned reads the same records as `src` would have.
  */
 export async function sampleIds(
   src: RosterSource,
@@ -35,10 +38,12 @@ export async function sampleIds(
   const read: CsvRecord[][] = [];
   const sample: Sampled[] = [];
   const seen = new Set<string>();
-  while (sample.length < n) {
+  let records = 0;
+  while (sample.length < n && records < SAMPLE_MAX_RECORDS) {
     const next = await src.blocks.next();
     if (next.done) break;
     read.push(next.value);
+    records += next.value.length;
     for (const rec of next.value) {
       const item = checkRosterRow(rec.cells, src.map, { clearEmpty }).item;
       if (!item || seen.has(item.externalId)) continue;
