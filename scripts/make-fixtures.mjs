@@ -222,7 +222,50 @@ export function fixtures() {
       ]),
     ),
   );
+  languageFixtures(f);
   return f;
+}
+
+/** Rosters with headers and status words in other languages (test/roster/no-name.test.ts). */
+function languageFixtures(f) {
+  // Excel in Spanish on Windows, "CSV (delimitado por comas)": ";", Windows-1252, CRLF.
+  f.set(
+    "roster-es.csv",
+    cp1252(
+      crlf([
+        "ID;Nombre;Correo;Usuario;Estado",
+        "es-1;José Núñez;jose@example.es;@josen;Activo",
+        "es-2;María Pérez;maria@example.es;;Inactivo",
+        "es-3;Begoña Ibáñez;;@begona;sí",
+        "es-4;Iñaki Muñoz;inaki@example.es;@inaki;no",
+      ]),
+    ),
+  );
+  // Excel in German, "CSV UTF-8": a byte order mark, ";", CRLF.
+  f.set(
+    "roster-de.csv",
+    Buffer.from(
+      `\ufeff${crlf([
+        "Kennung;Vollständiger Name;E-Mail-Adresse;Benutzername;Status",
+        "de-1;Jürgen Müller;jurgen@example.de;@jmuller;aktiv",
+        "de-2;Björn Weiß;bjorn@example.de;;inaktiv",
+        "de-3;Zoë Größ;;@zoeg;ja",
+        "de-4;Ümit Özdemir;umit@example.de;@umit;Nein",
+      ])}`,
+    ),
+  );
+  // The Spanish roster with a column that is not the name under another name: no name column.
+  f.set(
+    "roster-es-sin-nombre.csv",
+    cp1252(
+      crlf([
+        "ID;Nombre artístico;Correo;Estado",
+        "es-1;Pepe el Cocinero;jose@example.es;Activo",
+        "es-2;La Chef María;maria@example.es;Inactivo",
+        "es-3;Begoña Cocina;begona@example.es;Sí",
+      ]),
+    ),
+  );
 }
 
 /**

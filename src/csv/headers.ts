@@ -8,17 +8,69 @@ import { UsageError } from "../errors.js";
 export const ROSTER_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
 export type RosterField = (typeof ROSTER_FIELDS)[number];
 
-/** Compares header names: case, spaces, "_" and "-" do not count. */
-export const loose = (s: string) => s.toLowerCase().replace(/[\s_-]+/g, "");
+/** Letters without their accents ("Correo electrónico" → "Correo electronico"); ASCII text as it is. */
+export const withoutAccents = (s: string) =>
+  /[^\u0000-\u007f]/.test(s) ? s.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC") : s;
 
-/** Other names for each field, as `loose` makes them. */
+/**
+ * Compares header names: case, accents, spaces, "_", "-", "." and apostrophes do not count
+ * ("E-Mail-Adresse" is "emailadresse", "Nom d'utilisateur" is "nomdutilisateur").
+ */
+export const loose = (s: string) => withoutAccents(s.toLowerCase()).replace(/[\s_\-.'\u2019]+/g, "");
+
+/**
+ * Other names for each field, as `loose` makes them: English, then Spanish, French, German and
+ * Portuguese. No name is under two fields (test/roster/mapping-languages.test.ts checks it). A bare
+ * "código"/"code" is not an id: a roster's code column is as often a discount code.
+ */
 const SYNONYMS: Record<RosterField, readonly string[]> = {
-  externalId: ["creatorid", "id", "externalcreatorid"],
-  name: ["fullname", "creatorname", "displayname"],
-  email: ["emailaddress", "mail"],
-  handle: ["instagram", "username", "socialhandle", "instagramhandle"],
-  active: ["status", "enabled"],
+  externalId: [
+    ...["creatorid", "id", "externalcreatorid"],
+    ...[
+      "idcreador",
+      "idcreadora",
+      "iddelcreador",
+      "identificador",
+      "identificadordelcreador",
+      "codigocreador",
+      "codigodelcreador",
+    ],
+    ...["idcreateur", "idcreatrice", "identifiant", "identifiantcreateur", "identifiantducreateur"],
+    ...["kennung", "creatorkennung", "idnummer"],
+    ...["idcriador", "idcriadora", "iddocriador", "identificadordocriador", "codigodocriador"],
+  ],
+  name: [
+    ...["fullname", "creatorname", "displayname"],
+    ...["nombre", "nombrecompleto", "nombreyapellidos", "nombresyapellidos", "nombredelcreador"],
+    ...["nom", "nomcomplet", "nomducreateur", "prenometnom", "nometprenom"],
+    ...["vollstandigername", "vollername", "vornameundname"],
+    ...["nome", "nomecompleto", "nomedocriador"],
+  ],
+  email: [
+    ...["emailaddress", "mail"],
+    ...["correo", "correoelectronico", "direcciondecorreo", "direcciondecorreoelectronico"],
+    ...["courriel", "adresseemail", "adressemail", "adressecourriel", "adresseelectronique"],
+    ...["emailadresse", "mailadresse"],
+    ...["enderecodeemail", "correioeletronico", "correioelectronico"],
+  ],
+  handle: [
+    ...["instagram", "username", "socialhandle", "instagramhandle"],
+    ...["usuario", "nombredeusuario", "usuariodeinstagram", "cuentadeinstagram"],
+    ...["pseudo", "pseudonyme", "nomdutilisateur", "identifiantinstagram", "compteinstagram"],
+    ...["benutzername", "nutzername", "instagramname"],
+    ...["nomedeusuario", "usuariodoinstagram", "contadoinstagram"],
+  ],
+  active: [
+    ...["status", "enabled"],
+    ...["estado", "activo", "activa", "situacion"],
+    ...["statut", "actif", "etat"],
+    ...["aktiv"],
+    ...["ativo", "ativa", "situacao"],
+  ],
 };
+
+/** Synonyms for every field (for the tests). */
+export const HEADER_SYNONYMS: Readonly<Record<RosterField, readonly string[]>> = SYNONYMS;
 
 /** Columns of a rejects file (src/commands/roster/import.ts) that an import reads past silently. */
 export const REJECTS_COLUMNS = ["line", "reasons"] as const;
@@ -34,6 +86,30 @@ export interface ColumnMap {
   ignored: string[];
   /** "Did you mean" suggestions for ignored columns that look like a field. */
   suggestions: { field: RosterField; header: string }[];
+  /** A name column not read as the name because the file splits names ("Nom" beside "Prénom"). */
+  splitName?: { header: string; partner: string } | undefined;
+}
+
+/**
+ * Headers of a name split in two columns. Beside one of them, a "Nom" (French: family name), "Name"
+ * (German: often the family name) or "Nombre" (Spanish: given name) holds half the name: it is not
+ * read as the name (the halves are not joined; `--column name=...` reads it all the same).
+ */
+const NAME_HALVES = new Set([
+  ...["firstname", "lastname", "givenname", "surname", "familyname"],
+  ...["apellido", "apellidos", "primerapellido", "segundoapellido"],
+  ...["prenom", "prenoms", "nomdefamille", "nomdusage"],
+  ...["vorname", "vornamen", "nachname", "familienname"],
+  ...["sobrenome", "primeironome", "ultimonome", "apelido"],
+]);
+
+/** The ignored header that most likely holds the names (for a hint), if any. */
+export function nameLikeColumn(map: ColumnMap): string | undefined {
+  if (map.splitName) return map.splitName.header;
+  return (
+    map.ignored.find((h) => resembles(h, ["name"]) === "name") ??
+    map.ignored.find((h) => /name|nom/.test(loose(h)))
+  );
 }
 
 function fieldNamed(name: string): RosterField | undefined {
@@ -100,10 +176,15 @@ export function resembles(header: string, fields: readonly RosterField[]): Roste
     /(^|[^A-Za-z]|[a-z](?=I[dD]\b))(id|ID|Id|identifier)([^a-z]|$)/.test(header)
   )
     return "externalId";
+  // The field whose name the header holds, the longest such name deciding ("Nombre de usuario
+  // TikTok" holds "nombre" and "nombredeusuario": a handle).
+  let best: { f: RosterField; n: number } | undefined;
   for (const f of fields) {
-    const names = [f.toLowerCase(), ...SYNONYMS[f]];
-    if (names.some((n) => n === h || (n.length >= 4 && h.includes(n)))) return f;
+    for (const n of [f.toLowerCase(), ...SYNONYMS[f]])
+      if ((n === h || (n.length >= 4 && h.includes(n))) && n.length > (best?.n ?? 0))
+        best = { f, n: n.length };
   }
+  if (best) return best.f;
   for (const f of fields) {
     const names = [f.toLowerCase(), ...SYNONYMS[f]];
     if (names.some((n) => n.length >= 4 && distance(n, h) <= (n.length >= 8 ? 2 : 1))) return f;
@@ -185,16 +266,34 @@ export function mapColumns(
         : 'Name the column "externalId" (or "Creator ID", "id") or map it, e.g. --column externalId="Creator ID".',
     );
   }
+  const splitName = unmapHalfName(headers, index, how, used);
   const ignored: string[] = [];
   const suggestions: ColumnMap["suggestions"] = [];
   headers.forEach((h, i) => {
     if (used.has(i) || h.trim() === "") return;
     if ((REJECTS_COLUMNS as readonly string[]).includes(loose(h))) return;
     ignored.push(h);
-    const f = resembles(h, fields);
+    const f = h === splitName?.header ? undefined : resembles(h, fields);
     if (f) suggestions.push({ field: f, header: h });
   });
-  return { index, headers, how, ignored, suggestions };
+  return { index, headers, how, ignored, suggestions, splitName };
+}
+
+/** Un-maps a name column found by its name beside a column of the other half of a name (NAME_HALVES). */
+function unmapHalfName(
+  headers: readonly string[],
+  index: ColumnMap["index"],
+  how: ColumnMap["how"],
+  used: Set<number>,
+): ColumnMap["splitName"] {
+  const at = index.name;
+  if (at === undefined || how.name === "flag") return undefined;
+  const partner = headers.find((h, i) => !used.has(i) && NAME_HALVES.has(loose(h)));
+  if (partner === undefined) return undefined;
+  delete index.name;
+  delete how.name;
+  used.delete(at);
+  return { header: headers[at]!, partner };
 }
 
 /** The stderr lines that say how the columns were read: synonyms used, columns ignored, suggestions. */
@@ -205,6 +304,10 @@ export function describeMapping(map: ColumnMap, what = "the roster"): string[] {
   );
   if (mapped.some((f) => map.how[f] === "synonym"))
     lines.push(`Columns: ${mapped.map((f) => `${f} from "${map.headers[map.index[f]!]}"`).join(", ")}.`);
+  if (map.splitName)
+    lines.push(
+      `Not reading "${map.splitName.header}" as the name: beside "${map.splitName.partner}" it holds half of it (the halves are not joined; --column name=${shellHeader(map.splitName.header)} reads it anyway).`,
+    );
   if (map.ignored.length)
     lines.push(
       `Ignoring ${map.ignored.length} column${map.ignored.length === 1 ? "" : "s"} not used by ${what}: ${map.ignored.join(", ")}.`,

@@ -3,7 +3,7 @@
 import type { BatchCreator } from "../api/creators.js";
 import { checkCreatorWrite, fastCreatorBatchItem, fastCreatorField } from "../spec/creators.js";
 import { codePointName, escapeOne, firstInvisible, uPlus } from "../io/visible.js";
-import { type ColumnMap, ROSTER_FIELDS, type RosterField } from "./headers.js";
+import { type ColumnMap, ROSTER_FIELDS, type RosterField, withoutAccents } from "./headers.js";
 import { unescapeFormulaCell } from "./write.js";
 
 export { type ColumnMap, mapColumns, parseColumnFlags, ROSTER_FIELDS, type RosterField } from "./headers.js";
@@ -11,17 +11,41 @@ export { type ColumnMap, mapColumns, parseColumnFlags, ROSTER_FIELDS, type Roste
 /** The header of the import format (and of `roster export`). */
 export const ROSTER_HEADER: readonly string[] = ROSTER_FIELDS;
 
-const TRUE_WORDS = new Set(["true", "yes", "y", "1", "active", "enabled"]);
-const FALSE_WORDS = new Set(["false", "no", "n", "0", "inactive", "disabled"]);
-export const ACTIVE_WORDS = "true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled";
+/** The words of an `active` cell, lower case and without accents: English, Spanish, French, German, Portuguese. */
+const TRUE_WORDS = new Set([
+  ...["true", "yes", "y", "1", "active", "enabled"],
+  ...["si", "activo", "activa"],
+  ...["oui", "actif"],
+  ...["ja", "aktiv"],
+  ...["sim", "ativo", "ativa"],
+]);
+const FALSE_WORDS = new Set([
+  ...["false", "no", "n", "0", "inactive", "disabled"],
+  ...["inactivo", "inactiva"],
+  ...["non", "inactif"],
+  ...["nein", "inaktiv"],
+  ...["nao", "inativo", "inativa"],
+]);
+export const ACTIVE_WORDS =
+  "true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese";
 
-/** Parses an `active` cell: true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled (any case). */
+/**
+ * Parses an `active` cell: true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, and
+ * sí/no, activo/inactivo, oui/non, actif/inactif, ja/nein, aktiv/inaktiv, sim/não, ativo/inativo
+ * (any case, accents as typed or not).
+ */
 export function parseActiveCell(cell: string): boolean | undefined {
   if (cell === "true") return true; // the common spellings first, without trimming or lowering
   if (cell === "false") return false;
   const v = cell.trim().toLowerCase();
   if (TRUE_WORDS.has(v)) return true;
   if (FALSE_WORDS.has(v)) return false;
+  // Accents do not count ("sí", "si"; "não", "nao"), except on one letter: "ñ" is not "n".
+  if (!/[^\u0000-\u007f]/.test(v)) return undefined;
+  const plain = withoutAccents(v);
+  if (plain.length < 2) return undefined;
+  if (TRUE_WORDS.has(plain)) return true;
+  if (FALSE_WORDS.has(plain)) return false;
   return undefined;
 }
 

@@ -147,7 +147,7 @@ describe("files from Excel and CRMs", () => {
         line: 14,
         externalId: "sw-13",
         reasons: [
-          'active: must be true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled (found "maybe")',
+          'active: must be true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese (found "maybe")',
         ],
       },
     ]);

@@ -95,7 +95,7 @@ describe("roster import", () => {
         line: 4,
         externalId: "l-3",
         reasons: [
-          'active: must be true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled (found "maybe")',
+          'active: must be true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese (found "maybe")',
         ],
       },
     ]);

@@ -77,7 +77,7 @@ describe("checkRosterRow", () => {
       "externalId: is required",
       "name: must be at most 200 characters",
       "email: must be a valid email address",
-      'active: must be true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled (found "maybe")',
+      'active: must be true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese (found "maybe")',
     ]);
   });
   it("a wrong number of fields is a row reason (extra blank cells are fine)", () => {

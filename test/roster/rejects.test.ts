@@ -93,7 +93,7 @@ describe("the rejects file", () => {
       ["3", "name: is required for a new creator", "k-2", "", "new without a name", "", "'@bo", "yes"],
       [
         "4",
-        'active: must be true/false, yes/no, y/n, 1/0, active/inactive or enabled/disabled (found "maybe")',
+        'active: must be true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese (found "maybe")',
         "k-3",
         "Cy",
         "",

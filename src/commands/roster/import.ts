@@ -5,6 +5,8 @@
 //
 // The import runs as stages over one ImportState (import/state.ts): read (import/read.ts) → check
 // (import/check.ts) → batch (import/batch.ts) → send (import/send.ts) → report (import/report.ts).
+// Before the first of them, a file with no name column that would create creators is stopped
+// (import/names.ts): the service would reject every new creator.
 import { resolve } from "node:path";
 import type { Context } from "../../context.js";
 import { checkEncoding } from "../../csv/decode.js";
@@ -18,6 +20,7 @@ import { startByteCount } from "../../io/progress.js";
 import { LIMITS } from "../../spec/limits.js";
 import { flush, rejectLocally, rowAdded } from "./import/batch.js";
 import { checkRecord } from "./import/check.js";
+import { checkNameColumn } from "./import/names.js";
 import {
   checkWholeInput,
   type ColumnFlags,
@@ -134,12 +137,13 @@ export async function rosterImportRun(opts: RosterImportOptions, ctx: Context): 
 async function importInput(input: InputFile, s: ImportSettings, how: ReadSettings, ctx: Context) {
   const io = ctx.io;
   const total = s.dryRun ? 0 : await checkWholeInput(input, how.read, how.flags, ctx.signal);
-  const src = await openRoster(input, { ...how.read, note: (l) => io.err(l) }, how.flags);
+  let src = await openRoster(input, { ...how.read, note: (l) => io.err(l) }, how.flags);
   const note = readingNote(s.file, src.reader);
   if (note) io.err(note);
   for (const line of describeMapping(src.map)) io.err(line);
   let st: ImportState;
   try {
+    src = await checkNameColumn(ctx, s, src);
     st = await startImport(ctx, s, src, total);
   } catch (err) {
     await src.close();
