@@ -85,7 +85,11 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     .option("--roster", "every active creator on the roster")
     .option(
       "--ids <file>",
-      'a CSV with an id column (externalId, "Creator ID", id...), or one id per line ("-" = stdin)',
+      'a CSV or .xlsx file with an id column (externalId, "Creator ID", id...), or one id per line ("-" = stdin)',
+    )
+    .option(
+      "--sheet <name|n>",
+      "with --ids: the sheet of an .xlsx workbook, by name or number from 1 (default: the first)",
     )
     .option(
       "--column <field=header>",
@@ -109,6 +113,7 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     "partner-cli links assign spring-oats --roster",
     "partner-cli links assign spring-oats --ids creators.csv --unassignable left-out.csv",
     'partner-cli links assign spring-oats --ids crm.csv --column externalId="Member No" --encoding windows-1252',
+    "partner-cli links assign spring-oats --ids creators.xlsx --sheet 2",
     "partner-cli links assign spring-oats cr-0001 cr-0002 --json",
     "partner-cli links assign spring-oats --roster --no-wait",
   ]);

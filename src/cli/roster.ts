@@ -19,9 +19,13 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
   const imp = roster
     .command("import")
     .description(
-      "add or update creators from a CSV file (header row with externalId and any of name, email, handle, active)",
+      "add or update creators from a CSV or .xlsx file (header row with externalId and any of name, email, handle, active)",
     )
-    .argument("<file>", 'CSV file (see docs/roster.md); "-" reads stdin')
+    .argument("<file>", 'CSV or .xlsx file (see docs/roster.md); "-" reads stdin')
+    .option(
+      "--sheet <name|n>",
+      "the sheet of an .xlsx workbook to read, by name or number from 1 (default: the first)",
+    )
     .option(
       "--encoding <name>",
       "the file's encoding, e.g. windows-1252, latin1, shift_jis (default: UTF-8; UTF-16 with a byte order mark is recognized)",
@@ -54,6 +58,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     "partner-cli roster import roster.csv",
     "partner-cli roster import roster.csv --dry-run",
     "partner-cli roster import excel-export.csv --encoding windows-1252",
+    'partner-cli roster import creators.xlsx --sheet "Creators"',
     'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
     "crm-export | partner-cli roster import - --json > result.json",
   ]);

@@ -6,13 +6,17 @@
 // externalId=HEADER). Ids are trimmed, blank ones skipped, repeats dropped, and every id is checked
 // as the service would (1 to 100 characters, one line) plus no control characters. The caller is
 // told (`note`) what was read, with a sample, before anything is sent.
+// An Excel workbook (.xlsx, told by its content) is read too: the first sheet (or --sheet), its
+// header row naming the id column, or a single column of ids without a header; places are cells.
 import type { Readable } from "node:stream";
 import { UsageError } from "../errors.js";
 import { LIMITS } from "../spec/limits.js";
 import { checkEncoding } from "./decode.js";
 import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
 import { openInput } from "./input.js";
-import { CsvReader, detectDelimiter, parseDelimiter } from "./read.js";
+import { sniff } from "./sniff.js";
+import type { Places } from "./place.js";
+import { CsvReader, type CsvRecord, detectDelimiter, parseDelimiter } from "./read.js";
 import { idTextReason, nfcProblem, notNfc, showId } from "./roster.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -28,7 +32,7 @@ export interface IdList {
   /** Ids read, repeats included. */
   read: number;
   duplicates: number;
-  format: "csv" | "lines";
+  format: "csv" | "lines" | "xlsx";
 }
 
 export interface IdListOptions {
@@ -38,6 +42,8 @@ export interface IdListOptions {
   encoding?: string | undefined;
   /** `--delimiter C`. */
   delimiter?: string | undefined;
+  /** `--sheet NAME|N`: the sheet of a workbook. */
+  sheet?: string | undefined;
   /** Receives the lines to show on stderr (what was read, a sample). */
   note?: ((line: string) => void) | undefined;
 }
@@ -69,7 +75,13 @@ const show = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}
 interface Entry {
   id: string;
   line: number;
+  /** Where it is, when not "line N" (a workbook's cell). */
+  at?: string;
+  /** Why the cell cannot be used (a workbook's error cell). */
+  bad?: string;
 }
+
+const where = (e: Entry) => e.at ?? `line ${e.line}`;
 
 /** What was read: the ids in file order (repeats included), and how the file was read (for the note). */
 interface Read {
@@ -80,15 +92,63 @@ interface Read {
 
 type IdFlags = Map<RosterField, string>;
 
-/** The whole list as text (it is small), decoded like any input file. */
-async function readText(path: string, stdin: Readable, reader: (name: string) => CsvReader) {
+/** The whole list as text (it is small), decoded like any input file; or a workbook's ids. */
+async function readInput(
+  path: string,
+  stdin: Readable,
+  reader: (name: string) => CsvReader,
+  workbook: (name: string, chunks: AsyncIterable<Uint8Array>) => Promise<Read>,
+): Promise<{ name: string; text?: string; read?: Read }> {
   const input = await openInput(path, stdin, { passes: 1 });
   const name = input.name;
   try {
-    return { name, text: await reader(name).text(capped(input.bytes(), name)) };
+    const { kind, chunks } = await sniff(name, capped(input.bytes(), name));
+    if (kind === "workbook") return { name, read: await workbook(name, chunks) };
+    return { name, text: await reader(name).text(chunks) };
   } finally {
     await input.close();
   }
+}
+
+/** A workbook's ids: the column its header row names, or its one column when that row is an id. */
+async function readWorkbook(
+  name: string,
+  chunks: AsyncIterable<Uint8Array>,
+  flags: IdFlags,
+  sheet: string | undefined,
+): Promise<Read> {
+  const { WorkbookRecords } = await import("./workbook.js");
+  const wb = new WorkbookRecords({ name, sheet });
+  const blocks = wb.blocks(chunks);
+  const head = await blocks.next();
+  const sheetName = wb.sheet?.name ?? "";
+  if (head.done) throw new UsageError(`Sheet "${sheetName}" of ${name} holds no externalIds.`);
+  const first = head.value[0]!;
+  const entries: Entry[] = [];
+  const filled = first.cells.flatMap((c, i) => (c.trim() === "" ? [] : [i]));
+  let col: number;
+  let from: string;
+  try {
+    col = mapColumns(name, first.cells, flags, { fields: ["externalId"] }).index.externalId!;
+    from = `sheet "${sheetName}", column "${first.cells[col]}"`;
+  } catch (err) {
+    if (flags.size > 0 || filled.length !== 1) throw err;
+    col = filled[0]!; // one column and no header: the first row is an id
+    from = `sheet "${sheetName}", column ${wb.places.field(first.line, col).split("!")[1]!.replace(/\d+$/, "")}, no header`;
+    entries.push(entryOf(first, col, wb.places));
+  }
+  for await (const block of blocks)
+    for (const r of block) {
+      const e = entryOf(r, col, wb.places);
+      if (e.id !== "" || e.bad) entries.push(e);
+    }
+  return { entries, format: "xlsx", from };
+}
+
+function entryOf(r: CsvRecord, col: number, places: Places): Entry {
+  const bad = r.bad?.find((b) => b.col === col)?.why;
+  const id = (r.cells[col] ?? "").trim();
+  return { id, line: r.line, at: places.field(r.line, col), ...(bad ? { bad } : {}) };
 }
 
 /** One id per line; a first line naming the id column ("externalId", "Creator ID", ...) is a header. */
@@ -167,8 +227,8 @@ async function readCsv(
 /** Refuses the list when any id is one the service would refuse (all of them named, up to 10). */
 function checkIds(name: string, entries: Entry[]): void {
   const bad = entries.flatMap((e) => {
-    const p = idProblem(e.id);
-    return p ? [`  line ${e.line}: ${show(e.id)} ${p}`] : [];
+    const p = e.bad ?? idProblem(e.id);
+    return p ? [`  ${where(e)}: ${show(e.id)} ${p}`] : [];
   });
   if (bad.length) {
     throw new UsageError(
@@ -183,8 +243,7 @@ function warnNotNfc(entries: Entry[], note: ((line: string) => void) | undefined
   for (const e of entries) {
     const n = notNfc(e.id);
     if (!n) continue;
-    if (count++ < 10)
-      note?.(`line ${e.line}: externalId ${showId(e.id)} ${nfcProblem(n.cp)}; sent as it is.`);
+    if (count++ < 10) note?.(`${where(e)}: externalId ${showId(e.id)} ${nfcProblem(n.cp)}; sent as it is.`);
   }
   if (count > 10) note?.(`... and ${count - 10} more externalIds not in Unicode NFC.`);
 }
@@ -194,11 +253,48 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
   const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
   const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
   const forced = parseDelimiter(o.delimiter);
-  const { name, text } = await readText(
+  const input = await readInput(
     path,
     stdin,
-    (n) => new CsvReader({ name: n, encoding, delimiter: forced, note: o.note }),
+    (n) => {
+      if (o.sheet !== undefined)
+        throw new UsageError(
+          `--sheet "${o.sheet}": ${n} is CSV text, not an Excel workbook, so it has no sheets; nothing was sent.`,
+          "Drop --sheet, or give the .xlsx workbook.",
+        );
+      return new CsvReader({ name: n, encoding, delimiter: forced, note: o.note });
+    },
+    (n, chunks) => {
+      const ignored = [encoding ? "--encoding" : "", forced ? "--delimiter" : ""].filter(Boolean);
+      if (ignored.length) o.note?.(`${n} is an Excel workbook: ${ignored.join(" and ")} ignored.`);
+      return readWorkbook(n, chunks, flags, o.sheet);
+    },
   );
+  const name = input.name;
+  const { entries, format, from } = input.read ?? (await readTextList(name, input.text!, forced, flags));
+  checkIds(name, entries);
+  warnNotNfc(entries, o.note);
+  const seen = new Set<string>();
+  for (const e of entries) seen.add(e.id);
+  if (seen.size === 0)
+    throw new UsageError(
+      `${name} holds no externalIds${format === "lines" ? "" : " in its externalId column"}.`,
+    );
+  const ids = [...seen];
+  const sample = ids.slice(0, SAMPLE).map(show).join(", ");
+  o.note?.(
+    `${name}: read ${entries.length.toLocaleString("en-US")} id${entries.length === 1 ? "" : "s"} (${from}): ${sample}${ids.length > SAMPLE ? `, … ${show(ids[ids.length - 1]!)}` : ""}.`,
+  );
+  return { ids, read: entries.length, duplicates: entries.length - seen.size, format };
+}
+
+/** The ids of a text list: one per line, or CSV with an id column. */
+async function readTextList(
+  name: string,
+  text: string,
+  forced: string | undefined,
+  flags: IdFlags,
+): Promise<Read> {
   const lines = text.split(/\r\n|\r|\n/);
   const firstIdx = lines.findIndex((l) => l.trim() !== "");
   if (firstIdx < 0) throw new UsageError(`${name} holds no externalIds.`);
@@ -210,23 +306,7 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
     candidates.find((d) => lines.some((l) => l.includes(d))) ??
     undefined;
   const holder = delimiter === undefined ? -1 : lines.findIndex((l) => l.includes(delimiter));
-  const { entries, format, from } =
-    holder < 0
-      ? readLines(name, lines, firstIdx, flags)
-      : await readCsv(name, text, delimiter!, holder, flags);
-
-  checkIds(name, entries);
-  warnNotNfc(entries, o.note);
-  const seen = new Set<string>();
-  for (const e of entries) seen.add(e.id);
-  if (seen.size === 0)
-    throw new UsageError(
-      `${name} holds no externalIds${format === "csv" ? " in its externalId column" : ""}.`,
-    );
-  const ids = [...seen];
-  const sample = ids.slice(0, SAMPLE).map(show).join(", ");
-  o.note?.(
-    `${name}: read ${entries.length.toLocaleString("en-US")} id${entries.length === 1 ? "" : "s"} (${from}): ${sample}${ids.length > SAMPLE ? `, … ${show(ids[ids.length - 1]!)}` : ""}.`,
-  );
-  return { ids, read: entries.length, duplicates: entries.length - seen.size, format };
+  return holder < 0
+    ? readLines(name, lines, firstIdx, flags)
+    : await readCsv(name, text, delimiter!, holder, flags);
 }

@@ -43,6 +43,8 @@ export interface CsvRecord {
   /** Physical line where the record starts (counting the header as line 1). */
   line: number;
   cells: string[];
+  /** Cells the row cannot use (a workbook's error cells, formulas with no saved result), by column from 0. */
+  bad?: { col: number; why: string }[];
 }
 
 export interface CsvReadOptions {

@@ -124,7 +124,11 @@ export function nfcProblem(cp: number): string {
  * `a,b,,`) may be missing, and extra cells past the header may be there when blank. Nothing else is
  * guessed.
  */
-export function fieldCountReason(cells: readonly string[], headers: readonly string[]): string | undefined {
+export function fieldCountReason(
+  cells: readonly string[],
+  headers: readonly string[],
+  field: (col: number) => string = (col) => `field ${col + 1}`,
+): string | undefined {
   const width = headers.length;
   if (cells.length === width) return undefined;
   let named = width;
@@ -136,7 +140,7 @@ export function fieldCountReason(cells: readonly string[], headers: readonly str
   const extra = cells.findIndex((c, i) => i >= width && c.trim() !== "");
   if (extra >= 0) {
     const v = cells[extra]!.trim();
-    return `row has ${cells.length} fields; the header has ${width} (field ${extra + 1} is "${v.length > 30 ? `${v.slice(0, 30)}…` : v}")`;
+    return `row has ${cells.length} fields; the header has ${width} (${field(extra)} is "${v.length > 30 ? `${v.slice(0, 30)}…` : v}")`;
   }
   return undefined;
 }
@@ -164,7 +168,7 @@ const fieldOrder = (reason: string) => {
 export function checkRosterRow(
   cells: readonly string[],
   map: ColumnMap,
-  opts: { clearEmpty: boolean },
+  opts: { clearEmpty: boolean; field?: ((col: number) => string) | undefined },
 ): RowCheck {
   // Each field's cell once (a mapped column missing from a short row reads as "").
   const at = (i: number | undefined) => (i === undefined ? undefined : unescapeFormulaCell(cells[i] ?? ""));
@@ -177,7 +181,7 @@ export function checkRosterRow(
   };
   const externalId = (values.externalId ?? "").trim();
   const reasons: string[] = [];
-  const fieldCount = fieldCountReason(cells, map.headers);
+  const fieldCount = fieldCountReason(cells, map.headers, opts.field);
   if (fieldCount) return { externalId, reasons: [fieldCount] };
   for (const f of TEXT_FIELDS) {
     const v = values[f];

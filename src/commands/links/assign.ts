@@ -35,6 +35,8 @@ export interface LinksAssignOptions {
   column?: string[] | undefined;
   encoding?: string | undefined;
   delimiter?: string | undefined;
+  /** --sheet NAME|N: the sheet of an .xlsx --ids file. */
+  sheet?: string | undefined;
   /** commander's --no-wait: false when given. */
   wait?: boolean | undefined;
   timeout?: number | undefined;
@@ -64,6 +66,7 @@ function refuseReadFlagsWithoutIds(o: LinksAssignOptions): void {
     o.column?.length ? "--column" : null,
     o.encoding !== undefined ? "--encoding" : null,
     o.delimiter !== undefined ? "--delimiter" : null,
+    o.sheet !== undefined ? "--sheet" : null,
   ].filter((x): x is string => x !== null);
   if (given.length === 0) return;
   const flags = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(", ")} and ${given.at(-1)!}`;
@@ -107,6 +110,7 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
         column: o.column,
         encoding: o.encoding,
         delimiter: o.delimiter,
+        sheet: o.sheet,
         note: (line) => ctx.io.err(line),
       });
       ids = list.ids;

@@ -13,7 +13,8 @@ import { checkEncoding } from "../../csv/decode.js";
 import { describeMapping } from "../../csv/headers.js";
 import { IdIndex } from "../../csv/id-index.js";
 import { DEFAULT_MAX_INPUT_BYTES, type InputFile, openInput, parseByteSize } from "../../csv/input.js";
-import { CsvFileError, type CsvReadOptions, parseDelimiter } from "../../csv/read.js";
+import { CsvFileError, parseDelimiter } from "../../csv/read.js";
+import type { ReadOptions } from "../../csv/records.js";
 import { parseColumnFlags } from "../../csv/roster.js";
 import { CancelledError, CliError, UsageError } from "../../errors.js";
 import { startByteCount } from "../../io/progress.js";
@@ -46,6 +47,8 @@ export interface ImportOptions {
   concurrency?: number | undefined;
   /** --max-input-size: the most read from a pipe or stdin ("2GB", "500MB"; default 2 GB). */
   maxInputSize?: string | undefined;
+  /** --sheet NAME|N: the sheet of an Excel workbook to read (default: the first). */
+  sheet?: string | undefined;
 }
 
 /** `roster import FILE [flags]`: the FILE positional ("-" for stdin) and the flags. */
@@ -58,7 +61,7 @@ export const MAX_CONCURRENCY = 16;
 
 /** How the input is read: the file name, --encoding, --delimiter (checked), the --column map, the size limit. */
 interface ReadSettings {
-  read: CsvReadOptions;
+  read: ReadOptions;
   flags: ColumnFlags;
   maxBytes: number;
 }
@@ -73,6 +76,15 @@ function maxInputBytes(text: string | undefined): number {
       "KB, MB, GB and TB are powers of 1,000; KiB, MiB, GiB and TiB powers of 1,024; a plain number is bytes.",
     );
   return n;
+}
+
+/** --sheet, checked: a name or a number from 1. */
+export function sheetFlag(sheet: string | undefined): string | undefined {
+  if (sheet !== undefined && sheet.trim() === "")
+    throw new UsageError(
+      "--sheet needs a sheet name or a number from 1, e.g. --sheet Creators or --sheet 2.",
+    );
+  return sheet;
 }
 
 /** Checks the flags (usage errors before anything is read or sent). */
@@ -99,7 +111,7 @@ function settle(o: RosterImportOptions): { settings: ImportSettings; how: ReadSe
       clearEmpty: Boolean(o.clearEmpty),
       rejects: o.rejects,
     },
-    how: { read: { name, encoding, delimiter }, flags, maxBytes },
+    how: { read: { name, encoding, delimiter, sheet: sheetFlag(o.sheet) }, flags, maxBytes },
   };
 }
 
@@ -138,7 +150,7 @@ async function importInput(input: InputFile, s: ImportSettings, how: ReadSetting
   const io = ctx.io;
   const total = s.dryRun ? 0 : await checkWholeInput(input, how.read, how.flags, ctx.signal);
   let src = await openRoster(input, { ...how.read, note: (l) => io.err(l) }, how.flags);
-  const note = readingNote(s.file, src.reader);
+  const note = readingNote(s.file, src.records);
   if (note) io.err(note);
   for (const line of describeMapping(src.map)) io.err(line);
   let st: ImportState;
@@ -160,12 +172,13 @@ async function importInput(input: InputFile, s: ImportSettings, how: ReadSetting
 }
 
 async function startImport(ctx: Context, s: ImportSettings, src: RosterSource, total: number) {
-  const out = await openOutputs(ctx, s, src.map, total);
+  const out = await openOutputs(ctx, s, src, total);
   const bodies: Buffer[] = [];
   const st: ImportState = {
     ctx,
     settings: s,
     map: src.map,
+    places: src.places,
     seen: new IdIndex(total),
     notNfcFirst: new Map(),
     summary: { rows: 0, added: 0, updated: 0, unchanged: 0, rejected: 0 },
@@ -236,7 +249,7 @@ async function interrupted(st: ImportState): Promise<never> {
   const unsent = st.batch.length;
   await finishOutputs(st, { complete: false, interrupted: true });
   throw new CancelledError(
-    `Interrupted after line ${st.lastLine}: ${sentSoFar(st)}; ${unsent ? `${plural(unsent, "checked row")} and ` : ""}the rest of the file were not sent.`,
+    `Interrupted after ${st.places.row(st.lastLine)}: ${sentSoFar(st)}; ${unsent ? `${plural(unsent, "checked row")} and ` : ""}the rest of the file were not sent.`,
     'Run the same import again to finish: rows already saved come back "unchanged".',
   );
 }

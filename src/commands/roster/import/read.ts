@@ -1,9 +1,12 @@
 // Read stage: the input's records, in blocks, after its header has been matched to the roster
 // fields. An import reads its input twice: first a check of the whole file (readable text, valid
-// CSV, an externalId column; its rows counted) before anything is sent, then the records themselves.
+// CSV or a readable workbook, an externalId column; its rows counted) before anything is sent, then
+// the records themselves. The input is CSV or an Excel workbook (src/csv/records.ts).
 import type { CsvRecord } from "../../../csv/read.js";
 import type { InputFile } from "../../../csv/input.js";
-import { CsvFileError, type CsvReadOptions, CsvReader } from "../../../csv/read.js";
+import type { Places } from "../../../csv/place.js";
+import { CsvFileError } from "../../../csv/read.js";
+import { openRecords, type ReadOptions, type RecordSource } from "../../../csv/records.js";
 import { type ColumnMap, mapColumns, type parseColumnFlags } from "../../../csv/roster.js";
 import { CancelledError } from "../../../errors.js";
 import { plural } from "./state.js";
@@ -14,7 +17,10 @@ export type ColumnFlags = ReturnType<typeof parseColumnFlags>;
 export interface RosterSource {
   blocks: AsyncGenerator<CsvRecord[]>;
   map: ColumnMap;
-  reader: CsvReader;
+  /** The reader: its facts (CSV), its sheet (workbook), what it counted. */
+  records: RecordSource;
+  /** Where rows and cells are, for messages ("line 7", "Sheet1!C7"). */
+  places: Places;
   /** Stops reading (releases the pass). */
   close(): Promise<void>;
 }
@@ -25,24 +31,27 @@ export interface RosterSource {
  */
 export async function openRoster(
   input: InputFile,
-  read: CsvReadOptions,
+  read: ReadOptions,
   flags: ColumnFlags,
   withCells: true | "count" = true,
 ): Promise<RosterSource> {
-  const reader = new CsvReader(read);
-  const blocks = reader.blocks(input.bytes(), { cells: withCells });
+  const records = await openRecords(input.bytes(), read, withCells);
+  const blocks = records.blocks;
   const close = async () => {
     await blocks.return(undefined);
   };
   try {
     const first = await blocks.next();
     if (first.done) {
+      const sheet = records.workbook?.sheet;
       throw new CsvFileError(
-        `${input.name} is empty: it needs a header row naming the columns (externalId,name,email,handle,active).`,
+        `${sheet ? `Sheet "${sheet.name}" of ${input.name}` : input.name} is empty: it needs a header row naming the columns (externalId,name,email,handle,active).`,
       );
     }
-    const map = mapColumns(input.name, first.value[0]!.cells, flags, { delimiter: reader.facts.delimiter });
-    return { blocks, map, reader, close };
+    const map = mapColumns(input.name, first.value[0]!.cells, flags, {
+      delimiter: records.csv?.facts.delimiter,
+    });
+    return { blocks, map, records, places: records.places(), close };
   } catch (err) {
     await close();
     throw err;
@@ -55,7 +64,7 @@ export async function openRoster(
  */
 export async function checkWholeInput(
   input: InputFile,
-  read: CsvReadOptions,
+  read: ReadOptions,
   flags: ColumnFlags,
   signal: AbortSignal,
 ): Promise<number> {
@@ -66,12 +75,12 @@ export async function checkWholeInput(
       if (signal.aborted) {
         await src.close();
         throw new CancelledError(
-          `Interrupted while checking ${input.name} (${plural(total + src.reader.counted, "row")} read): nothing was sent.`,
+          `Interrupted while checking ${input.name} (${plural(total + src.records.counted(), "row")} read): nothing was sent.`,
         );
       }
       total += block.length;
     }
-    total += src.reader.counted;
+    total += src.records.counted();
   } catch (err) {
     if (err instanceof CsvFileError) throw err.withNote("Nothing was sent.");
     throw err;
@@ -79,9 +88,15 @@ export async function checkWholeInput(
   return total;
 }
 
-/** "Reading stdin as UTF-16LE (byte order mark), tab-delimited." when either is not the plain default. */
-export function readingNote(name: string, reader: CsvReader): string | undefined {
-  const f = reader.facts;
+/**
+ * "Reading stdin as UTF-16LE (byte order mark), tab-delimited." when either is not the plain default;
+ * for a workbook, 'Reading roster.xlsx, sheet "Creators" (1 of 3).'
+ */
+export function readingNote(name: string, records: RecordSource): string | undefined {
+  const sheet = records.workbook?.sheet;
+  if (sheet) return `Reading ${name}, sheet "${sheet.name}" (${sheet.position} of ${sheet.count}).`;
+  if (!records.csv) return undefined;
+  const f = records.csv.facts;
   if (f.encoding === "utf-8" && f.delimiter === ",") return undefined;
   const enc =
     f.source === "bom"

@@ -3,6 +3,7 @@
 // closing line.
 import type { Context } from "../../../context.js";
 import { type ColumnMap, loose, REJECTS_COLUMNS } from "../../../csv/headers.js";
+import type { Places } from "../../../csv/place.js";
 import { openCsvSink } from "../../../csv/write.js";
 import { PartialFailure } from "../../../errors.js";
 import { type Progress, startProgress } from "../../../io/progress.js";
@@ -23,14 +24,14 @@ const STDERR_REJECT_CAP = 20;
 export const STDERR_WARNING_CAP = 20;
 
 /** The rejects file: line and reasons, then the input's own columns in its order (a rejects file's line and reasons columns left out). */
-function rejectsLayout(map: ColumnMap) {
+function rejectsLayout(map: ColumnMap, places: Places) {
   const skip = (h: string) => (REJECTS_COLUMNS as readonly string[]).includes(loose(h));
   const keep = map.headers.map((h, i) => (skip(h) ? -1 : i)).filter((i) => i >= 0);
   const width = map.headers.length;
   return {
     header: ["line", "reasons", ...keep.map((i) => map.headers[i]!)],
     row: (r: Rejected) => [
-      r.line,
+      places.rejectsLine(r.line),
       r.reasons.join("; "),
       ...keep.filter((i) => i < r.cells.length).map((i) => r.cells[i]!),
       ...r.cells.slice(width),
@@ -42,11 +43,11 @@ function rejectsLayout(map: ColumnMap) {
 export async function openOutputs(
   ctx: Context,
   s: ImportSettings,
-  map: ColumnMap,
+  src: { map: ColumnMap; places: Places },
   total: number,
 ): Promise<Outputs> {
   const io = ctx.io;
-  const layout = rejectsLayout(map);
+  const layout = rejectsLayout(src.map, src.places);
   const sink = s.rejects ? await openCsvSink(s.rejects, layout.header, io.stdout) : undefined;
   const json = new JsonOut(io.json ? (t) => io.out(t) : undefined);
   const progress: Progress = s.dryRun
@@ -91,7 +92,12 @@ export async function emit(st: ImportState, list: readonly Rejected[]): Promise<
   const out = st.out;
   for (const r of list) {
     if (out.shown.length < STDERR_REJECT_CAP) out.shown.push(r);
-    out.json.rejected({ line: r.line, externalId: r.externalId, reasons: r.reasons });
+    out.json.rejected({
+      line: r.line,
+      ...(st.places.sheet === undefined ? {} : { place: st.places.row(r.line) }),
+      externalId: r.externalId,
+      reasons: r.reasons,
+    });
   }
   await out.sink?.write(list.map(out.row));
 }
@@ -127,14 +133,14 @@ export async function emitPending(st: ImportState): Promise<void> {
 export function sentSoFar(st: ImportState): string {
   const { batches, numbers } = st;
   if (batches.length === 0 || st.settings.dryRun) return "no rows were sent";
-  const spans: string[] = [];
+  const spans: [number, number][] = [];
   let from = 0;
   for (let i = 1; i <= batches.length; i++) {
     if (i < batches.length && numbers[i] === numbers[i - 1]! + 1) continue;
-    spans.push(`${batches[from]!.firstLine}-${batches[i - 1]!.lastLine}`);
+    spans.push([batches[from]!.firstLine, batches[i - 1]!.lastLine]);
     from = i;
   }
-  return `${plural(batches.length, "batch", "batches")} (${plural(st.sentRows, "row")}, lines ${spans.join(", ")}) had already been sent and saved`;
+  return `${plural(batches.length, "batch", "batches")} (${plural(st.sentRows, "row")}, ${st.places.spans(spans)}) had already been sent and saved`;
 }
 
 /** Ends the outputs: the last rejected rows, the rejects file committed, the JSON object closed, the first rejects on stderr. */
@@ -154,7 +160,7 @@ export async function finishOutputs(st: ImportState, extra: Record<string, unkno
   if (out.warned > out.warnings.length)
     io.err(`... and ${fmt(out.warned - out.warnings.length)} more externalIds not in Unicode NFC.`);
   for (const r of out.shown)
-    io.err(`line ${r.line}${r.externalId ? ` (${r.externalId})` : ""}: ${r.reasons.join("; ")}`);
+    io.err(`${st.places.row(r.line)}${r.externalId ? ` (${r.externalId})` : ""}: ${r.reasons.join("; ")}`);
   if (summary.rejected > out.shown.length) {
     const more = summary.rejected - out.shown.length;
     io.err(
@@ -192,7 +198,7 @@ export async function reportFinished(st: ImportState): Promise<void> {
       `${fmt(summary.rejected)} of ${plural(summary.rows, "row")} ${s.dryRun ? "would be" : "were"} rejected.`,
       s.rejects
         ? `The rejected rows are in ${s.rejects}; fix them and import again.`
-        : "Fix the lines listed above and import again (--rejects FILE writes them all as CSV).",
+        : `Fix the ${st.places.sheet === undefined ? "lines" : "rows"} listed above and import again (--rejects FILE writes them all as CSV).`,
     );
   }
 }

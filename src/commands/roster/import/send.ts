@@ -8,7 +8,9 @@ import { CancelledError, ProtocolError } from "../../../errors.js";
 import { emit, emitMerged, sentSoFar } from "./report.js";
 import type { BatchAnswer, BatchReport, ImportState, InFlight, Rejected, RowBatch } from "./state.js";
 
-const range = (e: InFlight) => `batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine})`;
+/** "lines 2-1001" (CSV) or "Sheet1!A2:E1001" (a workbook): the rows of a batch. */
+const rowsOf = (st: ImportState, e: InFlight) => st.places.spans([[e.report.firstLine, e.report.lastLine]]);
+const range = (st: ImportState, e: InFlight) => `batch ${e.number} (${rowsOf(st, e)})`;
 
 /** Cells of a sent row when no rejects file is written. */
 const NO_CELLS: string[] = [];
@@ -75,7 +77,7 @@ async function account(st: ImportState, e: InFlight, res: BatchAnswer): Promise<
   st.numbers.push(e.number);
   if (e.repeated) {
     st.ctx.io.err(
-      `Batch ${e.number} (lines ${e.report.firstLine}-${e.report.lastLine}) was sent again after an uncertain 500 answer; ` +
+      `Batch ${e.number} (${rowsOf(st, e)}) was sent again after an uncertain 500 answer; ` +
         'rows the lost attempt had saved are counted as "unchanged".',
     );
   }
@@ -86,8 +88,8 @@ function interruptedInFlight(st: ImportState, head: InFlight, all: InFlight[], f
   const uncertain = failed.filter((e) => e.error instanceof CancelledError);
   const one = uncertain.length === 1 ? uncertain[0]! : undefined;
   const which = one
-    ? `${range(one)} was being sent; that batch may or may not have been saved`
-    : `${uncertain.length} batches were being sent (${uncertain.map((e) => `batch ${e.number}, lines ${e.report.firstLine}-${e.report.lastLine}`).join("; ")}); those may or may not have been saved`;
+    ? `${range(st, one)} was being sent; that batch may or may not have been saved`
+    : `${uncertain.length} batches were being sent (${uncertain.map((e) => `batch ${e.number}, ${rowsOf(st, e)}`).join("; ")}); those may or may not have been saved`;
   const savedAfter = all.some((e) => e.res !== undefined && e.number > head.number);
   const others = one && !savedAfter ? "Before it" : one ? "Besides it" : "Besides those";
   return new CancelledError(
@@ -116,7 +118,7 @@ async function failAt(st: ImportState, head: InFlight): Promise<never> {
   const err = head.error;
   if (err instanceof CancelledError) throw interruptedInFlight(st, head, all, failed);
   st.ctx.io.err(
-    `Stopped at ${range(head)}: ${sentSoFar(st)}. ` +
+    `Stopped at ${range(st, head)}: ${sentSoFar(st)}. ` +
       (all.length === 1
         ? "Rows from that batch on were not imported; run the same import again (saved rows come back unchanged)."
         : "Other rows were not imported; run the same import again (saved rows come back unchanged)."),

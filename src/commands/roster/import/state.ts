@@ -5,6 +5,7 @@ import { BATCH_BODY_HEAD, BATCH_BODY_TAIL } from "../../../api/creators.js";
 import type { Context } from "../../../context.js";
 import type { ColumnMap } from "../../../csv/headers.js";
 import type { IdIndex } from "../../../csv/id-index.js";
+import type { Places } from "../../../csv/place.js";
 import type { CsvSink } from "../../../csv/write.js";
 import type { Progress } from "../../../io/progress.js";
 
@@ -161,6 +162,8 @@ export interface ImportState {
   readonly ctx: Context;
   readonly settings: ImportSettings;
   readonly map: ColumnMap;
+  /** Where rows and cells are, for messages: "line 7" (CSV), "Sheet1!A7:E7" (a workbook). */
+  readonly places: Places;
   /** externalIds seen (in Unicode NFC), with their first line. */
   readonly seen: IdIndex;
   /** The ids first seen in a form other than NFC, by their NFC form (rare: to tell an exact repeat). */
