@@ -12,7 +12,15 @@ import { LIMITS } from "../spec/limits.js";
 import { checkEncoding } from "./decode.js";
 import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
 import { openInput } from "./input.js";
-import { CsvReader, detectDelimiter, parseDelimiter } from "./read.js";
+import { footerNote } from "./footer.js";
+import {
+  CsvReader,
+  detectDelimiter,
+  parseDelimiter,
+  parseQuote,
+  type QuoteMode,
+  sepDelimiter,
+} from "./read.js";
 import { idTextReason, nfcProblem, notNfc, showId } from "./roster.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -38,6 +46,8 @@ export interface IdListOptions {
   encoding?: string | undefined;
   /** `--delimiter C`. */
   delimiter?: string | undefined;
+  /** `--quote double|none`. */
+  quote?: string | undefined;
   /** Receives the lines to show on stderr (what was read, a sample). */
   note?: ((line: string) => void) | undefined;
 }
@@ -94,7 +104,17 @@ async function readText(path: string, stdin: Readable, reader: (name: string) =>
 /** One id per line; a first line naming the id column ("externalId", "Creator ID", ...) is a header. */
 function readLines(name: string, lines: string[], firstIdx: number, flags: IdFlags): Read {
   const first = lines[firstIdx]!.trim();
-  const mapped = flags.get("externalId");
+  let mapped = flags.get("externalId");
+  const position = mapped === undefined ? undefined : /^#(\d+)$/.exec(mapped.trim());
+  if (position && loose(first) !== loose(mapped!)) {
+    // One column: #1 is it (its first line is a header when it names the id column, as without the flag).
+    if (position[1] !== "1")
+      throw new UsageError(
+        `--column externalId=${mapped}: ${name} is one id per line: it has one column, #1.`,
+        "Drop --column for a plain list of ids.",
+      );
+    mapped = undefined;
+  }
   const isHeader = mapped
     ? loose(first) === loose(mapped)
     : (() => {
@@ -113,7 +133,7 @@ function readLines(name: string, lines: string[], firstIdx: number, flags: IdFla
   }
   const entries: Entry[] = [];
   lines.forEach((l, i) => {
-    if (isHeader && i === firstIdx) return;
+    if (i < firstIdx || (isHeader && i === firstIdx)) return; // before it: blank, or a sep= line
     const id = l.trim();
     if (id !== "") entries.push({ id, line: i + 1 });
   });
@@ -128,11 +148,12 @@ function readLines(name: string, lines: string[], firstIdx: number, flags: IdFla
 async function readCsv(
   name: string,
   text: string,
-  delimiter: string,
+  how: { delimiter: string; quote: QuoteMode | undefined; note: ((line: string) => void) | undefined },
   holder: number,
   flags: IdFlags,
 ): Promise<Read> {
-  const csv = new CsvReader({ name, delimiter });
+  const delimiter = how.delimiter;
+  const csv = new CsvReader({ name, delimiter, quote: how.quote });
   const records = csv.recordsOf(
     (async function* () {
       yield text;
@@ -144,7 +165,8 @@ async function readCsv(
   try {
     col = mapColumns(name, found, flags, { fields: ["externalId"], delimiter }).index.externalId!;
   } catch (err) {
-    if (!(err instanceof UsageError) || flags.size > 0) throw err;
+    // Identical column names: that error gives the positions to choose from.
+    if (!(err instanceof UsageError) || flags.size > 0 || /by its position/.test(err.hint ?? "")) throw err;
     throw new UsageError(
       `${name} is CSV (line ${holder + 1} holds ${delimiterName(delimiter)}), so its first line must name the id column; its columns are: ${found.map((h) => `"${h}"`).join(", ")}.`,
       /did you mean/i.test(err.hint ?? "")
@@ -157,6 +179,7 @@ async function readCsv(
     const id = unescapeFormulaCell((r.cells[col] ?? "").trim());
     if (id !== "") entries.push({ id, line: r.line });
   }
+  if (csv.footer) how.note?.(footerNote(csv.footer, "the id list"));
   return {
     entries,
     format: "csv",
@@ -194,26 +217,36 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
   const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
   const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
   const forced = parseDelimiter(o.delimiter);
+  const quote = parseQuote(o.quote);
   const { name, text } = await readText(
     path,
     stdin,
     (n) => new CsvReader({ name: n, encoding, delimiter: forced, note: o.note }),
   );
   const lines = text.split(/\r\n|\r|\n/);
-  const firstIdx = lines.findIndex((l) => l.trim() !== "");
+  // Excel's first line "sep=;" names the delimiter; it is not the header (--delimiter wins over it).
+  const sep = sepDelimiter(lines[0] ?? "");
+  if (sep !== undefined && forced !== undefined && forced !== sep)
+    o.note?.(
+      `${name}: its first line says sep=${sep === "\t" ? "<tab>" : sep}, but --delimiter says ${delimiterName(forced)}: fields are read as separated by ${delimiterName(forced)} (the flag wins).`,
+    );
+  const start = sep === undefined ? 0 : 1;
+  const firstIdx = lines.findIndex((l, i) => i >= start && l.trim() !== "");
   if (firstIdx < 0) throw new UsageError(`${name} holds no externalIds.`);
 
   const candidates = [",", ";", "\t", "|"];
   const delimiter =
     forced ??
-    detectDelimiter(lines[firstIdx]!) ??
-    candidates.find((d) => lines.some((l) => l.includes(d))) ??
+    sep ??
+    detectDelimiter(lines[firstIdx]!, quote !== "none") ??
+    candidates.find((d) => lines.some((l, i) => i >= start && l.includes(d))) ??
     undefined;
-  const holder = delimiter === undefined ? -1 : lines.findIndex((l) => l.includes(delimiter));
+  const holder =
+    delimiter === undefined ? -1 : lines.findIndex((l, i) => i >= start && l.includes(delimiter));
   const { entries, format, from } =
     holder < 0
       ? readLines(name, lines, firstIdx, flags)
-      : await readCsv(name, text, delimiter!, holder, flags);
+      : await readCsv(name, text, { delimiter: delimiter!, quote, note: o.note }, holder, flags);
 
   checkIds(name, entries);
   warnNotNfc(entries, o.note);

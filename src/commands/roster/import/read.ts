@@ -90,5 +90,7 @@ export function readingNote(name: string, reader: CsvReader): string | undefined
         ? `${f.encoding} (--encoding)`
         : "UTF-8";
   const delim = f.delimiter === "\t" ? "tab" : `"${f.delimiter}"`;
-  return `Reading ${name} as ${enc}, fields separated by ${delim}${f.delimiterSource === "flag" ? " (--delimiter)" : ""}.`;
+  const why =
+    f.delimiterSource === "flag" ? " (--delimiter)" : f.delimiterSource === "sep" ? " (its sep= line)" : "";
+  return `Reading ${name} as ${enc}, fields separated by ${delim}${why}.`;
 }
