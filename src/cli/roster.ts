@@ -63,6 +63,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     "partner-cli roster import excel-export.csv --encoding windows-1252",
     'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
     "crm-export | partner-cli roster import - --json > result.json",
+    "partner-cli roster import crm-report.txt --quote none --column email=#5",
   ]);
   action(rt, imp, () => import("../commands/roster/import.js"), "rosterImportRun");
 

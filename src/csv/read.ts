@@ -790,10 +790,11 @@ export class CsvReader {
 
   /** A record without quotes (or with quoting off) whose cells are all blank: a blank line. */
   private isBlankRecord(text: string): boolean {
-    if (text.length > PLAIN_MAX || (this.quoting && text.indexOf('"') >= 0)) return false;
     const d = this.facts.delimiter;
     const c = text.charCodeAt(0);
+    // Only a record that starts with a delimiter or a space can be all blank cells (most are not: one test).
     if (!(text.length === 0 || c === d.charCodeAt(0) || trimmable(c))) return false;
+    if (text.length > PLAIN_MAX || (this.quoting && text.indexOf('"') >= 0)) return false;
     return allBlank(text.split(d));
   }
 

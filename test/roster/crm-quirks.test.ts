@@ -15,6 +15,7 @@ import { mapColumns, parseColumnFlags } from "../../src/csv/headers.js";
 import { readIdList } from "../../src/csv/id-list.js";
 import { CsvReader, type CsvReadOptions, parseOptions, plainCells } from "../../src/csv/read.js";
 import { prng as rng } from "../../src/sandbox/simulate.js";
+import { cli } from "../helpers/cli.js";
 import { makeCampaign, runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
@@ -404,5 +405,54 @@ describe('Excel\'s "sep=;" first line', () => {
       `${ids}: read 1 id (CSV column "Creator ID", fields separated by ";"): "cr-1".`,
     );
     expect(JSON.parse(t.stdout()).selection).toMatchObject({ identifiersRead: 1, matched: 1 });
+  });
+});
+
+describe("the flags on the command line (bin/partner-cli.js; run npm run build first)", () => {
+  it("roster import --dry-run --quote none --column email=#3: every quirk file read as this file says", async () => {
+    const pipe = await cli([
+      "roster",
+      "import",
+      file("crm-pipe-literal-quote.txt"),
+      "--dry-run",
+      "--quote",
+      "none",
+    ]);
+    expect(pipe.stderr).toContain(
+      "3 rows, 3 valid and would be sent in 1 batch, 0 rejected. Nothing was sent.",
+    );
+    expect(pipe.exitCode).toBe(0);
+    const twins = await cli([
+      "roster",
+      "import",
+      file("duplicate-email-columns.csv"),
+      "--dry-run",
+      "--column",
+      "email=#3",
+    ]);
+    expect(twins.exitCode).toBe(0);
+    expect(twins.stderr).toContain("Ignoring 1 column not used by the roster: email (#5).");
+    const footer = await cli(["roster", "import", file("report-footer.csv"), "--dry-run", "--json"]);
+    expect(footer.exitCode).toBe(0);
+    expect(footer.json().summary).toEqual({ rows: 2, valid: 2, rejected: 0, footerLines: 3 });
+    expect(footer.stderr).toContain(FOOTER_NOTE);
+    const bad = await cli([
+      "roster",
+      "import",
+      file("crm-pipe-literal-quote.txt"),
+      "--dry-run",
+      "--quote",
+      "single",
+    ]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--quote "single" is not double or none.');
+  });
+
+  it("links assign --quote without --ids is refused like the other reading flags; nothing sent", async () => {
+    const r = await cli(["links", "assign", "camp", "cr-1", "--quote", "none", "--sandbox"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(
+      "--quote says how to read the --ids file, but no --ids file was given (the creators are EXTERNAL_ID arguments). Nothing was sent.",
+    );
   });
 });
