@@ -222,6 +222,52 @@ export function fixtures() {
       ]),
     ),
   );
+  // CRM and report export quirks (test/roster/crm-quirks.test.ts).
+  // A pipe-delimited CRM export that never quotes: a literal quote in a name on line 3.
+  f.set(
+    "crm-pipe-literal-quote.txt",
+    Buffer.from(
+      lf([
+        "externalId|name|email",
+        "a-0|Ann Lee|ann@example.com",
+        'a-1|Bo "B" Ray|bo@example.com',
+        'a-2|"Cy"|cy@example.com',
+      ]),
+    ),
+  );
+  // Two columns both named "email" (personal, then work).
+  f.set(
+    "duplicate-email-columns.csv",
+    Buffer.from(
+      crlf([
+        "externalId,name,email,handle,email",
+        "de-1,Dee Park,dee@home.example,@dee,dee@work.example",
+        "de-2,Eli Roth,eli@home.example,,eli@work.example",
+      ]),
+    ),
+  );
+  // A CRM report: two rows, a blank line, then a 3-line footer.
+  f.set(
+    "report-footer.csv",
+    Buffer.from(
+      crlf([
+        "externalId,name,email",
+        "rf-1,Ann Lee,ann@example.com",
+        "rf-2,Bo Ray,bo@example.com",
+        "",
+        "Grand Totals (2 records)",
+        "© 2026 Acme CRM",
+        "Confidential",
+      ]),
+    ),
+  );
+  // Excel's "sep=;" first line (after a UTF-8 byte order mark): the header is line 2.
+  f.set(
+    "excel-sep-line.csv",
+    Buffer.from(
+      `\ufeff${crlf(["sep=;", "externalId;name;email", "sl-1;Zoë Adams;zoe@example.com", "sl-2;Bo, Jr.;bo@example.com"])}`,
+    ),
+  );
   languageFixtures(f);
   return f;
 }

@@ -93,7 +93,7 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     )
     .option(
       "--column <field=header>",
-      'with --ids: read the ids from the column named HEADER, e.g. --column externalId="Member No"',
+      'with --ids: read the ids from the column named HEADER, e.g. --column externalId="Member No", or from column number N with #N',
       collect,
       [],
     )
@@ -103,8 +103,9 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     )
     .option(
       "--delimiter <c>",
-      'with --ids: field separator "," ";" "|" or tab (default: from the first line)',
+      'with --ids: field separator "," ";" "|" or tab (default: from a first line "sep=X", else the first line)',
     )
+    .option("--quote <mode>", 'with --ids: double (default, CSV quoting) or none (" is ordinary text)')
     .option("--no-wait", "print the job id and return at once")
     .addOption(timeoutOption("how long to wait for the job (e.g. 90s, 10m)"))
     .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)")

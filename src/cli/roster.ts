@@ -30,7 +30,14 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
       "--encoding <name>",
       "the file's encoding, e.g. windows-1252, latin1, shift_jis (default: UTF-8; UTF-16 with a byte order mark is recognized)",
     )
-    .option("--delimiter <c>", 'field separator: "," ";" "|" or tab (default: taken from the header line)')
+    .option(
+      "--delimiter <c>",
+      'field separator: "," ";" "|" or tab (default: from a first line "sep=X", else the header line)',
+    )
+    .option(
+      "--quote <mode>",
+      'double (default): standard CSV quoting; none: " is ordinary text, every line end ends a row (| and tab exports that never quote)',
+    )
     .option("--dry-run", "check every row and report what would be sent; sends nothing (no network)")
     .option("--batch-size <n>", "rows per request, 1 to 1000", parseIntArg(1, 1000), 1000)
     .option(
@@ -50,7 +57,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     )
     .option(
       "--column <field=header>",
-      "read FIELD (externalId, name, email, handle, active) from the column named HEADER; repeatable",
+      "read FIELD (externalId, name, email, handle, active) from the column named HEADER, or from column number N with #N (1-based; a column literally named #N wins); repeatable",
       collect,
       [],
     );
@@ -61,6 +68,7 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
     'partner-cli roster import creators.xlsx --sheet "Creators"',
     'partner-cli roster import export.csv --column externalId="Member No" --column email="Work email" --rejects rejects.csv',
     "crm-export | partner-cli roster import - --json > result.json",
+    "partner-cli roster import crm-report.txt --quote none --column email=#5",
   ]);
   action(rt, imp, () => import("../commands/roster/import.js"), "rosterImportRun");
 

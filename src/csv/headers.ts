@@ -2,7 +2,9 @@
 // which creator field. Matching ignores case, spaces, "_" and "-"; the field's own name wins over the
 // common names other tools use for it (a CRM's "Creator ID", "Full Name", "E-mail", "Instagram",
 // "Status"); `--column FIELD=HEADER` wins over both. Columns left over are named, with a
-// "did you mean --column ...?" line for those that look like a field.
+// "did you mean --column ...?" line for those that look like a field. Columns with identical names
+// (two "email" columns) are chosen by position: `--column email=#4` is the 4th column (a column
+// literally named "#4" wins).
 import { UsageError } from "../errors.js";
 
 export const ROSTER_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
@@ -150,7 +152,7 @@ const list = (hs: readonly string[]) => hs.map((h) => `"${h}"`).join(", ");
 
 /** A header as a shell word for a suggested command line. */
 export function shellHeader(h: string): string {
-  return /^[A-Za-z0-9_.@%+:,/-]+$/.test(h) ? h : `"${h.replace(/(["\\$`])/g, "\\$1")}"`;
+  return /^[A-Za-z0-9_.@%+:,/#-]+$/.test(h) ? h : `"${h.replace(/(["\\$`])/g, "\\$1")}"`;
 }
 
 /** Edit distance, for typos in short header names ("emial"). */
@@ -202,6 +204,50 @@ export interface MapOptions {
 const DELIMITER_NAMES: Record<string, string> = { ",": '","', ";": '";"', "\t": "tab", "|": '"|"' };
 export const delimiterName = (d: string) => DELIMITER_NAMES[d] ?? JSON.stringify(d);
 
+/** Header names compared as --column compares them: case and surrounding spaces do not count. */
+const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+const hasIdentical = (hs: readonly string[]) => hs.some((h, i) => hs.findIndex((o) => same(o, h)) !== i);
+/** "columns 3 and 5" (1-based). */
+const numbered = (at: readonly number[]) =>
+  `columns ${at
+    .slice(0, -1)
+    .map((i) => i + 1)
+    .join(", ")} and ${at[at.length - 1]! + 1}`;
+/** "--column email=#3 or --column email=#5". */
+const byPosition = (field: RosterField, at: readonly number[]) => {
+  const flags = at.map((i) => `--column ${field}=#${i + 1}`);
+  return `${flags.slice(0, -1).join(", ")} or ${flags[flags.length - 1]}`;
+};
+const POSITION_RE = /^#(\d+)$/;
+
+/**
+ * The column `--column FIELD=HEADER` names: by name (case and surrounding spaces aside), else by
+ * position (`#4`: the 4th column). Two columns with that name, or no such column: a usage error.
+ */
+function flagColumn(path: string, headers: readonly string[], field: RosterField, header: string): number {
+  const named = headers.flatMap((h, i) => (same(h, header) ? [i] : []));
+  if (named.length > 1) {
+    throw new UsageError(
+      `--column ${field}=${header}: ${path} has ${named.length} columns named "${headers[named[0]!]!.trim()}" (${numbered(named)}); their names are identical, so the name cannot choose one.`,
+      `Choose one by its position: ${byPosition(field, named)}.`,
+    );
+  }
+  if (named.length === 1) return named[0]!;
+  const pos = POSITION_RE.exec(header.trim());
+  if (pos) {
+    const n = Number(pos[1]);
+    if (n >= 1 && n <= headers.length) return n - 1;
+    throw new UsageError(
+      `--column ${field}=${header}: ${path} has ${headers.length} column${headers.length === 1 ? "" : "s"}; there is no column ${n}.`,
+      `Its columns are: ${headers.map((h, i) => `#${i + 1} "${h}"`).join(", ")}.`,
+    );
+  }
+  throw new UsageError(
+    `--column ${field}=${header}: ${path} has no column "${header}".`,
+    `Its columns are: ${list(headers)}.`,
+  );
+}
+
 /** Matches the header row to the fields. Throws a UsageError the user can act on. */
 export function mapColumns(
   path: string,
@@ -214,13 +260,7 @@ export function mapColumns(
   const how: ColumnMap["how"] = {};
   const used = new Set<number>();
   for (const [field, header] of flags) {
-    const at = headers.findIndex((h) => h.trim().toLowerCase() === header.trim().toLowerCase());
-    if (at < 0) {
-      throw new UsageError(
-        `--column ${field}=${header}: ${path} has no column "${header}".`,
-        `Its columns are: ${list(headers)}.`,
-      );
-    }
+    const at = flagColumn(path, headers, field, header);
     if (used.has(at)) throw new UsageError(`--column maps column "${headers[at]}" to two fields.`);
     index[field] = at;
     how[field] = "flag";
@@ -235,9 +275,15 @@ export function mapColumns(
         .map((h, i) => ({ h, i }))
         .filter(({ h, i }) => !used.has(i) && names.includes(loose(h)));
       if (matches.length > 1) {
+        const same = hasIdentical(matches.map((m) => m.h));
         throw new UsageError(
-          `${path} has ${matches.length} columns that could be ${field}: ${list(matches.map((m) => m.h))}.`,
-          `Choose one with --column ${field}=${shellHeader(matches[0]!.h)}.`,
+          `${path} has ${matches.length} columns that could be ${field}: ${list(matches.map((m) => m.h))}${same ? `; their names are identical (${numbered(matches.map((m) => m.i))})` : ""}.`,
+          same
+            ? `Choose one by its position: ${byPosition(
+                field,
+                matches.map((m) => m.i),
+              )}.`
+            : `Choose one with --column ${field}=${shellHeader(matches[0]!.h)}.`,
         );
       }
       if (matches[0]) {
@@ -272,9 +318,11 @@ export function mapColumns(
   headers.forEach((h, i) => {
     if (used.has(i) || h.trim() === "") return;
     if ((REJECTS_COLUMNS as readonly string[]).includes(loose(h))) return;
-    ignored.push(h);
+    // A name another column has too can only be chosen by its position.
+    const twin = hasIdentical(headers.filter((o) => same(o, h)));
+    ignored.push(twin ? `${h} (#${i + 1})` : h);
     const f = h === splitName?.header ? undefined : resembles(h, fields);
-    if (f) suggestions.push({ field: f, header: h });
+    if (f) suggestions.push({ field: f, header: twin ? `#${i + 1}` : h });
   });
   return { index, headers, how, ignored, suggestions, splitName };
 }

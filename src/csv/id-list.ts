@@ -14,9 +14,18 @@ import { LIMITS } from "../spec/limits.js";
 import { checkEncoding } from "./decode.js";
 import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
 import { openInput } from "./input.js";
+import { footerNote } from "./footer.js";
 import { sniff } from "./sniff.js";
 import type { Places } from "./place.js";
-import { CsvReader, type CsvRecord, detectDelimiter, parseDelimiter } from "./read.js";
+import {
+  CsvReader,
+  type CsvRecord,
+  detectDelimiter,
+  parseDelimiter,
+  parseQuote,
+  type QuoteMode,
+  sepDelimiter,
+} from "./read.js";
 import { idTextReason, nfcProblem, notNfc, showId } from "./roster.js";
 import { unescapeFormulaCell } from "./write.js";
 
@@ -44,6 +53,8 @@ export interface IdListOptions {
   delimiter?: string | undefined;
   /** `--sheet NAME|N`: the sheet of a workbook. */
   sheet?: string | undefined;
+  /** `--quote double|none`. */
+  quote?: string | undefined;
   /** Receives the lines to show on stderr (what was read, a sample). */
   note?: ((line: string) => void) | undefined;
 }
@@ -154,7 +165,17 @@ function entryOf(r: CsvRecord, col: number, places: Places): Entry {
 /** One id per line; a first line naming the id column ("externalId", "Creator ID", ...) is a header. */
 function readLines(name: string, lines: string[], firstIdx: number, flags: IdFlags): Read {
   const first = lines[firstIdx]!.trim();
-  const mapped = flags.get("externalId");
+  let mapped = flags.get("externalId");
+  const position = mapped === undefined ? undefined : /^#(\d+)$/.exec(mapped.trim());
+  if (position && loose(first) !== loose(mapped!)) {
+    // One column: #1 is it (its first line is a header when it names the id column, as without the flag).
+    if (position[1] !== "1")
+      throw new UsageError(
+        `--column externalId=${mapped}: ${name} is one id per line: it has one column, #1.`,
+        "Drop --column for a plain list of ids.",
+      );
+    mapped = undefined;
+  }
   const isHeader = mapped
     ? loose(first) === loose(mapped)
     : (() => {
@@ -173,7 +194,7 @@ function readLines(name: string, lines: string[], firstIdx: number, flags: IdFla
   }
   const entries: Entry[] = [];
   lines.forEach((l, i) => {
-    if (isHeader && i === firstIdx) return;
+    if (i < firstIdx || (isHeader && i === firstIdx)) return; // before it: blank, or a sep= line
     const id = l.trim();
     if (id !== "") entries.push({ id, line: i + 1 });
   });
@@ -188,11 +209,12 @@ function readLines(name: string, lines: string[], firstIdx: number, flags: IdFla
 async function readCsv(
   name: string,
   text: string,
-  delimiter: string,
+  how: { delimiter: string; quote: QuoteMode | undefined; note: ((line: string) => void) | undefined },
   holder: number,
   flags: IdFlags,
 ): Promise<Read> {
-  const csv = new CsvReader({ name, delimiter });
+  const delimiter = how.delimiter;
+  const csv = new CsvReader({ name, delimiter, quote: how.quote });
   const records = csv.recordsOf(
     (async function* () {
       yield text;
@@ -204,7 +226,8 @@ async function readCsv(
   try {
     col = mapColumns(name, found, flags, { fields: ["externalId"], delimiter }).index.externalId!;
   } catch (err) {
-    if (!(err instanceof UsageError) || flags.size > 0) throw err;
+    // Identical column names: that error gives the positions to choose from.
+    if (!(err instanceof UsageError) || flags.size > 0 || /by its position/.test(err.hint ?? "")) throw err;
     throw new UsageError(
       `${name} is CSV (line ${holder + 1} holds ${delimiterName(delimiter)}), so its first line must name the id column; its columns are: ${found.map((h) => `"${h}"`).join(", ")}.`,
       /did you mean/i.test(err.hint ?? "")
@@ -217,6 +240,7 @@ async function readCsv(
     const id = unescapeFormulaCell((r.cells[col] ?? "").trim());
     if (id !== "") entries.push({ id, line: r.line });
   }
+  if (csv.footer) how.note?.(footerNote(csv.footer, "the id list"));
   return {
     entries,
     format: "csv",
@@ -253,6 +277,7 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
   const flags = parseColumnFlags(o.column ?? [], ["externalId"]);
   const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
   const forced = parseDelimiter(o.delimiter);
+  const quote = parseQuote(o.quote);
   const input = await readInput(
     path,
     stdin,
@@ -265,13 +290,18 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
       return new CsvReader({ name: n, encoding, delimiter: forced, note: o.note });
     },
     (n, chunks) => {
-      const ignored = [encoding ? "--encoding" : "", forced ? "--delimiter" : ""].filter(Boolean);
+      const ignored = [
+        encoding ? "--encoding" : "",
+        forced ? "--delimiter" : "",
+        o.quote ? "--quote" : "",
+      ].filter(Boolean);
       if (ignored.length) o.note?.(`${n} is an Excel workbook: ${ignored.join(" and ")} ignored.`);
       return readWorkbook(n, chunks, flags, o.sheet);
     },
   );
   const name = input.name;
-  const { entries, format, from } = input.read ?? (await readTextList(name, input.text!, forced, flags));
+  const { entries, format, from } =
+    input.read ?? (await readTextList(name, input.text!, { forced, quote, note: o.note }, flags));
   checkIds(name, entries);
   warnNotNfc(entries, o.note);
   const seen = new Set<string>();
@@ -292,21 +322,31 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
 async function readTextList(
   name: string,
   text: string,
-  forced: string | undefined,
+  read: { forced: string | undefined; quote: QuoteMode | undefined; note: IdListOptions["note"] },
   flags: IdFlags,
 ): Promise<Read> {
+  const { forced, quote, note } = read;
   const lines = text.split(/\r\n|\r|\n/);
-  const firstIdx = lines.findIndex((l) => l.trim() !== "");
+  // Excel's first line "sep=;" names the delimiter; it is not the header (--delimiter wins over it).
+  const sep = sepDelimiter(lines[0] ?? "");
+  if (sep !== undefined && forced !== undefined && forced !== sep)
+    note?.(
+      `${name}: its first line says sep=${sep === "\t" ? "<tab>" : sep}, but --delimiter says ${delimiterName(forced)}: fields are read as separated by ${delimiterName(forced)} (the flag wins).`,
+    );
+  const start = sep === undefined ? 0 : 1;
+  const firstIdx = lines.findIndex((l, i) => i >= start && l.trim() !== "");
   if (firstIdx < 0) throw new UsageError(`${name} holds no externalIds.`);
 
   const candidates = [",", ";", "\t", "|"];
   const delimiter =
     forced ??
-    detectDelimiter(lines[firstIdx]!) ??
-    candidates.find((d) => lines.some((l) => l.includes(d))) ??
+    sep ??
+    detectDelimiter(lines[firstIdx]!, quote !== "none") ??
+    candidates.find((d) => lines.some((l, i) => i >= start && l.includes(d))) ??
     undefined;
-  const holder = delimiter === undefined ? -1 : lines.findIndex((l) => l.includes(delimiter));
+  const holder =
+    delimiter === undefined ? -1 : lines.findIndex((l, i) => i >= start && l.includes(delimiter));
   return holder < 0
     ? readLines(name, lines, firstIdx, flags)
-    : await readCsv(name, text, delimiter!, holder, flags);
+    : await readCsv(name, text, { delimiter: delimiter!, quote, note }, holder, flags);
 }

@@ -18,6 +18,8 @@ import { parse } from "csv-parse/sync";
 import { UsageError } from "../errors.js";
 import { uPlus } from "../io/visible.js";
 import { ControlCharacterError, DecodeError, type DecodedText, decodeAll, decodeText } from "./decode.js";
+import { type Footer, type RawRecord, RecordGate } from "./footer.js";
+import { fieldCountReason } from "./roster.js";
 
 export const MAX_RECORD_BYTES = 64 * 1024;
 
@@ -56,12 +58,27 @@ export interface CsvReadOptions {
   delimiter?: string | undefined;
   /** Where notes for stderr go (a byte order mark that overrides --encoding). */
   note?: ((line: string) => void) | undefined;
+  /** `--quote`, already checked with parseQuote: "none" reads `"` as ordinary text. */
+  quote?: QuoteMode | undefined;
+}
+
+export type QuoteMode = "double" | "none";
+
+/** Parses `--quote`: `double` (standard CSV quoting, the default) or `none` (quotes are text). */
+export function parseQuote(value: string | undefined): QuoteMode | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === "double" || v === "none") return v;
+  throw new UsageError(
+    `--quote "${value}" is not double or none.`,
+    '--quote none reads " as ordinary text (for | and tab exports that never quote fields); double (the default) is standard CSV quoting.',
+  );
 }
 
 /** What was found out while reading: filled in as soon as it is known. */
 export interface CsvFacts extends DecodedText {
   delimiter: string;
-  delimiterSource: "flag" | "header" | "default";
+  delimiterSource: "flag" | "header" | "default" | "sep";
 }
 
 const DELIMITERS = [",", ";", "\t", "|"];
@@ -81,8 +98,8 @@ export function parseDelimiter(value: string | undefined): string | undefined {
 }
 
 /** The delimiter a header line uses: the candidate found most often outside quotes (`,` when none). */
-export function detectDelimiter(headerLine: string): string | undefined {
-  const bare = headerLine.replace(/"[^"]*"/g, "");
+export function detectDelimiter(headerLine: string, quoting = true): string | undefined {
+  const bare = quoting ? headerLine.replace(/"[^"]*"/g, "") : headerLine;
   let best: string | undefined;
   let bestCount = 0;
   for (const d of DELIMITERS) {
@@ -112,16 +129,19 @@ function countBreaks(s: string): number {
   return n;
 }
 
-/** A record as cut from the text: its first line and its text with line ends. */
-interface RawRecord {
-  line: number;
-  text: string;
-}
-
-/** Cuts text blocks into records by quote parity; blank lines (spaces and tabs only) are skipped. */
+/**
+ * Cuts text blocks into records by quote parity (with quoting off: every line end ends a record);
+ * blank lines (spaces and tabs only) are skipped. Every record and blank line passes the gate
+ * (src/csv/footer.ts: the sep= line, the header, a report's footer).
+ */
 class RecordCutter {
   /** Physical line number of the next line. */
   line = 1;
+  constructor(
+    private readonly gate: RecordGate,
+    private readonly quoting: boolean,
+    private readonly blankRecord: (text: string) => boolean,
+  ) {}
   private partial = "";
   private parts: string[] | null = null;
   private size = 0;
@@ -161,6 +181,7 @@ class RecordCutter {
       else this.partial = s.slice(pos);
     }
     if (end && this.parts) this.finish(out);
+    if (end) this.gate.end();
   }
 
   /**
@@ -170,8 +191,10 @@ class RecordCutter {
    * (a long one) is appended to `out`, as is every record of any other text (then 0 is returned).
    */
   pushCounting(text: string, out: RawRecord[], end: boolean, delimiter: string): number {
-    const quoted = text.indexOf('"') >= 0 || text.indexOf("\r") >= 0;
-    if (quoted || this.parts !== null || this.partial.indexOf('"') >= 0 || this.partial.indexOf("\r") >= 0) {
+    const q = this.quoting;
+    const quoted = (q && text.indexOf('"') >= 0) || text.indexOf("\r") >= 0;
+    const partial = this.partial;
+    if (quoted || this.parts !== null || (q && partial.indexOf('"') >= 0) || partial.indexOf("\r") >= 0) {
       this.push(text, out, end);
       return 0;
     }
@@ -187,6 +210,7 @@ class RecordCutter {
       if (end || s.length - pos > 2 * MAX_RECORD_BYTES) n += this.countLine(s, pos, s.length, out, delimiter);
       else this.partial = s.slice(pos);
     }
+    if (end) this.gate.end();
     return n;
   }
 
@@ -194,13 +218,20 @@ class RecordCutter {
   private countLine(s: string, a: number, next: number, out: RawRecord[], delimiter: string): number {
     const line = this.line++;
     if (next - a > PLAIN_MAX) {
-      out.push({ line, text: s.slice(a, next) });
+      this.gate.record({ line, text: s.slice(a, next) }, out);
       return 0;
     }
     const c = s.charCodeAt(a);
     // Only a line that starts with a delimiter or a space can be blank or all blank cells.
     if (c === delimiter.charCodeAt(0) || trimmable(c) || a === next) {
-      if (allBlank(s.slice(a, next).split(delimiter))) return 0;
+      if (allBlank(s.slice(a, next).split(delimiter))) {
+        this.gate.blank();
+        return 0;
+      }
+    }
+    if (this.gate.holding) {
+      this.gate.record({ line, text: s.slice(a, next) }, out);
+      return 0;
     }
     return 1;
   }
@@ -218,6 +249,11 @@ class RecordCutter {
       }
       if (blank) {
         this.line++;
+        this.gate.blank();
+        return;
+      }
+      if (!this.quoting) {
+        this.pass({ line: this.line++, text: a === 0 && next === s.length ? s : s.slice(a, next) }, out);
         return;
       }
     }
@@ -228,7 +264,7 @@ class RecordCutter {
     if (opening && (q < 0 || q >= b)) {
       // No record open and no quote on the line: the line is a record by itself.
       this.quoteAt = q;
-      out.push({ line: this.line, text: a === 0 && next === s.length ? s : s.slice(a, next) });
+      this.pass({ line: this.line, text: a === 0 && next === s.length ? s : s.slice(a, next) }, out);
       this.line++;
       return;
     }
@@ -252,10 +288,26 @@ class RecordCutter {
 
   private finish(out: RawRecord[]): void {
     const parts = this.parts!;
-    out.push({ line: this.start, text: parts.length === 1 ? parts[0]! : parts.join("") });
     this.parts = null;
+    this.pass({ line: this.start, text: parts.length === 1 ? parts[0]! : parts.join("") }, out);
+  }
+
+  /** A whole record through the gate; one of blank cells only (no quote in it) counts as a blank line too. */
+  private pass(rec: RawRecord, out: RawRecord[]): void {
+    if (this.blankRecord(rec.text)) this.gate.blankRecord(rec, out);
+    else this.gate.record(rec, out);
   }
 }
+
+/** Excel's first line naming the delimiter: `sep=;` (the delimiter may repeat, spaces may follow). */
+const SEP_LINE = /^\ufeff?sep=([,;|\t])\1*[ ]*(\r\n|\r|\n)?$/i;
+
+/** The delimiter a `sep=X` line names (Excel's first line), or undefined for any other line. */
+export function sepDelimiter(line: string): string | undefined {
+  return SEP_LINE.exec(line)?.[1];
+}
+
+const shownDelimiter = (d: string) => (d === "\t" ? "tab" : `"${d}"`);
 
 /** Longest record (in UTF-16 units) split without csv-parse: well under MAX_RECORD_BYTES in UTF-8. */
 const PLAIN_MAX = MAX_RECORD_BYTES / 4;
@@ -284,8 +336,8 @@ function trimmable(c: number): boolean {
  * the plain split at the delimiter: no quote in it, no field starting or ending with a character
  * csv-parse trims, not long. Otherwise undefined (csv-parse reads it).
  */
-export function plainCells(text: string, delimiter: string): string[] | undefined {
-  if (text.length > PLAIN_MAX || text.indexOf('"') >= 0) return undefined;
+export function plainCells(text: string, delimiter: string, quoting = true): string[] | undefined {
+  if (text.length > PLAIN_MAX || (quoting && text.indexOf('"') >= 0)) return undefined;
   let end = text.length;
   if (text.charCodeAt(end - 1) === 0x0a) end--;
   if (text.charCodeAt(end - 1) === 0x0d) end--;
@@ -298,10 +350,12 @@ export function plainCells(text: string, delimiter: string): string[] | undefine
 }
 
 /** csv-parse's options for input files (exported for the test that holds `plainCells` to them). */
-export function parseOptions(delimiter: string, raw = false) {
+export function parseOptions(delimiter: string, raw = false, quote: QuoteMode = "double") {
   return {
     delimiter,
     raw,
+    // --quote none: `"` is ordinary text (csv-parse's quoting off).
+    quote: quote === "none" ? (false as const) : ('"' as const),
     relax_column_count: true, // a row with a wrong field count is reported per row by the caller
     // Spaces around a field are not part of it (`a, "b, c" ,d` is a, "b, c", d); spaces inside quotes are.
     ltrim: true,
@@ -356,6 +410,9 @@ function previewLine(bytes: Uint8Array, encoding: string, line: number): string 
 export class CsvReader {
   readonly facts: CsvFacts;
   private header: string[] | undefined;
+  /** Quotes are CSV quoting (not --quote none). */
+  private readonly quoting: boolean;
+  private gate: RecordGate | undefined;
 
   constructor(private readonly o: CsvReadOptions) {
     this.facts = {
@@ -364,6 +421,17 @@ export class CsvReader {
       delimiter: o.delimiter ?? ",",
       delimiterSource: o.delimiter ? "flag" : "default",
     };
+    this.quoting = o.quote !== "none";
+  }
+
+  /** The report footer skipped at the end of the file (src/csv/footer.ts), once read to its end. */
+  get footer(): Footer | undefined {
+    return this.gate?.footer;
+  }
+
+  /** csv-parse's options for this file. */
+  private opts(raw = false) {
+    return parseOptions(this.facts.delimiter, raw, this.quoting ? "double" : "none");
   }
 
   private fieldName(col: number | string | undefined): string {
@@ -382,15 +450,18 @@ export class CsvReader {
     const lastBreak = Math.max(upto.lastIndexOf("\n"), upto.lastIndexOf("\r"));
     const col = upto.length - (lastBreak + 1);
     const at = rec.line + idx;
-    const quoteHint =
-      'Put the whole field in quotes and write each quote inside it twice, e.g. "Tom ""The Bomb"" Jones".';
+    const quoteHint = this.quoteHint(
+      'Put the whole field in quotes and write each quote inside it twice, e.g. "Tom ""The Bomb"" Jones".',
+      at,
+      lines[idx] ?? "",
+    );
     const unclosed = () => {
       // The line where the never-closed quoted field opens: the first prefix of the record that
       // ends inside that same field.
       let open = 0;
       for (let k = 1; k <= Math.min(lines.length, 500); k++) {
         try {
-          parse(lines.slice(0, k).join("\n"), { ...parseOptions(this.facts.delimiter), max_record_size: 0 });
+          parse(lines.slice(0, k).join("\n"), { ...this.opts(), max_record_size: 0 });
         } catch (e) {
           const pe = e as CsvParseError;
           if (pe.code === "CSV_QUOTE_NOT_CLOSED" && pe.column === err.column) {
@@ -403,7 +474,11 @@ export class CsvReader {
       return new CsvFileError(
         `${name}: line ${rec.line + open}${this.fieldName(err.column)}: a quoted field opens here and is never closed${open > 0 ? ` (the record starts on line ${rec.line})` : ""}.`,
         rec.line + open,
-        'Close the quote. If the quote is part of the text, quote the whole field and write the quote twice ("").',
+        this.quoteHint(
+          'Close the quote. If the quote is part of the text, quote the whole field and write the quote twice ("").',
+          rec.line + open,
+          line,
+        ),
         excerpt(rec.line + open, line),
       );
     };
@@ -413,7 +488,7 @@ export class CsvReader {
       case "CSV_MAX_RECORD_SIZE": {
         let open = false;
         try {
-          parse(rec.text, { ...parseOptions(this.facts.delimiter), max_record_size: 0 });
+          parse(rec.text, { ...this.opts(), max_record_size: 0 });
         } catch (e) {
           open = (e as CsvParseError).code === "CSV_QUOTE_NOT_CLOSED";
         }
@@ -457,10 +532,21 @@ export class CsvReader {
     }
   }
 
+  /**
+   * The hint for a quote error. A | or tab file rarely quotes its fields: a quote in it is usually
+   * text, so the hint offers --quote none, with how the line reads that way.
+   */
+  private quoteHint(hint: string, lineNo: number, line: string): string {
+    const d = this.facts.delimiter;
+    if (d !== "|" && d !== "\t") return hint;
+    const cells = line.split(d).map((c) => `[${c.trim()}]`);
+    return `If quotes are ordinary text in this file (usual in ${d === "|" ? "|" : "tab"}-separated exports), run again with --quote none; line ${lineNo} then reads as ${cells.length} field${cells.length === 1 ? "" : "s"}: ${cells.join(" ")}. Otherwise: ${hint[0]!.toLowerCase()}${hint.slice(1)}`;
+  }
+
   /** Reads a record on its own, to find where it fails. */
   private parseOne(rec: RawRecord): string[][] {
     try {
-      const rows = parse(rec.text, parseOptions(this.facts.delimiter, true)) as unknown as {
+      const rows = parse(rec.text, this.opts(true)) as unknown as {
         record: string[];
       }[];
       return rows.map((r) => r.record);
@@ -491,7 +577,7 @@ export class CsvReader {
     const out: string[][] = new Array(recs.length);
     const rest: number[] = [];
     for (let i = 0; i < recs.length; i++) {
-      const cells = plainCells(recs[i]!.text, d);
+      const cells = plainCells(recs[i]!.text, d, this.quoting);
       if (cells) out[i] = cells;
       else rest.push(i);
     }
@@ -512,7 +598,7 @@ export class CsvReader {
     const quoted: RawRecord[] = [];
     for (const rec of recs) {
       const t = rec.text;
-      if (t.length > PLAIN_MAX || t.indexOf('"') >= 0) quoted.push(rec);
+      if (t.length > PLAIN_MAX || (this.quoting && t.indexOf('"') >= 0)) quoted.push(rec);
       else {
         const c = t.charCodeAt(0);
         // Only a line that starts with a delimiter or a space can be all blank cells.
@@ -532,7 +618,7 @@ export class CsvReader {
     const text = recs.length === 1 ? recs[0]!.text : recs.map((r) => r.text).join("");
     let rows: string[][] | undefined;
     try {
-      rows = parse(text, parseOptions(this.facts.delimiter)) as string[][];
+      rows = parse(text, this.opts()) as string[][];
     } catch {
       rows = undefined; // found below, record by record
     }
@@ -677,7 +763,14 @@ export class CsvReader {
   ): AsyncGenerator<CsvRecord[]> {
     const iterator = texts[Symbol.asyncIterator]();
     try {
-      yield* this.cut(iterator, new RecordCutter(), cells);
+      this.header = undefined;
+      this.gate = new RecordGate({
+        sepLine: (rec) => this.sepLine(rec),
+        header: (rec) => this.readHeader(rec),
+        fits: (rec) => this.fits(rec),
+      });
+      const blank = (text: string) => this.isBlankRecord(text);
+      yield* this.cut(iterator, new RecordCutter(this.gate, this.quoting, blank), cells);
     } finally {
       await iterator.return?.();
     }
@@ -703,13 +796,10 @@ export class CsvReader {
       cutter.push(done ? "" : block.value, recs, done);
       if (recs.length === 0) continue;
       if (first) {
-        // The header on its own: it settles the delimiter and names the fields in later errors.
+        // The header on its own (read by the gate, readHeader): it names the fields in later errors.
         first = false;
         const head = recs.shift()!;
-        this.startWith(head);
-        const cells = this.parseOne(head)[0] ?? [];
-        this.header = cells;
-        yield [{ line: head.line, cells }];
+        yield [{ line: head.line, cells: this.header ?? [] }];
       }
       if (withCells !== true) {
         const found = this.checkBlock(recs);
@@ -728,12 +818,62 @@ export class CsvReader {
     }
   }
 
+  /**
+   * Excel's `sep=X` first line (X one of , ; | tab; the delimiter may repeat after it): its delimiter
+   * is the file's, unless --delimiter says otherwise (then the flag wins, with a note).
+   */
+  private sepLine(rec: RawRecord): boolean {
+    const m = SEP_LINE.exec(rec.text);
+    if (!m) return false;
+    const d = m[1]!;
+    if (this.o.delimiter === undefined) {
+      this.facts.delimiter = d;
+      this.facts.delimiterSource = "sep";
+    } else if (this.o.delimiter !== d) {
+      this.o.note?.(
+        `${this.o.name}: its first line says sep=${d === "\t" ? "<tab>" : d}, but --delimiter says ${shownDelimiter(this.o.delimiter)}: fields are read as separated by ${shownDelimiter(this.o.delimiter)} (the flag wins).`,
+      );
+    }
+    return true;
+  }
+
+  /** The header record: settles the delimiter and reads the header's cells. */
+  private readHeader(rec: RawRecord): void {
+    this.startWith(rec);
+    this.header = this.parseOne(rec)[0] ?? [];
+  }
+
+  /** A record without quotes (or with quoting off) whose cells are all blank: a blank line. */
+  private isBlankRecord(text: string): boolean {
+    const d = this.facts.delimiter;
+    const c = text.charCodeAt(0);
+    // Only a record that starts with a delimiter or a space can be all blank cells (most are not: one test).
+    if (!(text.length === 0 || c === d.charCodeAt(0) || trimmable(c))) return false;
+    if (text.length > PLAIN_MAX || (this.quoting && text.indexOf('"') >= 0)) return false;
+    return allBlank(text.split(d));
+  }
+
+  /** Whether a record has the header's field count (the roster's rule); true when it cannot be read. */
+  private fits(rec: RawRecord): boolean {
+    let cells = plainCells(rec.text, this.facts.delimiter, this.quoting);
+    if (!cells) {
+      try {
+        const rows = parse(rec.text, this.opts()) as string[][];
+        if (rows.length !== 1) return true;
+        cells = rows[0]!;
+      } catch {
+        return true; // read as a row: its error is thrown where it is
+      }
+    }
+    return fieldCountReason(cells, this.header ?? []) === undefined;
+  }
+
   /** Settles the delimiter from the header's first line, and refuses text that is clearly not CSV. */
   private startWith(header: RawRecord): void {
     const firstLine = header.text.split(/\r\n|\r|\n/)[0] ?? "";
     this.checkNotUtf16(firstLine, header.line);
-    if (this.o.delimiter) return;
-    const d = detectDelimiter(firstLine);
+    if (this.o.delimiter || this.facts.delimiterSource === "sep") return;
+    const d = detectDelimiter(firstLine, this.quoting);
     if (d) {
       this.facts.delimiter = d;
       this.facts.delimiterSource = "header";

@@ -49,7 +49,11 @@ export async function openRecords(
     };
   }
   // --encoding and --delimiter say how to read text: a workbook holds no text to decode or split.
-  const ignored = [o.encoding ? "--encoding" : "", o.delimiter ? "--delimiter" : ""].filter(Boolean);
+  const ignored = [
+    o.encoding ? "--encoding" : "",
+    o.delimiter ? "--delimiter" : "",
+    o.quote ? "--quote" : "",
+  ].filter(Boolean);
   if (ignored.length)
     o.note?.(
       `${o.name} is an Excel workbook: ${ignored.join(" and ")} ${ignored.length > 1 ? "do" : "does"} not apply and ${ignored.length > 1 ? "are" : "is"} ignored.`,

@@ -37,6 +37,7 @@ export interface LinksAssignOptions {
   delimiter?: string | undefined;
   /** --sheet NAME|N: the sheet of an .xlsx --ids file. */
   sheet?: string | undefined;
+  quote?: string | undefined;
   /** commander's --no-wait: false when given. */
   wait?: boolean | undefined;
   timeout?: number | undefined;
@@ -57,7 +58,7 @@ interface RunOptions {
 }
 
 /**
- * --column, --encoding and --delimiter say how to read the --ids file: with --roster or EXTERNAL_ID
+ * --column, --encoding, --delimiter and --quote say how to read the --ids file: with --roster or EXTERNAL_ID
  * arguments there is no file to read, so they are refused (exit 2) rather than silently ignored.
  */
 function refuseReadFlagsWithoutIds(o: LinksAssignOptions): void {
@@ -67,6 +68,7 @@ function refuseReadFlagsWithoutIds(o: LinksAssignOptions): void {
     o.encoding !== undefined ? "--encoding" : null,
     o.delimiter !== undefined ? "--delimiter" : null,
     o.sheet !== undefined ? "--sheet" : null,
+    o.quote !== undefined ? "--quote" : null,
   ].filter((x): x is string => x !== null);
   if (given.length === 0) return;
   const flags = given.length === 1 ? given[0]! : `${given.slice(0, -1).join(", ")} and ${given.at(-1)!}`;
@@ -111,6 +113,7 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
         encoding: o.encoding,
         delimiter: o.delimiter,
         sheet: o.sheet,
+        quote: o.quote,
         note: (line) => ctx.io.err(line),
       });
       ids = list.ids;

@@ -13,7 +13,7 @@ import { checkEncoding } from "../../csv/decode.js";
 import { describeMapping } from "../../csv/headers.js";
 import { IdIndex } from "../../csv/id-index.js";
 import { DEFAULT_MAX_INPUT_BYTES, type InputFile, openInput, parseByteSize } from "../../csv/input.js";
-import { CsvFileError, parseDelimiter } from "../../csv/read.js";
+import { CsvFileError, parseDelimiter, parseQuote } from "../../csv/read.js";
 import type { ReadOptions } from "../../csv/records.js";
 import { parseColumnFlags } from "../../csv/roster.js";
 import { CancelledError, CliError, UsageError } from "../../errors.js";
@@ -43,6 +43,8 @@ export interface ImportOptions {
   column?: string[] | undefined;
   encoding?: string | undefined;
   delimiter?: string | undefined;
+  /** --quote double|none: none reads `"` as ordinary text. */
+  quote?: string | undefined;
   /** Batches in flight at once, 1 to MAX_CONCURRENCY (default 4). */
   concurrency?: number | undefined;
   /** --max-input-size: the most read from a pipe or stdin ("2GB", "500MB"; default 2 GB). */
@@ -98,6 +100,7 @@ function settle(o: RosterImportOptions): { settings: ImportSettings; how: ReadSe
     throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}.`);
   const encoding = o.encoding === undefined ? undefined : checkEncoding(o.encoding);
   const delimiter = parseDelimiter(o.delimiter);
+  const quote = parseQuote(o.quote);
   if (o.rejects && o.file !== "-" && resolve(o.rejects) === resolve(o.file))
     throw new UsageError("--rejects names the input file itself; choose another file.");
   const name = o.file === "-" ? "stdin" : o.file;
@@ -111,7 +114,7 @@ function settle(o: RosterImportOptions): { settings: ImportSettings; how: ReadSe
       clearEmpty: Boolean(o.clearEmpty),
       rejects: o.rejects,
     },
-    how: { read: { name, encoding, delimiter, sheet: sheetFlag(o.sheet) }, flags, maxBytes },
+    how: { read: { name, encoding, delimiter, quote, sheet: sheetFlag(o.sheet) }, flags, maxBytes },
   };
 }
 
@@ -218,6 +221,7 @@ async function importRows(st: ImportState, src: RosterSource): Promise<void> {
     }
   }
   if (!st.interrupted && signal.aborted) st.interrupted = true;
+  st.footer = src.records.csv?.footer;
   if (!st.interrupted) await flush(st);
   if (!st.interrupted) await takeAll(st);
   // Interrupted: the batches still in flight end (cancelled); any without an answer is reported.

@@ -105,5 +105,7 @@ export function readingNote(name: string, records: RecordSource): string | undef
         ? `${f.encoding} (--encoding)`
         : "UTF-8";
   const delim = f.delimiter === "\t" ? "tab" : `"${f.delimiter}"`;
-  return `Reading ${name} as ${enc}, fields separated by ${delim}${f.delimiterSource === "flag" ? " (--delimiter)" : ""}.`;
+  const why =
+    f.delimiterSource === "flag" ? " (--delimiter)" : f.delimiterSource === "sep" ? " (its sep= line)" : "";
+  return `Reading ${name} as ${enc}, fields separated by ${delim}${why}.`;
 }

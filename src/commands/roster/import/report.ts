@@ -2,6 +2,7 @@
 // stderr), the batch reports and the summary, what was saved when the import stops early, and the
 // closing line.
 import type { Context } from "../../../context.js";
+import { footerNote } from "../../../csv/footer.js";
 import { type ColumnMap, loose, REJECTS_COLUMNS } from "../../../csv/headers.js";
 import type { Places } from "../../../csv/place.js";
 import { openCsvSink } from "../../../csv/write.js";
@@ -150,9 +151,12 @@ export async function finishOutputs(st: ImportState, extra: Record<string, unkno
   out.progress.stop();
   await emitPending(st);
   await out.sink?.commit();
+  const footer = st.footer ? { footerLines: st.footer.lines } : {};
   out.json.finish({
     batches: st.batches,
-    summary: s.dryRun ? { rows: summary.rows, valid: st.valid, rejected: summary.rejected } : summary,
+    summary: s.dryRun
+      ? { rows: summary.rows, valid: st.valid, rejected: summary.rejected, ...footer }
+      : { ...summary, ...footer },
     ...(s.dryRun ? { dryRun: true, sample: out.sample } : {}),
     ...extra,
   });
@@ -174,6 +178,7 @@ export async function reportFinished(st: ImportState): Promise<void> {
   const { summary, settings: s } = st;
   const io = st.ctx.io;
   await finishOutputs(st, { complete: true });
+  if (st.footer) io.err(footerNote(st.footer));
   const batches = plural(st.batches.length, "batch", "batches");
   if (s.dryRun) {
     const sample = st.out.sample;

@@ -3,6 +3,7 @@
 // batches in flight and the outputs being written. Each stage is a module of functions over it.
 import { BATCH_BODY_HEAD, BATCH_BODY_TAIL } from "../../../api/creators.js";
 import type { Context } from "../../../context.js";
+import type { Footer } from "../../../csv/footer.js";
 import type { ColumnMap } from "../../../csv/headers.js";
 import type { IdIndex } from "../../../csv/id-index.js";
 import type { Places } from "../../../csv/place.js";
@@ -187,6 +188,8 @@ export interface ImportState {
   pendingLocal: Rejected[];
   readonly window: SendWindow;
   readonly out: Outputs;
+  /** A report's footer skipped at the end of the file (src/csv/footer.ts), once the file was read. */
+  footer?: Footer | undefined;
 }
 
 /** Writes the --json result as it goes, so rejected rows are never all held in memory. */
