@@ -10,13 +10,8 @@ import { buildSignatureHeader, sign } from "../webhooks/signature.js";
 import { toIso } from "./clock.js";
 import { pruneFinished, queueDelivery as queueDeliveryFor, signingSecrets } from "./domain/webhooks.js";
 import type { Sandbox } from "./sandbox.js";
-import {
-  type EventEnvelope,
-  type OrgState,
-  type DeliveryRecord,
-  type EndpointRecord,
-  existingWebhooksArea,
-} from "./store.js";
+import { copyOf } from "./db.js";
+import type { DeliveryRecord, EndpointRecord, EventEnvelope, OrgState } from "./store.js";
 
 /** Receivers must answer within 10 seconds (spec: Receiver rules). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
@@ -95,16 +90,29 @@ export class DeliveryEngine {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
+  /** The endpoints of each organization, read again only after the endpoints table was written. */
+  private readonly endpointCache = new Map<string, { writes: number; list: EndpointRecord[] }>();
+
+  private endpointsOf(state: OrgState): EndpointRecord[] {
+    const writes = this.sb.store.sql.writes("webhook_endpoints");
+    let c = this.endpointCache.get(state.id);
+    if (!c || c.writes !== writes) {
+      c = { writes, list: state.webhooks.endpoints.values() };
+      this.endpointCache.set(state.id, c);
+    }
+    return c.list;
+  }
+
   private onEvent(state: OrgState, event: EventEnvelope): void {
-    // Payloads are as recorded: detach the logged data from the emitter's live objects.
-    event.data = structuredClone(event.data);
     // Samples are queued for their one endpoint by POST /webhooks/{id}/test, never fanned out.
     if (event.sample) return;
-    const a = existingWebhooksArea(state);
-    if (!a) return;
+    const endpoints = this.endpointsOf(state);
+    if (endpoints.length === 0) return;
+    // Payloads are as recorded: detach the logged data from the emitter's live objects.
+    event.data = structuredClone(event.data);
     const now = this.sb.clock.nowMs();
     let queued = false;
-    for (const ep of a.endpoints.values()) {
+    for (const ep of endpoints) {
       // A paused endpoint does not queue new events; they stay in the log only.
       if (!ep.active || !(ep.eventTypes as string[]).includes(event.type)) continue;
       queueDeliveryFor(state, ep, event, now);
@@ -130,10 +138,9 @@ export class DeliveryEngine {
     const now = this.sb.clock.nowMs();
     let earliest = Number.POSITIVE_INFINITY;
     for (const state of this.sb.store.orgs.values()) {
-      const a = existingWebhooksArea(state);
-      if (!a || a.deliveries.size === 0) continue;
+      const a = state.webhooks;
       const next = new Map<string, DeliveryRecord>();
-      for (const d of a.deliveries.values()) {
+      for (const d of a.deliveries.where("next_attempt_ms", { notNull: true })) {
         if (d.nextAttemptAtMs === null) continue;
         const ep = a.endpoints.get(d.endpointId);
         if (!ep?.active || this.busy.has(ep.id)) continue;
@@ -183,12 +190,18 @@ export class DeliveryEngine {
     }
     this.busy.delete(ep.id);
     if (this.stopped) return;
-    const a = existingWebhooksArea(state);
     // Deleted endpoint (its deliveries were removed) or a sandbox reset: nothing to record.
-    if (a && a.deliveries.get(d.id) === d && a.endpoints.get(ep.id) === ep) {
-      this.record(state, ep, d, startMs, outcome);
-      this.sb.markDirty();
-    }
+    this.sb.store.write(() => {
+      const a = state.webhooks;
+      const dNow = a.deliveries.get(d.id);
+      const epNow = a.endpoints.get(ep.id);
+      if (!dNow || !epNow || this.sb.store.orgs.get(state.id) !== state) return;
+      const [dCopy, epCopy] = [copyOf(dNow), copyOf(epNow)];
+      this.record(state, epCopy, dCopy, startMs, outcome);
+      a.deliveries.set(dCopy.id, dCopy);
+      if (JSON.stringify(epCopy) !== JSON.stringify(epNow)) a.endpoints.set(epCopy.id, epCopy);
+    });
+    this.sb.markDirty();
     if (this.busy.size === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
@@ -266,11 +279,10 @@ export class DeliveryEngine {
 
   /** Drops events older than the 30-day retention on the sandbox clock. */
   pruneEvents(): void {
-    const cutoff = this.sb.clock.nowMs() - RETENTION_MS;
-    for (const state of this.sb.store.orgs.values()) {
-      if (!state.events.some((e) => Date.parse(e.occurredAt) < cutoff)) continue;
-      state.events = state.events.filter((e) => Date.parse(e.occurredAt) >= cutoff);
-    }
+    const cutoff = toIso(Math.ceil((this.sb.clock.nowMs() - RETENTION_MS) / 1000) * 1000);
+    this.sb.store.write(() => {
+      for (const state of this.sb.store.orgs.values()) state.events.pruneBefore(cutoff);
+    });
   }
 }
 

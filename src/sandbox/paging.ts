@@ -1,8 +1,7 @@
 // The spec's paging rules: pageSize default 50, >200 → 200, <=0 → 50; negative page → 0.
 import { LIMITS } from "../spec/limits.js";
 import { invalid } from "./errors.js";
-import { TrackedMap } from "./segments.js";
-import type { Flag } from "./sorted-index.js";
+import type { PageQuery, Table } from "./db.js";
 
 export interface PageParams {
   page: number;
@@ -41,28 +40,16 @@ export function paginate<T>(
 }
 
 /**
- * A page of a segment's records in key order (the order of every list of the API: each sorts by the
- * id its records are keyed by), filtered on a boolean column, read from the segment's sorted index:
- * only the page's records are read. Undefined when the map cannot be paged that way (see
- * TrackedMap.sortedKeys): the caller sorts its values then.
+ * A page of a table's records in key order (the order of every list of the API: each sorts by the id
+ * its records are keyed by), filtered on its indexed columns: only the page's records are read.
  */
 export function pageByKey<V>(
-  map: Map<string, V>,
+  table: Table<V>,
   p: PageParams,
-  flag?: Flag,
-): { items: V[]; page: number; pageSize: number; totalCount: number } | undefined {
-  if (!(map instanceof TrackedMap)) return undefined;
-  const m = map as TrackedMap<string, V>;
-  const keys = m.sortedKeys(flag);
-  if (!keys) return undefined;
-  const start = p.page * p.pageSize;
-  const items: V[] = [];
-  for (const k of keys.slice(start, start + p.pageSize)) {
-    const v = m.peek(k);
-    if (v === undefined) return undefined; // not expected: the index and the shards disagree
-    items.push(v);
-  }
-  return { items, page: p.page, pageSize: p.pageSize, totalCount: keys.length };
+  filter: Omit<PageQuery, "offset" | "limit"> = {},
+): { items: V[]; page: number; pageSize: number; totalCount: number } {
+  const { items, totalCount } = table.page({ ...filter, offset: p.page * p.pageSize, limit: p.pageSize });
+  return { items, page: p.page, pageSize: p.pageSize, totalCount };
 }
 
 /** Parses a boolean query parameter ("true"/"false"); anything else is a 400. */

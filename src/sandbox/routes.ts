@@ -69,6 +69,7 @@ export const ROUTES: readonly Route[] = [
   control("POST", "/views", trafficHandlers.view),
   control("POST", "/organization", trafficHandlers.organization),
   control("GET", "/clock", controlHandlers.clock),
+  control("GET", "/status", controlHandlers.status),
   control("POST", "/advance", controlHandlers.advance),
   control("POST", "/reset", controlHandlers.reset),
   control("GET", "/faults", controlHandlers.faults),

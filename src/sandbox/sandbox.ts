@@ -2,7 +2,7 @@
 import { SandboxClock } from "./clock.js";
 import { newEventId } from "./event-ids.js";
 import { type FaultConfig, Faults } from "./faults.js";
-import type { EventEnvelope, OrgState, Store } from "./store.js";
+import type { EventEnvelope, OrgState, SandboxStore } from "./store.js";
 
 export type EventListener = (state: OrgState, event: EventEnvelope) => void;
 
@@ -18,7 +18,7 @@ export interface Engines {
 }
 
 export class Sandbox {
-  readonly store: Store;
+  readonly store: SandboxStore;
   readonly clock: SandboxClock;
   /** Options that change behaviour where the spec leaves room (documented in docs/sandbox.md). */
   readonly options: { strictWebhookUrls: boolean };
@@ -28,14 +28,16 @@ export class Sandbox {
   private readonly dirtyListeners = new Set<() => void>();
 
   constructor(
-    store: Store,
+    store: SandboxStore,
     options: { strictWebhookUrls?: boolean | undefined; faults?: Partial<FaultConfig> | undefined } = {},
   ) {
     this.store = store;
     this.faults = new Faults(options.faults);
     this.clock = new SandboxClock(store.clockOffsetMs);
     this.clock.onAdvance(() => {
-      this.store.clockOffsetMs = this.clock.offsetMs;
+      this.store.write(() => {
+        this.store.clockOffsetMs = this.clock.offsetMs;
+      });
       this.markDirty();
     });
     this.options = { strictWebhookUrls: options.strictWebhookUrls ?? false };
@@ -45,7 +47,10 @@ export class Sandbox {
     return this.store.orgs.get(orgId);
   }
 
-  /** Appends an event to the organization's log and tells listeners (the delivery engine). */
+  /**
+   * Appends an event to the organization's log (in the open transaction) and tells listeners (the
+   * delivery engine).
+   */
   emit(
     state: OrgState,
     type: string,
@@ -60,7 +65,7 @@ export class Sandbox {
       sample: opts.sample ?? false,
       data,
     };
-    if (!event.sample) state.events.push(event);
+    if (!event.sample) state.events.append(event);
     for (const l of this.eventListeners) l(state, event);
     this.markDirty();
     return event;

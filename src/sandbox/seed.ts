@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Offer, OfferState } from "../spec/offers.js";
 import { toIso } from "./clock.js";
-import { type BrandRecord, type KeyRecord, newOrgState, type OrgState, type Store } from "./store.js";
+import type { BrandRecord, KeyRecord, OrgState, Organization, SandboxStore } from "./store.js";
 
 export type SeedKind = "demo" | "empty";
 
@@ -72,20 +72,27 @@ interface Reuse {
   brandIds: Map<string, string>;
 }
 
-function addOrg(store: Store, name: string, tz: string, reuse: Reuse): OrgState {
-  const state = newOrgState({
+function addOrg(
+  store: SandboxStore,
+  name: string,
+  tz: string,
+  reuse: Reuse,
+  more: Partial<Organization> = {},
+): OrgState {
+  const org: Organization = {
     id: reuse.orgIds.shift() ?? randomUUID(),
     name,
     reportingTimeZone: tz,
     active: true,
     alertRecipients: [],
-  });
-  store.orgs.set(state.org.id, state);
-  return state;
+    ...more,
+  };
+  store.organizations.set(org.id, org);
+  return store.orgs.get(org.id)!;
 }
 
 function addKey(
-  store: Store,
+  store: SandboxStore,
   reuse: Reuse,
   orgId: string,
   name: string,
@@ -150,28 +157,26 @@ export const SEED = {
   },
 } as const;
 
-/** A new seeded store. With `previous`, its organization ids and keys are kept (sandbox reset). */
-export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store): Store {
+/**
+ * Seeds the store (call inside a write): whatever it held is replaced, its organization ids, keys and
+ * brand ids kept (sandbox reset keeps them working).
+ */
+export function seedStore(kind: SeedKind, nowMs: number, store: SandboxStore): SandboxStore {
   const reuse: Reuse = {
-    orgIds: previous ? [...previous.orgs.keys()] : [],
-    keys: previous ? [...previous.keys.keys()] : [],
+    orgIds: store.orgs.keys(),
+    keys: store.keys.keys(),
     brandIds: new Map(
-      previous
-        ? [...previous.orgs.values()].flatMap((o) =>
-            [...o.brands.values()].map((b) => [`${o.org.name}/${b.name}`, b.id] as [string, string]),
-          )
-        : [],
+      store.orgs
+        .values()
+        .flatMap((o) => o.brands.values().map((b) => [`${o.org.name}/${b.name}`, b.id] as [string, string])),
     ),
   };
-  const store: Store = {
-    orgs: new Map(),
-    keys: new Map(),
-    clockOffsetMs: 0,
-    defaultKeys: { writeKey: "", readOnlyKey: "" },
-  };
+  store.clear();
+  store.clockOffsetMs = 0;
 
-  const main = addOrg(store, SEED.orgs.main, "America/New_York", reuse);
-  main.org.alertRecipients = ["ops@northwind.example"];
+  const main = addOrg(store, SEED.orgs.main, "America/New_York", reuse, {
+    alertRecipients: ["ops@northwind.example"],
+  });
   const write = addKey(store, reuse, main.org.id, "sandbox write key", true, "sk_sandbox");
   const read = addKey(store, reuse, main.org.id, "sandbox read-only key", false, "rk_sandbox");
   addKey(store, reuse, main.org.id, "revoked key", true, "sk_sandbox", true);
@@ -289,8 +294,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
     ),
   );
 
-  const gone = addOrg(store, SEED.orgs.inactive, "UTC", reuse);
-  gone.org.active = false;
+  const gone = addOrg(store, SEED.orgs.inactive, "UTC", reuse, { active: false });
   addKey(store, reuse, gone.org.id, "defunct key", true, "sk_sandbox");
 
   if (kind === "demo") {
@@ -336,7 +340,7 @@ export function seedStore(kind: SeedKind, nowMs = Date.now(), previous?: Store):
 }
 
 /** The test keys of a seeded store (found by their organizations and names). */
-export function testKeysOf(store: Store): TestKeys {
+export function testKeysOf(store: SandboxStore): TestKeys {
   const keys = [...store.keys.values()];
   const mainOrg = store.keys.get(store.defaultKeys.writeKey)?.orgId;
   const find = (p: (k: KeyRecord) => boolean) => keys.find(p)?.key ?? "";

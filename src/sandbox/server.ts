@@ -1,7 +1,7 @@
 // The sandbox server: node:http + find-my-way over THE route table (routes.ts), each request through
 // one pipeline of named steps (see handle), the engines (webhook delivery, assignment jobs) started
-// once with the state, and persistence of the state (persist.ts: loaded lazily, written
-// incrementally a moment after each change, never on a read).
+// once with the state. The state is a SQLite store (store.ts): each request runs in one transaction,
+// committed (durably: WAL, synchronous=FULL) before its answer is sent.
 import { mkdirSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,11 +12,10 @@ import { startJobRunner } from "./domain/jobs.js";
 import { SandboxError } from "./errors.js";
 import type { FaultConfig, FaultKind, Faults } from "./faults.js";
 import type { Route, SandboxResponse } from "./http.js";
-import { SandboxPersistence } from "./persist.js";
 import { ROUTES } from "./routes.js";
 import { Sandbox } from "./sandbox.js";
 import { seedStore, type SeedKind, type TestKeys, testKeysOf } from "./seed.js";
-import type { KeyRecord, OrgState, Store } from "./store.js";
+import { type KeyRecord, type OrgState, SandboxStore } from "./store.js";
 
 export const CONTROL_PREFIX = "/_sandbox";
 const MAX_BODY = 16 * 1024 * 1024;
@@ -43,7 +42,7 @@ export interface RunningSandbox {
   testKeys: TestKeys;
   sandbox: Sandbox;
   faults: Faults;
-  /** Writes what changed now (no-op without a data dir). */
+  /** Nothing left to write: every request commits its transaction before it answers (kept for callers). */
   save(): void;
   close(): Promise<void>;
 }
@@ -57,9 +56,8 @@ type RouteCallback = (
 export type SandboxPlugin = (sb: RunningSandbox) => (() => void | Promise<void>) | undefined;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  const { store, persistence } = openState(opts);
+  const store = await openState(opts);
   const sandbox = new Sandbox(store, { strictWebhookUrls: opts.strictWebhookUrls, faults: opts.faults });
-  const saver = new StateSaver(sandbox, persistence, opts.dataDir);
   const router = routerFor((route, req, res, params) => void handle(sandbox, route, req, res, params));
   const server = createServer((req, res) => {
     // Every answer's Date header is the sandbox clock's (which `sandbox advance` moves), not the machine's.
@@ -68,10 +66,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     router.lookup(req, res);
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+    });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   const port = (server.address() as AddressInfo).port;
   // A wildcard listen address is reached through loopback.
   const host = !opts.host || opts.host === "0.0.0.0" ? "127.0.0.1" : opts.host === "::" ? "::1" : opts.host;
@@ -85,13 +88,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     testKeys: testKeysOf(store),
     sandbox,
     faults: sandbox.faults,
-    save: () => saver.save(),
+    save: () => {},
     async close() {
       for (const stop of stoppers.reverse()) await stop();
-      saver.cancel();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      saver.close();
+      store.close();
     },
   };
   // The engines start once, with the state loaded: delivery sends what is due, jobs resume.
@@ -108,63 +110,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   return running;
 }
 
-/** The state from the data dir (created from the seed when new), or the seed in memory only. */
-function openState(opts: SandboxOptions): { store: Store; persistence: SandboxPersistence | undefined } {
-  if (!opts.dataDir) return { store: seedStore(opts.seed ?? "demo"), persistence: undefined };
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const opened = SandboxPersistence.open(opts.dataDir);
-  const store = opened.store ?? seedStore(opts.seed ?? "demo");
-  // A new data dir gets its first files now; an existing one is written only when something changes.
-  if (opened.persistence.isNew) opened.persistence.create(store);
-  return { store, persistence: opened.persistence };
-}
-
-/** Writes what changed a moment after each change (never on a read), and at close. */
-class StateSaver {
-  private dirty = false;
-  private wrote = false;
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly sandbox: Sandbox,
-    private readonly persistence: SandboxPersistence | undefined,
-    private readonly dataDir: string | undefined,
-  ) {
-    if (persistence) sandbox.onDirty(() => this.soon());
+/** The state from the data dir's database (seeded when new), or the seed in memory only. */
+async function openState(opts: SandboxOptions): Promise<SandboxStore> {
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const store = await SandboxStore.open(opts.dataDir);
+  try {
+    if (store.isEmpty) store.write(() => seedStore(opts.seed ?? "demo", Date.now(), store));
+  } catch (err) {
+    store.close();
+    throw err;
   }
-
-  save(): void {
-    if (!this.persistence) return;
-    this.dirty = false;
-    if (this.persistence.commit(this.sandbox.store)) this.wrote = true;
-  }
-
-  cancel(): void {
-    if (this.timer) clearTimeout(this.timer);
-  }
-
-  /** Only changes are written: a run of reads leaves the data dir as it was. */
-  close(): void {
-    if (this.dirty) this.save();
-    if (this.wrote) this.persistence?.close();
-  }
-
-  private soon(): void {
-    this.dirty = true;
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (!this.dirty) return;
-      try {
-        this.save();
-      } catch (err) {
-        // A failed background save must not crash the server; the next change (or close) retries.
-        this.dirty = true;
-        process.emitWarning(`sandbox state not saved to ${this.dataDir}: ${(err as Error).message}`);
-      }
-    }, 250);
-    this.timer.unref();
-  }
+  return store;
 }
 
 /** find-my-way over THE route table (routes.ts), API routes under API_PREFIX, control under CONTROL_PREFIX. */
@@ -207,7 +163,7 @@ interface Exchange {
 
 /**
  * The request pipeline: readBody → authenticate → rateLimit → authorize → injectFault → parseBody →
- * dispatch → persist → faultAfter → send. The sandbox's own control routes skip the API's rate
+ * dispatch (in one transaction, committed before anything is sent) → faultAfter → send. The sandbox's own control routes skip the API's rate
  * limit, permissions and faults. A step that answers itself (a dropped connection) ends the request.
  */
 async function handle(
@@ -232,8 +188,9 @@ async function handle(
       authorize(x);
       if ((await injectFault(x)) === "answered") return;
     }
-    const out = await dispatch(x, params, parseBody(raw), raw);
-    persist(x);
+    const body = parseBody(raw);
+    const out = await sb.store.write(() => dispatch(x, params, body, raw));
+    changed(x);
     if (faultAfter(x) === "answered") return;
     send(res, out);
   } catch (err) {
@@ -317,8 +274,8 @@ function dispatch(
   });
 }
 
-/** A write (or any control call) may have changed the state: the saver writes it a moment later. */
-function persist({ sb, route }: Exchange): void {
+/** A write (or any control call) may have changed the state: caches of answers start again. */
+function changed({ sb, route }: Exchange): void {
   if (route.method !== "GET" || route.kind === "control") sb.markDirty();
 }
 

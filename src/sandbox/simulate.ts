@@ -9,8 +9,10 @@
 // feed order, then corrections (exclusions and restorations, one `correct(kind)`).
 //
 // Bulk path: rows go straight into the typed-array columns of the traffic store (domain/traffic.ts).
-// Events are emitted per item only up to EVENTS_AUTO_MAX items per call unless `events: true` is sent,
-// so a million redemptions cost seconds, not a million event envelopes.
+// Every claim, redemption, exclusion and restoration emits its event, as the spec says, whatever the
+// volume (each event is one prepared INSERT in the call's one transaction). `events: false` leaves
+// the per-item events out (a bench that needs only rows); the answer and GET /_sandbox/status then
+// say the event log is incomplete.
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { Timestamp } from "../spec/kit.js";
@@ -30,10 +32,6 @@ import { invalid, notFound } from "./errors.js";
 import type { Sandbox } from "./sandbox.js";
 import { type CampaignRecord, type OrgState, trafficOf } from "./store.js";
 
-/** Up to this many generated items (claims, redemptions, corrections) a call emits events by default. */
-export const EVENTS_AUTO_MAX = 10_000;
-/** At most this many items per call with `events: true`. */
-export const EVENTS_MAX = 200_000;
 const MAX_ITEMS = 10_000_000;
 
 const Count = z.number().int().min(0).max(MAX_ITEMS);
@@ -60,7 +58,7 @@ export const SimulateBody = z.strictObject({
   /** Views come from this many distinct network origins (default 50), or all from `origin`. */
   origins: z.number().int().min(1).max(1_000_000).optional(),
   origin: z.string().min(1).max(100).optional(),
-  /** Emit per-item events; default: only when the call generates at most 10,000 items. */
+  /** Emit per-item events (default true, as the spec says); false leaves them out (the log is then incomplete). */
   events: z.boolean().optional(),
 });
 export type SimulateBody = z.infer<typeof SimulateBody>;
@@ -76,8 +74,10 @@ export interface SimulateResult {
   restorations: number;
   /** Events appended to the log by this call (supply alerts included). */
   events: number;
-  /** Whether per-item events were emitted (false on the bulk path). */
+  /** Whether per-item events were emitted (false only when the call asked for events: false). */
   itemEvents: boolean;
+  /** "incomplete" once any call left its events out (until a reset): a feed copy would miss them. */
+  eventLog: "complete" | "incomplete";
   /** Why less than asked was generated. */
   notes: string[];
 }
@@ -225,8 +225,25 @@ export function simulate(sb: Sandbox, state: OrgState, body: SimulateBody): Simu
   recordRedemptions(p);
   corrections(p);
   p.t.touch();
+  leftOut(p);
   sb.markDirty();
   return p.result;
+}
+
+/** A call without its events: the store remembers that the log is incomplete, the answer says so. */
+function leftOut(p: Plan): void {
+  const r = p.result;
+  const items = r.claims + r.redemptions + r.exclusions + r.restorations;
+  if (p.itemEvents || items === 0) return;
+  const was = p.sb.store.eventsIncomplete;
+  p.sb.store.eventsIncomplete = {
+    since: was?.since ?? p.sb.clock.iso(),
+    items: (was?.items ?? 0) + items,
+  };
+  r.eventLog = "incomplete";
+  r.notes.push(
+    `events: false: ${items.toLocaleString("en-US")} claims, redemptions and corrections have no event; the event log is incomplete until a reset (a sync from it would miss them).`,
+  );
 }
 
 /** Validates the call and plans it; throws before anything changes. */
@@ -241,15 +258,7 @@ function plan(sb: Sandbox, state: OrgState, body: SimulateBody): Plan {
   const restoreIdx = redemptionIndexes(t, body.restore);
   const targets = targetsOf(state, body);
   const { want, claimsAsked, nothingAsked } = wanted(body);
-  const itemEvents = itemEventsOf(
-    body,
-    Math.max(claimsAsked, want.redemptions) +
-      want.redemptions +
-      want.exclusions +
-      want.restorations +
-      excludeIdx.length +
-      restoreIdx.length,
-  );
+  const itemEvents = itemEventsOf(body);
   const dayStartS = (day: string) => Math.floor(startOfDayMs(day, tz) / 1000);
   const days = body.days ?? 1;
   return {
@@ -283,6 +292,7 @@ function plan(sb: Sandbox, state: OrgState, body: SimulateBody): Plan {
       restorations: 0,
       events: 0,
       itemEvents,
+      eventLog: sb.store.eventsIncomplete ? "incomplete" : "complete",
       notes: [],
     },
   };
@@ -346,14 +356,9 @@ function wanted(body: SimulateBody): { want: Want; claimsAsked: number; nothingA
   return { want, claimsAsked: want.claims ?? (nothingAsked ? 20 : 0), nothingAsked };
 }
 
-/** Whether per-item events are emitted for this many items (events: true has its own limit). */
-function itemEventsOf(body: SimulateBody, itemCount: number): boolean {
-  if (body.events === true && itemCount > EVENTS_MAX)
-    throw invalid(
-      `events: true is limited to ${EVENTS_MAX.toLocaleString("en-US")} items per call (the event log and its snapshot would grow too large); split the call or leave events out.`,
-      { events: [`must not be true for more than ${EVENTS_MAX} items`] },
-    );
-  return body.events ?? itemCount <= EVENTS_AUTO_MAX;
+/** Whether per-item events are emitted: always, unless the call asks for events: false. */
+function itemEventsOf(body: SimulateBody): boolean {
+  return body.events ?? true;
 }
 
 function targetOf(p: Plan, rec: CampaignRecord, k: number): Target {
@@ -366,7 +371,10 @@ function targetOf(p: Plan, rec: CampaignRecord, k: number): Target {
   // Claims end a second before the window does, so each can still be redeemed within the window.
   const hi = atS ?? Math.min(p.windowEnd - 1, campEnd);
   return {
-    rec,
+    // Read again at each use: handing out codes writes the record.
+    get rec() {
+      return findCampaign(p.state, rec.id) ?? rec;
+    },
     ci: t.campaigns.intern(rec.id),
     linkCreators: links.map((l) => t.creators.intern(l.externalId)),
     label: rec.externalReference ?? rec.id,

@@ -1,14 +1,23 @@
-// The sandbox's state, its whole shape in one place: organizations with their keys, brands, creators
-// and offers, the event log, and the typed areas (campaigns with links and jobs, traffic, webhooks).
-// Plain Maps, arrays and records, so persist.ts can write it as JSON documents; the logic lives in
-// domain/. Indexes derived from the state are built on first use and never persisted.
+// The sandbox's state: its shape (the records below) and SandboxStore, the one typed store over
+// SQLite (db.ts). Each collection is a table (organizations, keys, brands, offers, creators,
+// campaigns, links, short codes, stats tokens, jobs, webhook endpoints and deliveries, events,
+// traffic); handlers read records (frozen) and write them back through put/edit, inside the one
+// transaction of their request (server.ts). The logic lives in domain/.
+import { closeSync, existsSync, openSync } from "node:fs";
+import { join } from "node:path";
 import type { AssignmentScope, JobStatus } from "../spec/links.js";
 import type { CampaignStatus } from "../spec/campaigns.js";
 import type { Creator } from "../spec/creators.js";
 import type { EventType } from "../spec/events.js";
 import type { Offer } from "../spec/offers.js";
 import type { FailureCategory } from "../spec/webhooks.js";
-import { Traffic } from "./domain/traffic.js";
+import { UsageError } from "../errors.js";
+import { createTableSql, type Database, SqlDb, Table, type TableDef, tableStats } from "./db.js";
+import { EVENTS_SCHEMA, EVENTS_STATS, EventLog } from "./db-events.js";
+import { clearTraffic, StoredTraffic, TRAFFIC_SCHEMA } from "./db-traffic.js";
+import type { Traffic } from "./domain/traffic.js";
+
+export type { EventEnvelope } from "./db-events.js";
 
 export interface Organization {
   id: string;
@@ -33,47 +42,6 @@ export interface BrandRecord {
   name: string;
   /** false once the organization lost access to the brand (its campaigns become view-only). */
   access: boolean;
-}
-
-export interface EventEnvelope {
-  id: string;
-  type: string;
-  occurredAt: string;
-  organizationId: string;
-  sample: boolean;
-  data: Record<string, unknown>;
-}
-
-export interface OrgState {
-  org: Organization;
-  brands: Map<string, BrandRecord>;
-  creators: Map<string, Creator>;
-  offers: Map<string, Offer>;
-  /** The event log, in append order (occurredAt never decreases on the sandbox clock). */
-  events: EventEnvelope[];
-  /** The areas, each created on first use by its accessor below. */
-  areas: OrgAreas;
-  /** Index: the event log sorted by (occurredAt, id) (handlers/events.ts keeps it; not persisted). */
-  readonly eventsSorted?: SortedEvents;
-}
-
-export interface SortedEvents {
-  /** The log it was built from, its length then and its first event (a change of these rebuilds it). */
-  source: EventEnvelope[];
-  seen: number;
-  first: EventEnvelope | undefined;
-  sorted: EventEnvelope[];
-}
-
-/**
- * The areas of an organization. They stay one object under `areas` because that is their place in
- * the data dir's files (persist.ts keeps a big value, such as the traffic, as a blob of this object).
- */
-export interface OrgAreas {
-  campaigns?: CampaignsArea;
-  /** As loaded from a data dir: the snapshot (Traffic.toJSON) until trafficOf revives it. */
-  traffic?: Traffic | Record<string, unknown>;
-  webhooks?: WebhooksArea;
 }
 
 // ---- campaigns area ------------------------------------------------------------------------
@@ -136,20 +104,6 @@ export interface JobRecord {
   failPlanned: boolean;
 }
 
-export interface CampaignsArea {
-  seq: number;
-  campaigns: Map<string, CampaignRecord>;
-  /** campaignId → externalId → link. */
-  links: Map<string, Map<string, LinkRecord>>;
-  shortCodes: Map<string, { campaignId: string; externalId: string }>;
-  statsTokens: Map<string, { campaignId: string; externalId: string }>;
-  jobs: Map<string, JobRecord>;
-  /** Campaign ids whose next assignment job is to fail (control route). */
-  failNextJob: Set<string>;
-  /** Index: campaign id by externalReference (domain/campaigns.ts builds it; not persisted). */
-  readonly byReference?: Map<string, string>;
-}
-
 // ---- webhooks area -------------------------------------------------------------------------
 
 export interface EndpointRecord {
@@ -188,55 +142,332 @@ export interface DeliveryRecord {
   lastFailureCategory: FailureCategory | null;
 }
 
+// ---- the store ------------------------------------------------------------------------------
+
+/** The database file of a data dir. */
+export const DB_FILE = "sandbox.db";
+/** Schema version, in PRAGMA user_version. */
+const FORMAT = 1;
+
+const bool = (v: boolean) => (v ? 1 : 0);
+const T = {
+  organizations: { name: "organizations" },
+  keys: { name: "api_keys" },
+  brands: { name: "brands" },
+  offers: { name: "offers" },
+  creators: {
+    name: "creators",
+    cols: [
+      { name: "active", type: "INTEGER", of: (c: Creator) => bool(c.active) },
+      { name: "updated_ms", type: "INTEGER", of: (c: Creator) => Date.parse(c.updatedAt) },
+    ],
+    indexes: [["active", "k"], ["updated_ms"]],
+  },
+  campaigns: {
+    name: "campaigns",
+    cols: [{ name: "external_reference", type: "TEXT", of: (c: CampaignRecord) => c.externalReference }],
+    indexes: [["external_reference"]],
+  },
+  links: {
+    name: "links",
+    cols: [{ name: "active", type: "INTEGER", of: (l: LinkRecord) => bool(l.active) }],
+    indexes: [["active", "k"]],
+  },
+  shortCodes: { name: "short_codes" },
+  statsTokens: { name: "stats_tokens" },
+  jobs: {
+    name: "jobs",
+    cols: [{ name: "status", type: "TEXT", of: (j: JobRecord) => j.status }],
+    indexes: [["status"]],
+  },
+  failNextJob: { name: "fail_next_job" },
+  endpoints: { name: "webhook_endpoints" },
+  deliveries: {
+    name: "webhook_deliveries",
+    cols: [
+      { name: "endpoint_id", type: "TEXT", of: (d: DeliveryRecord) => d.endpointId },
+      { name: "next_attempt_ms", type: "INTEGER", of: (d: DeliveryRecord) => d.nextAttemptAtMs },
+    ],
+    indexes: [["endpoint_id"], ["next_attempt_ms"]],
+  },
+  counters: { name: "counters" },
+} satisfies Record<string, TableDef>;
+
+/** Where a short code or stats token leads (unique across the sandbox). */
+export interface LinkRef {
+  orgId: string;
+  campaignId: string;
+  externalId: string;
+}
+
+/** The campaigns area of an organization: campaigns, their links and assignment jobs. */
+export interface CampaignsArea {
+  campaigns: Table<CampaignRecord>;
+  /** A campaign's links, by externalId. */
+  links: { get(campaignId: string): Table<LinkRecord> };
+  jobs: Table<JobRecord>;
+  /** Campaign ids whose next assignment job is to fail (control route). */
+  failNextJob: Table<true>;
+  /** Creation sequence of campaigns (the tie-breaker of "newest first"). */
+  nextSeq(): number;
+}
+
 export interface WebhooksArea {
-  endpoints: Map<string, EndpointRecord>;
-  deliveries: Map<string, DeliveryRecord>;
-  seq: number;
+  endpoints: Table<EndpointRecord>;
+  deliveries: Table<DeliveryRecord>;
+  nextSeq(): number;
 }
 
-export interface Store {
-  orgs: Map<string, OrgState>;
-  keys: Map<string, KeyRecord>;
-  /** Sandbox clock offset, persisted with the data. */
-  clockOffsetMs: number;
-  /** The keys `sandbox start` prints. */
-  defaultKeys: { writeKey: string; readOnlyKey: string };
+/** One organization: its record and its collections. */
+export class OrgState {
+  readonly brands: Table<BrandRecord>;
+  readonly creators: Table<Creator>;
+  readonly offers: Table<Offer>;
+  readonly events: EventLog;
+  readonly campaigns: CampaignsArea;
+  readonly webhooks: WebhooksArea;
+  private readonly linkTables = new Map<string, Table<LinkRecord>>();
+  private stored: StoredTraffic | undefined;
+
+  constructor(
+    readonly store: SandboxStore,
+    readonly id: string,
+  ) {
+    const table = <V>(def: TableDef, scope = "") => new Table<V>(store.sql, def, id, scope);
+    this.brands = table(T.brands);
+    this.creators = table(T.creators);
+    this.offers = table(T.offers);
+    this.events = new EventLog(store.sql, id);
+    const counter = (name: string) => () => this.nextCount(name);
+    this.campaigns = {
+      campaigns: table(T.campaigns),
+      links: { get: (campaignId) => this.linksOf(campaignId) },
+      jobs: table(T.jobs),
+      failNextJob: table(T.failNextJob),
+      nextSeq: counter("campaigns"),
+    };
+    this.webhooks = {
+      endpoints: table(T.endpoints),
+      deliveries: table(T.deliveries),
+      nextSeq: counter("deliveries"),
+    };
+  }
+
+  /** The organization's record (frozen; change it with updateOrg). */
+  get org(): Organization {
+    const o = this.store.organizations.get(this.id);
+    if (!o) throw new Error(`no organization ${this.id}`);
+    return o;
+  }
+
+  updateOrg(fn: (o: Organization) => void): Organization {
+    return this.store.organizations.edit(this.id, fn)!;
+  }
+
+  linksOf(campaignId: string): Table<LinkRecord> {
+    let t = this.linkTables.get(campaignId);
+    if (!t) {
+      t = new Table<LinkRecord>(this.store.sql, T.links, this.id, campaignId);
+      this.linkTables.set(campaignId, t);
+    }
+    return t;
+  }
+
+  /** The organization's traffic, loaded on first use and written before each commit. */
+  traffic(): Traffic {
+    if (!this.stored) {
+      this.stored = StoredTraffic.load(this.store.sql, this.id);
+      this.store.trafficLoaded(this.stored);
+    }
+    return this.stored.traffic;
+  }
+
+  private nextCount(name: string): number {
+    const t = new Table<number>(this.store.sql, T.counters, this.id);
+    const n = (t.get(name) ?? 0) + 1;
+    t.set(name, n);
+    return n;
+  }
+
+  /** Deletes every record of the organization (reset). */
+  clear(): void {
+    for (const def of Object.values(T))
+      this.store.sql.stmt(`DELETE FROM ${def.name} WHERE org = ?`).run(this.id);
+    this.events.clear();
+    clearTraffic(this.store.sql, this.id);
+    this.stored = undefined;
+  }
 }
 
-export function newOrgState(org: Organization): OrgState {
-  return { org, brands: new Map(), creators: new Map(), offers: new Map(), events: [], areas: {} };
-}
-
-/** The campaigns area (campaigns, their links and assignment jobs), created on first use. */
-export function campaignsArea(state: OrgState): CampaignsArea {
-  state.areas.campaigns ??= {
-    seq: 0,
-    campaigns: new Map(),
-    links: new Map(),
-    shortCodes: new Map(),
-    statsTokens: new Map(),
-    jobs: new Map(),
-    failNextJob: new Set(),
+/** The one store of a sandbox: a SQLite database, in memory or in a data dir. */
+export class SandboxStore {
+  readonly sql: SqlDb;
+  readonly organizations: Table<Organization>;
+  readonly keys: Table<KeyRecord>;
+  readonly shortCodes: Table<LinkRef>;
+  readonly statsTokens: Table<LinkRef>;
+  private readonly meta: Table<unknown>;
+  private readonly states = new Map<string, OrgState>();
+  private readonly traffics = new Set<StoredTraffic>();
+  /** The organizations, by id (Map-like reads). */
+  readonly orgs: {
+    get(id: string): OrgState | undefined;
+    values(): OrgState[];
+    keys(): string[];
   };
-  return state.areas.campaigns;
+
+  private constructor(
+    db: Database,
+    readonly path: string,
+  ) {
+    this.sql = new SqlDb(db);
+    this.organizations = new Table(this.sql, T.organizations, "");
+    this.keys = new Table(this.sql, T.keys, "");
+    this.shortCodes = new Table(this.sql, T.shortCodes, "");
+    this.statsTokens = new Table(this.sql, T.statsTokens, "");
+    this.meta = new Table(this.sql, T.counters, "", "meta");
+    this.sql.beforeCommit.push(() => {
+      for (const t of this.traffics) t.flush();
+    });
+    const stateOf = (id: string) => {
+      let s = this.states.get(id);
+      if (!s) {
+        s = new OrgState(this, id);
+        this.states.set(id, s);
+      }
+      return s;
+    };
+    this.orgs = {
+      get: (id) => (this.organizations.has(id) ? stateOf(id) : undefined),
+      values: () => this.organizations.keys().map(stateOf),
+      keys: () => this.organizations.keys(),
+    };
+  }
+
+  /**
+   * Opens the store: `:memory:`, or the database of a data dir (created when new). A data dir of the
+   * previous format (files sandbox-state.json, sandbox-segments/) is refused with how to rebuild it.
+   */
+  static async open(dataDir?: string): Promise<SandboxStore> {
+    const path = dataDir ? join(dataDir, DB_FILE) : ":memory:";
+    if (dataDir && !existsSync(path) && existsSync(join(dataDir, "sandbox-state.json")))
+      throw new UsageError(
+        `The sandbox data in ${dataDir} is in the storage format of an earlier partner-cli (sandbox-state.json); this version keeps it in SQLite (${DB_FILE}).`,
+        `Start from a new seed: rm -r "${join(dataDir, "sandbox-state.json")}" "${join(dataDir, "sandbox-segments")}" "${dataDir}"/sandbox-journal-*.ndjson, then run the command again (or use another --data-dir).`,
+      );
+    const { default: Ctor } = (await import("libsql")) as unknown as {
+      default: new (path: string, opts?: { timeout?: number }) => Database;
+    };
+    let db: Database;
+    try {
+      // A new database file is private (SQLite gives its -wal and -shm files the same mode).
+      if (dataDir && !existsSync(path)) closeSync(openSync(path, "wx", 0o600));
+      db = new Ctor(path, { timeout: 5000 });
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = FULL");
+    } catch (err) {
+      throw new UsageError(
+        `The sandbox data in ${path} cannot be opened (${(err as Error).message}).`,
+        "Move the data directory aside (or delete it) to start the sandbox from its seed.",
+      );
+    }
+    const version = Number((db.prepare("PRAGMA user_version").raw().get() as unknown[])[0]);
+    if (version > FORMAT)
+      throw new UsageError(
+        `The sandbox data in ${path} was written by a newer partner-cli (format ${version}).`,
+        "Use that version, or another --data-dir.",
+      );
+    if (version < FORMAT) {
+      const ddl = [
+        ...Object.values(T).flatMap((d) => createTableSql(d)),
+        ...EVENTS_SCHEMA,
+        ...TRAFFIC_SCHEMA,
+        `PRAGMA user_version = ${FORMAT}`,
+      ];
+      db.exec(`BEGIN; ${ddl.join(";\n")}; ANALYZE;`);
+      const stat = db.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)");
+      for (const row of [...Object.values(T).flatMap((d) => tableStats(d)), ...EVENTS_STATS])
+        stat.run(...row);
+      db.exec("COMMIT; ANALYZE sqlite_schema;");
+    }
+    return new SandboxStore(db, path);
+  }
+
+  /** True when the store holds no organization yet (a new data dir: seed it). */
+  get isEmpty(): boolean {
+    return this.organizations.size === 0;
+  }
+
+  write<T>(fn: () => T): T {
+    return this.sql.write(fn);
+  }
+
+  trafficLoaded(t: StoredTraffic): void {
+    this.traffics.add(t);
+  }
+
+  get clockOffsetMs(): number {
+    return (this.meta.get("clockOffsetMs") as number | undefined) ?? 0;
+  }
+  set clockOffsetMs(ms: number) {
+    this.meta.set("clockOffsetMs", ms);
+  }
+
+  /** The keys `sandbox start` prints. */
+  get defaultKeys(): { writeKey: string; readOnlyKey: string } {
+    return (
+      (this.meta.get("defaultKeys") as { writeKey: string; readOnlyKey: string } | undefined) ?? {
+        writeKey: "",
+        readOnlyKey: "",
+      }
+    );
+  }
+  set defaultKeys(k: { writeKey: string; readOnlyKey: string }) {
+    this.meta.set("defaultKeys", k);
+  }
+
+  /** Set once a simulate ran with events left out (`--no-events`): the event log is incomplete. */
+  get eventsIncomplete(): { since: string; items: number } | undefined {
+    return this.meta.get("eventsIncomplete") as { since: string; items: number } | undefined;
+  }
+  set eventsIncomplete(v: { since: string; items: number } | undefined) {
+    if (v === undefined) this.meta.delete("eventsIncomplete");
+    else this.meta.set("eventsIncomplete", v);
+  }
+
+  /** Deletes everything (reset), keeping nothing but the connection. */
+  clear(): void {
+    for (const s of this.orgs.values()) s.clear();
+    for (const def of Object.values(T)) {
+      this.sql.stmt(`DELETE FROM ${def.name}`).run();
+      this.sql.wrote(def.name);
+    }
+    this.sql.stmt("DELETE FROM events").run();
+    this.states.clear();
+    this.traffics.clear();
+  }
+
+  close(): void {
+    this.sql.db.close();
+  }
 }
 
-/** The organization's traffic, created on first use; revived from its snapshot once after a load. */
+/** The campaigns area (campaigns, their links and assignment jobs). */
+export function campaignsArea(state: OrgState): CampaignsArea {
+  return state.campaigns;
+}
+
+/** The organization's traffic, loaded on first use. */
 export function trafficOf(state: OrgState): Traffic {
-  const v = state.areas.traffic;
-  if (v instanceof Traffic) return v;
-  const t = v === undefined ? new Traffic() : Traffic.fromJSON(v);
-  state.areas.traffic = t;
-  return t;
+  return state.traffic();
 }
 
-/** The webhooks area (endpoints and deliveries), created on first use. */
+/** The webhooks area (endpoints and deliveries). */
 export function webhooksArea(state: OrgState): WebhooksArea {
-  state.areas.webhooks ??= { endpoints: new Map(), deliveries: new Map(), seq: 0 };
-  return state.areas.webhooks;
+  return state.webhooks;
 }
 
-/** The webhooks area if it exists (no creation), for the delivery engine's scans. */
+/** The webhooks area, for the delivery engine's scans. */
 export function existingWebhooksArea(state: OrgState): WebhooksArea | undefined {
-  return state.areas.webhooks;
+  return state.webhooks;
 }

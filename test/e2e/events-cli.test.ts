@@ -118,7 +118,7 @@ describe("events through the built bin", () => {
       .split("\n")
       .map((l) => JSON.parse(l).id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(new Set(ids)).toEqual(new Set(org.events.map((e) => e.id)));
+    expect(new Set(ids)).toEqual(new Set(org.events.list().map((e) => e.id)));
 
     const good = readFileSync(out);
     const cursor = cursors();

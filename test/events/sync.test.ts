@@ -49,7 +49,7 @@ function setup() {
 describe("events sync", () => {
   test("copies the log once across runs, pages of --limit, skips nothing, saves the cursor", async () => {
     const { out, run } = setup();
-    const before = org.events.map((e) => e.id);
+    const before = org.events.list().map((e) => e.id);
     const mine = Array.from({ length: 7 }, () => emit());
     const first = await run(["--limit", "3", "--json"]);
     expect(first.exitCode).toBe(0);
@@ -83,7 +83,7 @@ describe("events sync", () => {
     expect(r.exitCode).toBe(0);
     const stored = idsIn(out);
     expect(
-      stored.every((id) => org.events.find((e) => e.id === id)!.type === "campaign.status_changed"),
+      stored.every((id) => org.events.list().find((e) => e.id === id)!.type === "campaign.status_changed"),
     ).toBe(true);
     expect(stored).toEqual(expect.arrayContaining(status));
     const line = readFileSync(out, "utf8").split("\n")[0]!;
@@ -156,7 +156,7 @@ describe("events sync", () => {
       const stored = idsIn(out);
       expect(new Set(stored).size).toBe(stored.length);
       expect(stored).toEqual(expect.arrayContaining([...live, ...gap]));
-      expect(new Set(stored)).toEqual(new Set(org.events.map((e) => e.id)));
+      expect(new Set(stored)).toEqual(new Set(org.events.list().map((e) => e.id)));
     } finally {
       await rx.close();
       await box.http("DELETE", `/webhooks/${epId}`);

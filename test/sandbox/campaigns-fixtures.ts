@@ -1,7 +1,6 @@
 // Shared arrangements of the campaign and share-link conformance tests.
 import { expect } from "vitest";
 import { seg } from "../../src/api/client.js";
-import { findCampaign } from "../../src/sandbox/domain/campaigns.js";
 import type { OrgState } from "../../src/sandbox/store.js";
 import { type Campaign, strictCampaigns } from "../../src/spec/campaigns.js";
 import { strictLinks } from "../../src/spec/links.js";
@@ -71,12 +70,18 @@ export async function link(sb: RunningSandbox, campaignId: string, externalId: s
 
 /** Simulates codes handed out (the traffic area's job) directly in the store. */
 export function handOut(sb: RunningSandbox, campaignId: string, issued: number, testCodes = 0) {
-  const rec = findCampaign(main(sb), campaignId)!;
-  rec.codes.issued += issued;
-  rec.codes.testCodes += testCodes;
-  if (issued + testCodes > 0) rec.canChangeRetailer = false;
+  const state = main(sb);
+  sb.sandbox.store.write(() =>
+    state.campaigns.campaigns.edit(campaignId, (rec) => {
+      rec.codes.issued += issued;
+      rec.codes.testCodes += testCodes;
+      if (issued + testCodes > 0) rec.canChangeRetailer = false;
+    }),
+  );
 }
 
 export function eventsOf(sb: RunningSandbox, type: string) {
-  return main(sb).events.filter((e) => e.type === type);
+  return main(sb)
+    .events.list()
+    .filter((e) => e.type === type);
 }

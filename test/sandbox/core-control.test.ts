@@ -2,7 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { persistedText, snapshotPath } from "../../src/sandbox/persist.js";
+import { dbFile, readStore } from "./core-util.js";
 import { strictCreators } from "../../src/spec/creators.js";
 import { strictOffers } from "../../src/spec/offers.js";
 import { http, tempDir } from "../helpers/sandbox.js";
@@ -175,8 +175,8 @@ describe("persistence", () => {
         body: { state: "expired" },
       });
     });
-    expect(existsSync(snapshotPath(dir))).toBe(true);
-    expect(statSync(snapshotPath(dir)).mode & 0o777).toBe(0o600);
+    expect(existsSync(dbFile(dir))).toBe(true);
+    expect(statSync(dbFile(dir)).mode & 0o777).toBe(0o600);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     // The seed option does not replace saved state.
     await withSandbox({ dataDir: dir, seed: "demo" }, async ({ sb: b }) => {
@@ -190,15 +190,13 @@ describe("persistence", () => {
       ).toBe("expired");
     });
   });
-  it("writes are saved shortly after they happen, without a close", async () => {
+  it("a write is in the database once it is answered, without a close", async () => {
     const dir = join(tempDir(), "data");
     await withSandbox({ dataDir: dir, seed: "empty" }, async ({ sb: a }) => {
-      await http(a, "PUT", "/creators/early", { body: { name: "Early" } });
-      const deadline = Date.now() + 5000;
-      while (!persistedText(dir).includes('"early"') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(persistedText(dir)).toContain('"early"');
+      expect((await http(a, "PUT", "/creators/early", { body: { name: "Early" } })).status).toBe(201);
+      // A second connection to the file sees it at once (committed before the answer was sent).
+      const name = await readStore(dir, (st) => st.orgs.values().map((o) => o.creators.get("early")?.name));
+      expect(name.filter(Boolean)).toEqual(["Early"]);
     });
   });
   it("without a data dir nothing is written", async () => {
@@ -209,14 +207,29 @@ describe("persistence", () => {
 });
 
 describe("unreadable state", () => {
-  it("a corrupt snapshot is a clear usage error, not a crash", async () => {
-    const { writeFileSync, mkdirSync } = await import("node:fs");
+  it("a database file that is not SQLite is a clear usage error, not a crash", async () => {
+    const { writeFileSync, mkdirSync, readFileSync } = await import("node:fs");
     const { UsageError } = await import("../../src/errors.js");
     const dir = join(tempDir(), "data");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(snapshotPath(dir), "{ not json");
-    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toBeInstanceOf(UsageError);
-    writeFileSync(snapshotPath(dir), "[1,2]");
-    await expect(withSandbox({ dataDir: dir }, async () => {})).rejects.toThrow(/not a sandbox state file/);
+    writeFileSync(
+      dbFile(dir),
+      "{ not json, not a database either; long enough to have a header }".repeat(20),
+    );
+    const err = await withSandbox({ dataDir: dir }, async () => {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as Error).message).toContain(dbFile(dir));
+    // Nothing was written to it.
+    expect(readFileSync(dbFile(dir), "utf8")).toMatch(/^\{ not json/);
+  });
+  it("a data dir of the earlier format is refused with the command that starts it again", async () => {
+    const { writeFileSync, mkdirSync, readdirSync } = await import("node:fs");
+    const dir = join(tempDir(), "data");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "sandbox-state.json"), '{"format":2}');
+    const err = await withSandbox({ dataDir: dir }, async () => {}).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/storage format of an earlier partner-cli/);
+    expect((err as { hint?: string }).hint).toContain(`rm -r "${join(dir, "sandbox-state.json")}"`);
+    expect(readdirSync(dir)).toEqual(["sandbox-state.json"]);
   });
 });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getMe } from "../../src/api/me.js";
 import { startEmbeddedSandbox } from "../../src/sandbox/embedded.js";
+import { DB_FILE } from "../../src/sandbox/store.js";
 import { http, type RunningSandbox, tempDir, testContext } from "../helpers/sandbox.js";
 
 const asSb = (e: { url: string; writeKey: string }) => e as unknown as RunningSandbox;
@@ -28,7 +29,7 @@ describe("embedded sandbox", () => {
       .filter((l) => /embedded sandbox/.test(l));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(join(configDir, "sandbox"));
-    const snapshot = join(configDir, "sandbox", "sandbox-state.json");
+    const snapshot = join(configDir, "sandbox", DB_FILE);
     expect(existsSync(snapshot)).toBe(true);
     expect(statSync(snapshot).mode & 0o777).toBe(0o600);
 

@@ -1,7 +1,10 @@
 // Shared bits of the sandbox core conformance tests: strict parsing of every response and the
 // error-body check.
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { expect } from "vitest";
 import type { z } from "zod";
+import { DB_FILE, SandboxStore } from "../../src/sandbox/store.js";
 import { ErrorBody } from "../../src/spec/kit.js";
 
 /** The spec's error body, strictly: {error:{code,message,details?}} and nothing else. */
@@ -27,4 +30,28 @@ export function strict<T>(schema: z.ZodType<T>, res: { status: number; body: unk
   const r = schema.safeParse(res.body);
   if (!r.success) throw new Error(`strict parse failed: ${r.error.message}\n${JSON.stringify(res.body)}`);
   return r.data;
+}
+
+/** Opens a stopped sandbox's data dir (its SQLite store) for `fn`, then closes it. */
+export async function readStore<T>(dir: string, fn: (s: SandboxStore) => T): Promise<T> {
+  const s = await SandboxStore.open(dir);
+  try {
+    return fn(s);
+  } finally {
+    s.close();
+  }
+}
+
+/** The database file of a data dir. */
+export const dbFile = (dir: string) => join(dir, DB_FILE);
+
+/** Bytes and modification time of every file of a data dir (a read must leave them as they were). */
+export function dirFingerprint(dir: string): string {
+  return readdirSync(dir)
+    .sort()
+    .map((f) => {
+      const st = statSync(join(dir, f));
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    })
+    .join("\n");
 }

@@ -206,7 +206,7 @@ describe("GET /events", () => {
     expect(ids).not.toContain(recent.id);
     expect((await s.http("GET", `/events/${recent.id}`)).status).toBe(404);
     // Pruned from the store as well.
-    expect(org.events.some((e) => e.id === recent.id || e.id === old.id)).toBe(false);
+    expect(org.events.list().some((e) => e.id === recent.id || e.id === old.id)).toBe(false);
   });
 });
 

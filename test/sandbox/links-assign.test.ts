@@ -2,8 +2,8 @@
 // completion, failures, assignment.completed, a 10,000-creator roster, restart with a running job.
 import { describe, expect, it } from "vitest";
 import { JOB_PACE } from "../../src/sandbox/domain/jobs.js";
-import { type CampaignsArea, campaignsArea } from "../../src/sandbox/store.js";
-import { loadSnapshot } from "../../src/sandbox/persist.js";
+import { campaignsArea } from "../../src/sandbox/store.js";
+import { readStore } from "./core-util.js";
 import { strictEvents } from "../../src/spec/events.js";
 import { type AssignmentJob, strictLinks } from "../../src/spec/links.js";
 import { http, type RunningSandbox, tempDir } from "../helpers/sandbox.js";
@@ -419,11 +419,15 @@ describe("restart", () => {
         await new Promise((r) => setTimeout(r, 5));
       }
     });
-    // The snapshot holds the job part-way.
-    const saved = loadSnapshot(dataDir)!;
-    const savedJob = [...saved.orgs.values()]
-      .map((o) => (o.areas.campaigns as CampaignsArea | undefined)?.jobs.get(jobId))
-      .find(Boolean)!;
+    // The database holds the job part-way.
+    const savedJob = await readStore(
+      dataDir,
+      (st) =>
+        st.orgs
+          .values()
+          .map((o) => campaignsArea(o).jobs.get(jobId))
+          .find(Boolean)!,
+    );
     expect(savedJob.status).toBe("running");
     expect(savedJob.assignedCount).toBeGreaterThan(0);
     expect(savedJob.assignedCount).toBeLessThan(1500);

@@ -70,8 +70,7 @@ describe("feed page bytes", () => {
       brands: new Map(),
       creators: new Map([['cr "1" é', { name: 'Zoë "Q" 名前' }]]),
       offers: new Map(),
-      events: [],
-      areas: {},
+      campaigns: { campaigns: new Map() },
     } as never;
     const c = t.campaigns.intern("missing-campaign");
     const cr = t.creators.intern('cr "1" é');

@@ -418,7 +418,7 @@ describe("deliveries from the sandbox", () => {
       expect(inFile).not.toEqual(ids);
       // Every line is the envelope exactly as logged.
       const first = lines(out).find((e) => e.id === ids[0]);
-      expect(first).toEqual(JSON.parse(JSON.stringify(org.events.find((e) => e.id === ids[0]))));
+      expect(first).toEqual(JSON.parse(JSON.stringify(org.events.list().find((e) => e.id === ids[0]))));
     } finally {
       await rx.close();
     }

@@ -24,7 +24,12 @@ const KINDS = [
 export async function sandboxSimulateRun(opts: SandboxSimulateOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const campaign = await resolveCampaignFilter(api, opts.campaign);
-  const result = await simulateTraffic(api, { ...opts, campaign });
+  // --no-events sends events: false; the default (every event, as the spec says) sends nothing.
+  const result = await simulateTraffic(api, {
+    ...opts,
+    campaign,
+    events: opts.events === false ? false : undefined,
+  });
   const notes = Array.isArray(result.notes) ? result.notes.map(String) : [];
   printRecord(
     ctx.io,

@@ -8,7 +8,7 @@
 //   - a verified redemption is counted / excluded:     recordRedeemed(state, campaignId, +1 / -1)
 //   Each of the first two also sets canChangeRetailer = false ("false once the first code is
 //   prepared"); markCodePrepared(state, campaignId) does only that, for a code prepared before it is
-//   handed out. None of them touches updatedAt (counters are not edits). Call sb.markDirty() after.
+//   handed out. None of them touches updatedAt (counters are not edits); each writes the record.
 //   Do not hand out codes when codesRemaining(rec) <= 0 (supply.ts says how many may be handed out).
 import { randomUUID } from "node:crypto";
 import {
@@ -18,9 +18,10 @@ import {
   estimatedPerRedemption,
   NEXT_STATUSES,
 } from "../../spec/campaigns.js";
-import { type CampaignRecord, campaignsArea, type CampaignsArea, type OrgState } from "../store.js";
+import type { Table } from "../db.js";
+import { type CampaignRecord, campaignsArea, type OrgState } from "../store.js";
 
-export function campaignsOf(state: OrgState): Map<string, CampaignRecord> {
+export function campaignsOf(state: OrgState): Table<CampaignRecord> {
   return campaignsArea(state).campaigns;
 }
 
@@ -28,25 +29,14 @@ export function findCampaign(state: OrgState, id: string): CampaignRecord | unde
   return campaignsArea(state).campaigns.get(id);
 }
 
-/**
- * Campaign ids by externalReference: an index the area owns, built on first use and kept by
- * newCampaignRecord (an externalReference never changes). Not enumerable, so never persisted.
- */
-function byReference(a: CampaignsArea): Map<string, string> {
-  let index = a.byReference;
-  if (!index) {
-    index = new Map();
-    for (const c of a.campaigns.values())
-      if (c.externalReference !== null) index.set(c.externalReference, c.id);
-    Object.defineProperty(a, "byReference", { value: index, enumerable: false, writable: true });
-  }
-  return index;
+/** The campaign of an externalReference (an indexed column of the campaigns table). */
+export function findCampaignByReference(state: OrgState, ref: string): CampaignRecord | undefined {
+  return campaignsArea(state).campaigns.where("external_reference", ref)[0];
 }
 
-export function findCampaignByReference(state: OrgState, ref: string): CampaignRecord | undefined {
-  const a = campaignsArea(state);
-  const id = byReference(a).get(ref);
-  return id === undefined ? undefined : a.campaigns.get(id);
+/** Writes a campaign record (a changed copy of one read). */
+export function putCampaign(state: OrgState, rec: CampaignRecord): CampaignRecord {
+  return campaignsArea(state).campaigns.put(rec.id, rec);
 }
 
 /** Finds a campaign by id or externalReference. */
@@ -105,31 +95,37 @@ export function campaignView(state: OrgState, rec: CampaignRecord): Campaign {
 
 // ---- code counters (for the traffic area) ----------------------------------------------------
 
-function mustFind(state: OrgState, campaignId: string): CampaignRecord {
-  const rec = findCampaign(state, campaignId);
+/** Changes a copy of the campaign and writes it; returns the record written. */
+function change(state: OrgState, campaignId: string, fn: (rec: CampaignRecord) => void): CampaignRecord {
+  const rec = campaignsArea(state).campaigns.edit(campaignId, fn);
   if (!rec) throw new Error(`no campaign ${campaignId}`);
   return rec;
 }
 
-export function markCodePrepared(state: OrgState, campaignId: string): void {
-  mustFind(state, campaignId).canChangeRetailer = false;
+export function markCodePrepared(state: OrgState, campaignId: string): CampaignRecord {
+  return change(state, campaignId, (rec) => {
+    rec.canChangeRetailer = false;
+  });
 }
 
-export function recordCodesIssued(state: OrgState, campaignId: string, count = 1): void {
-  const rec = mustFind(state, campaignId);
-  rec.codes.issued += count;
-  rec.canChangeRetailer = false;
+export function recordCodesIssued(state: OrgState, campaignId: string, count = 1): CampaignRecord {
+  return change(state, campaignId, (rec) => {
+    rec.codes.issued += count;
+    rec.canChangeRetailer = false;
+  });
 }
 
-export function recordTestCodes(state: OrgState, campaignId: string, count = 1): void {
-  const rec = mustFind(state, campaignId);
-  rec.codes.testCodes += count;
-  rec.canChangeRetailer = false;
+export function recordTestCodes(state: OrgState, campaignId: string, count = 1): CampaignRecord {
+  return change(state, campaignId, (rec) => {
+    rec.codes.testCodes += count;
+    rec.canChangeRetailer = false;
+  });
 }
 
-export function recordRedeemed(state: OrgState, campaignId: string, delta = 1): void {
-  const rec = mustFind(state, campaignId);
-  rec.codes.redeemed = Math.max(0, rec.codes.redeemed + delta);
+export function recordRedeemed(state: OrgState, campaignId: string, delta = 1): CampaignRecord {
+  return change(state, campaignId, (rec) => {
+    rec.codes.redeemed = Math.max(0, rec.codes.redeemed + delta);
+  });
 }
 
 export function newCampaignRecord(
@@ -143,13 +139,11 @@ export function newCampaignRecord(
   const rec: CampaignRecord = {
     ...rest,
     id: randomUUID(),
-    seq: ++a.seq,
+    seq: a.nextSeq(),
     status: "draft",
     codes: { limit: codeLimit, issued: 0, redeemed: 0, testCodes: 0 },
     canChangeRetailer: true,
     updatedAt: init.createdAt,
   };
-  a.campaigns.set(rec.id, rec);
-  if (rec.externalReference !== null) byReference(a).set(rec.externalReference, rec.id);
-  return rec;
+  return a.campaigns.put(rec.id, rec);
 }

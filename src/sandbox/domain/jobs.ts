@@ -3,6 +3,7 @@
 // (Sandbox.engines.jobs), started once by server.ts, which also resumes the jobs of a loaded state.
 import type { AssignmentJob } from "../../spec/links.js";
 import type { Sandbox } from "../sandbox.js";
+import { copyOf } from "../db.js";
 import { campaignsArea, type JobRecord, type OrgState } from "../store.js";
 import { campaignReference, findCampaign, isViewOnly } from "./campaigns.js";
 import { createLink, linksOf } from "./links.js";
@@ -42,7 +43,8 @@ function release(job: JobRecord): void {
 export const JOB_PACE = { tickMs: 100, chunk: 1000 };
 
 /**
- * One processing step of a job. Returns true when the job needs another step.
+ * One processing step of a job (`job` is a mutable copy: the caller writes it back). Returns true
+ * when the job needs another step.
  * queued → running (first step, nothing processed so a poller can see both states), then
  * JOB_PACE.chunk creators per step; completed (or failed) at the end.
  */
@@ -127,22 +129,24 @@ export class JobRunner {
 
   private tick(orgId: string, jobId: string): void {
     if (this.stopped) return;
-    const state = this.sb.store.orgs.get(orgId);
-    const job = state ? campaignsArea(state).jobs.get(jobId) : undefined;
-    if (!state || !job) return; // reset meanwhile
-    const more = stepJob(this.sb, state, job);
+    const more = this.sb.store.write(() => {
+      const state = this.sb.store.orgs.get(orgId);
+      const read = state ? campaignsArea(state).jobs.get(jobId) : undefined;
+      if (!state || !read) return false; // reset meanwhile
+      const job = copyOf(read);
+      const again = stepJob(this.sb, state, job);
+      campaignsArea(state).jobs.set(job.id, job);
+      return again;
+    });
     this.sb.markDirty();
     if (more) this.schedule(orgId, jobId);
   }
 
   /** Schedules every queued or running job in the store (after a restart). */
   resumeAll(): void {
-    for (const state of this.sb.store.orgs.values()) {
-      const a = state.areas.campaigns;
-      if (!a) continue;
-      for (const j of a.jobs.values())
-        if (j.status === "queued" || j.status === "running") this.schedule(state.org.id, j.id);
-    }
+    for (const state of this.sb.store.orgs.values())
+      for (const status of ["queued", "running"])
+        for (const j of campaignsArea(state).jobs.where("status", status)) this.schedule(state.id, j.id);
   }
 
   stop(): void {

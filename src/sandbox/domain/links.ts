@@ -5,28 +5,22 @@ import { randomBytes, randomInt } from "node:crypto";
 import type { ShareLink } from "../../spec/links.js";
 import { normalizeShortCode } from "../../spec/links.js";
 import type { Sandbox } from "../sandbox.js";
-import { peek } from "../segments.js";
-import { type CampaignRecord, campaignsArea, type LinkRecord, type OrgState } from "../store.js";
+import type { Table } from "../db.js";
+import type { CampaignRecord, LinkRecord, LinkRef, OrgState } from "../store.js";
 import { findCampaign } from "./campaigns.js";
 
 /** Fictional public hosts of share and stats pages (handlers do not know the sandbox's own URL). */
 export const SHARE_HOST = "https://go.sandbox.partner.example";
 export const STATS_HOST = "https://stats.sandbox.partner.example";
 
-export function linksOf(state: OrgState, campaignId: string): Map<string, LinkRecord> {
-  return campaignsArea(state).links.get(campaignId) ?? new Map();
+export function linksOf(state: OrgState, campaignId: string): Table<LinkRecord> {
+  return state.linksOf(campaignId);
 }
 
 // Letters and digits without the look-alikes 0/O, 1/I/L.
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
-function codeTaken(sb: Sandbox, code: string): boolean {
-  for (const org of sb.store.orgs.values()) {
-    const a = org.areas.campaigns;
-    if (a?.shortCodes.has(code)) return true;
-  }
-  return false;
-}
+const codeTaken = (sb: Sandbox, code: string) => sb.store.shortCodes.has(code);
 
 function newShortCode(sb: Sandbox): string {
   for (;;) {
@@ -39,12 +33,6 @@ function newShortCode(sb: Sandbox): string {
 
 /** Creates the link of one creator on one campaign (callers check the refusal rules first). */
 export function createLink(sb: Sandbox, state: OrgState, campaignId: string, externalId: string): LinkRecord {
-  const a = campaignsArea(state);
-  let links = a.links.get(campaignId);
-  if (!links) {
-    links = new Map();
-    a.links.set(campaignId, links);
-  }
   const link: LinkRecord = {
     externalId,
     campaignId,
@@ -54,15 +42,15 @@ export function createLink(sb: Sandbox, state: OrgState, campaignId: string, ext
     assignedAt: sb.clock.iso(),
     deactivatedAt: null,
   };
-  links.set(externalId, link);
-  a.shortCodes.set(link.shortCode, { campaignId, externalId });
-  a.statsTokens.set(link.statsToken, { campaignId, externalId });
+  linksOf(state, campaignId).set(externalId, link);
+  const ref: LinkRef = { orgId: state.id, campaignId, externalId };
+  sb.store.shortCodes.set(link.shortCode, ref);
+  sb.store.statsTokens.set(link.statsToken, ref);
   return link;
 }
 
 export function linkView(state: OrgState, campaignId: string, link: LinkRecord): ShareLink {
-  // Read only (a list of 50 links does not load 50 shards of the roster).
-  const creator = peek(state.creators, link.externalId);
+  const creator = state.creators.get(link.externalId);
   return {
     creator: { externalId: link.externalId, name: creator?.name ?? link.externalId },
     campaignId,
@@ -76,8 +64,8 @@ export function linkView(state: OrgState, campaignId: string, link: LinkRecord):
   };
 }
 
-function resolve(state: OrgState, ref: { campaignId: string; externalId: string } | undefined) {
-  if (!ref) return undefined;
+function resolve(state: OrgState, ref: LinkRef | undefined) {
+  if (!ref || ref.orgId !== state.id) return undefined;
   const campaign = findCampaign(state, ref.campaignId);
   const link = linksOf(state, ref.campaignId).get(ref.externalId);
   return campaign && link ? { campaign, link } : undefined;
@@ -88,12 +76,12 @@ export function findLinkByShortCode(
   code: string,
 ): { campaign: CampaignRecord; link: LinkRecord } | undefined {
   const norm = normalizeShortCode(code);
-  return norm ? resolve(state, campaignsArea(state).shortCodes.get(norm)) : undefined;
+  return norm ? resolve(state, state.store.shortCodes.get(norm)) : undefined;
 }
 
 export function findLinkByStatsToken(
   state: OrgState,
   token: string,
 ): { campaign: CampaignRecord; link: LinkRecord } | undefined {
-  return resolve(state, campaignsArea(state).statsTokens.get(token));
+  return resolve(state, state.store.statsTokens.get(token));
 }

@@ -6,6 +6,7 @@ import { type CampaignRecord, type OrgState, trafficOf } from "../store.js";
 import {
   campaignReference,
   codesRemaining,
+  findCampaign,
   isViewOnly,
   recordCodesIssued,
   recordTestCodes,
@@ -53,7 +54,8 @@ export function handOutCodes(state: OrgState, rec: CampaignRecord, n: number, ki
   if (kind === "claims") recordCodesIssued(state, rec.id, n);
   else recordTestCodes(state, rec.id, n);
   const offer = state.offers.get(rec.offer.baseGs1);
-  if (offer && offer.codesAvailable !== null) offer.codesAvailable -= n;
+  if (offer && offer.codesAvailable !== null)
+    state.offers.put(offer.baseGs1, { ...offer, codesAvailable: offer.codesAvailable - n });
 }
 
 /** The supply codes of a campaign (issued includes staff test codes). */
@@ -72,7 +74,8 @@ export function supplyCodes(rec: CampaignRecord) {
  * again (a raised limit). Returns the events emitted. The sandbox checks right after codes are handed
  * out instead of every five minutes.
  */
-export function checkSupply(sb: Sandbox, state: OrgState, rec: CampaignRecord): number {
+export function checkSupply(sb: Sandbox, state: OrgState, asRead: CampaignRecord): number {
+  const rec = findCampaign(state, asRead.id) ?? asRead;
   const t = trafficOf(state);
   const remaining = codesRemaining(rec);
   const threshold = Math.ceil(rec.codes.limit * 0.1);

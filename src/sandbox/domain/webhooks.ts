@@ -84,11 +84,10 @@ export function queueDelivery(
   nowMs: number,
 ): DeliveryRecord {
   const a = webhooksArea(state);
-  a.seq += 1;
   const d: DeliveryRecord = {
     id: randomUUID(),
     endpointId: ep.id,
-    seq: a.seq,
+    seq: a.nextSeq(),
     eventId: event.id,
     eventType: event.type,
     occurredAt: event.occurredAt,
@@ -109,19 +108,20 @@ export function queueDelivery(
 /** Deliveries of one endpoint, newest first. */
 export function deliveriesOf(state: OrgState, endpointId: string): DeliveryRecord[] {
   const a = webhooksArea(state);
-  return [...a.deliveries.values()].filter((d) => d.endpointId === endpointId).sort((x, y) => y.seq - x.seq);
+  return a.deliveries.where("endpoint_id", endpointId).sort((x, y) => y.seq - x.seq);
 }
 
 export function removeDeliveriesOf(state: OrgState, endpointId: string): void {
   const a = webhooksArea(state);
-  for (const [id, d] of a.deliveries) if (d.endpointId === endpointId) a.deliveries.delete(id);
+  for (const d of a.deliveries.where("endpoint_id", endpointId)) a.deliveries.delete(d.id);
 }
 
 /** Drops the oldest finished deliveries of an endpoint beyond FINISHED_DELIVERIES_KEPT. */
 export function pruneFinished(state: OrgState, endpointId: string): void {
   const a = webhooksArea(state);
-  const finished = [...a.deliveries.values()]
-    .filter((d) => d.endpointId === endpointId && !isPending(d))
+  const finished = a.deliveries
+    .where("endpoint_id", endpointId)
+    .filter((d) => !isPending(d))
     .sort((x, y) => x.seq - y.seq);
   for (let i = 0; i < finished.length - FINISHED_DELIVERIES_KEPT; i++) a.deliveries.delete(finished[i]!.id);
 }

@@ -26,6 +26,7 @@ import {
   findCampaignByReference,
   isViewOnly,
   newCampaignRecord,
+  putCampaign,
 } from "../domain/campaigns.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
@@ -80,7 +81,7 @@ function create(req: SandboxRequest) {
   if (brand?.access !== true) throw conflict("The organization no longer has access to this offer's brand.");
   const externalReference = b.externalReference ?? null;
   if (externalReference !== null) {
-    const existing = [...campaignsOf(state).values()].find((c) => c.externalReference === externalReference);
+    const existing = findCampaignByReference(state, externalReference);
     if (existing)
       throw conflict(
         `The externalReference "${externalReference}" is already used by campaign ${existing.id}.`,
@@ -134,15 +135,18 @@ function patch(req: SandboxRequest) {
     next.commission.estimatedUnitSalePrice !== rec.commission.estimatedUnitSalePrice ||
     JSON.stringify(next.retailer) !== JSON.stringify(rec.retailer) ||
     next.limit !== rec.codes.limit;
-  if (changed) {
-    rec.name = next.name;
-    rec.dates = next.dates;
-    rec.commission = next.commission;
-    rec.retailer = next.retailer;
-    rec.codes.limit = next.limit;
-    rec.updatedAt = sb.clock.iso();
-  }
-  return ok(campaignView(state, rec));
+  const saved = changed
+    ? putCampaign(state, {
+        ...rec,
+        name: next.name,
+        dates: next.dates,
+        commission: next.commission,
+        retailer: next.retailer,
+        codes: { ...rec.codes, limit: next.limit },
+        updatedAt: sb.clock.iso(),
+      })
+    : rec;
+  return ok(campaignView(state, saved));
 }
 
 /** The retailer after a checked change: kept, cleared, renamed, or the offer's spelling of a new domain. */
@@ -174,10 +178,9 @@ function setStatus(req: SandboxRequest) {
   if (from === "ended") throw conflict("The campaign has ended; ended is final.");
   if (!NEXT_STATUSES[from].includes(to))
     throw conflict(`A ${from} campaign cannot become ${to}; allowed: ${NEXT_STATUSES[from].join(", ")}.`);
-  rec.status = to;
-  rec.updatedAt = sb.clock.iso();
-  sb.emit(state, "campaign.status_changed", { campaign: campaignReference(rec), from, to });
-  return ok(campaignView(state, rec));
+  const saved = putCampaign(state, { ...rec, status: to, updatedAt: sb.clock.iso() });
+  sb.emit(state, "campaign.status_changed", { campaign: campaignReference(saved), from, to });
+  return ok(campaignView(state, saved));
 }
 
 export const campaignHandlers = {

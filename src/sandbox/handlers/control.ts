@@ -48,6 +48,16 @@ const FaultBody = z.strictObject({
 
 export const controlHandlers = {
   clock: ({ sb }) => ok({ now: sb.clock.iso(), offsetMs: sb.clock.offsetMs }),
+  // The store and whether the event log holds every event (a simulate with events: false leaves some out).
+  status: ({ sb }) => {
+    const left = sb.store.eventsIncomplete;
+    return ok({
+      now: sb.clock.iso(),
+      store: sb.store.path,
+      eventLog: left ? "incomplete" : "complete",
+      eventsLeftOut: left ? { since: left.since, items: left.items } : null,
+    });
+  },
   advance: (req) => {
     const body = parseBody(z.object({ duration: z.union([z.string(), z.number().int().min(0)]) }), req);
     const ms = durationMs(body.duration);
@@ -62,10 +72,9 @@ export const controlHandlers = {
   },
   reset: (req) => {
     const body = parseBody(z.object({ seed: z.enum(["demo", "empty"]).optional() }), req);
-    const fresh = seedStore(body.seed ?? "demo", Date.now(), req.sb.store);
-    Object.assign(req.sb.store, fresh);
+    seedStore(body.seed ?? "demo", Date.now(), req.sb.store);
     req.sb.clock.offsetMs = 0;
-    req.sb.store.clockOffsetMs = 0;
+    req.sb.store.eventsIncomplete = undefined;
     return ok({ reset: true, seed: body.seed ?? "demo" });
   },
   faults: ({ sb }) => ok(sb.faults.config),
@@ -86,9 +95,10 @@ export const controlHandlers = {
   },
   brandAccess: (req) => {
     const body = parseBody(z.object({ access: z.boolean() }), req);
-    const brand = req.state.brands.get(req.params.brandId!);
+    const brand = req.state.brands.edit(req.params.brandId!, (b) => {
+      b.access = body.access;
+    });
     if (!brand) throw notFound("Brand");
-    brand.access = body.access;
     return ok(brand);
   },
   setOffer: (req) => {
@@ -99,14 +109,15 @@ export const controlHandlers = {
       }),
       req,
     );
-    const offer = req.state.offers.get(req.params.baseGs1!);
+    const offer = req.state.offers.edit(req.params.baseGs1!, (o) => {
+      if (body.state) {
+        o.state = body.state;
+        o.canDistribute = body.state === "available";
+      }
+      if (body.codesAvailable !== undefined) o.codesAvailable = body.codesAvailable;
+      o.lastUpdatedAt = req.sb.clock.iso();
+    });
     if (!offer) throw notFound("Offer");
-    if (body.state) {
-      offer.state = body.state;
-      offer.canDistribute = body.state === "available";
-    }
-    if (body.codesAvailable !== undefined) offer.codesAvailable = body.codesAvailable;
-    offer.lastUpdatedAt = req.sb.clock.iso();
     return ok(offer);
   },
 } satisfies Handlers;

@@ -10,7 +10,7 @@ import {
 import { LIMITS } from "../../spec/limits.js";
 import { invalid, notFound } from "../errors.js";
 import { ok, type Handlers } from "../http.js";
-import { boolParam, pageByKey, pageParams, paginate, timestampParam } from "../paging.js";
+import { boolParam, pageByKey, pageParams, timestampParam } from "../paging.js";
 import type { OrgState } from "../store.js";
 
 type Outcome = "added" | "updated" | "unchanged";
@@ -67,14 +67,12 @@ export const creatorHandlers = {
     const active = boolParam(query, "active");
     const since = timestampParam(query, "updatedSince");
     const p = pageParams(query);
-    const flag = active === undefined ? undefined : { name: "active", value: active };
-    const indexed = since === undefined ? pageByKey(state.creators, p, flag) : undefined;
-    if (indexed) return ok(indexed);
-    const all = [...state.creators.values()]
-      .filter((c) => active === undefined || c.active === active)
-      .filter((c) => since === undefined || Date.parse(c.updatedAt) >= since)
-      .sort((a, b) => (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
-    return ok(paginate(all, p));
+    return ok(
+      pageByKey(state.creators, p, {
+        where: active === undefined ? {} : { active: active ? 1 : 0 },
+        atLeast: since === undefined ? {} : { updated_ms: since },
+      }),
+    );
   },
   get: ({ state, params }) => {
     const c = state.creators.get(params.externalId!.trim());

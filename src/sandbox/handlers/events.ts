@@ -11,14 +11,11 @@ import { invalid, notFound } from "../errors.js";
 import { toIso } from "../clock.js";
 import { type FeedFault, feedFault } from "../faults.js";
 import { ok, type Handlers } from "../http.js";
-import type { EventEnvelope, OrgState } from "../store.js";
+import type { EventEnvelope } from "../store.js";
 
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
 
-interface Position {
-  o: string;
-  i: string;
-}
+type Position = import("../db-events.js").Position;
 
 function cmp(a: Position, b: Position): number {
   if (a.o !== b.o) return a.o < b.o ? -1 : 1;
@@ -61,36 +58,6 @@ function lowerBoundAfter(sorted: EventEnvelope[], p: Position): number {
   return lo;
 }
 
-/**
- * The organization's log sorted by (occurredAt, id), an index the state owns (OrgState.eventsSorted),
- * maintained incrementally: appended events are inserted in place; any other change to the log
- * (pruning, reset) rebuilds it.
- */
-export function sortedEvents(state: OrgState): EventEnvelope[] {
-  const src = state.events;
-  let ix = state.eventsSorted;
-  if (!ix || ix.source !== src || src.length < ix.seen || src[0] !== ix.first) {
-    const sorted = [...src].sort((a, b) => cmp(posOf(a), posOf(b)));
-    ix = { source: src, seen: src.length, first: src[0], sorted };
-    // Not enumerable: never persisted.
-    Object.defineProperty(state, "eventsSorted", {
-      value: ix,
-      enumerable: false,
-      writable: true,
-      configurable: true,
-    });
-    return sorted;
-  }
-  for (let k = ix.seen; k < src.length; k++) {
-    const e = src[k]!;
-    const at = lowerBoundAfter(ix.sorted, posOf(e));
-    if (at === ix.sorted.length) ix.sorted.push(e);
-    else ix.sorted.splice(at, 0, e);
-  }
-  ix.seen = src.length;
-  return ix.sorted;
-}
-
 function limitParam(q: URLSearchParams): number {
   const raw = q.get("limit");
   if (raw === null || raw.trim() === "") return LIMITS.feedLimitDefault;
@@ -100,9 +67,9 @@ function limitParam(q: URLSearchParams): number {
   return Math.min(Math.max(Number.isFinite(n) ? n : LIMITS.feedLimitMax, 1), LIMITS.feedLimitMax);
 }
 
-function retained(nowMs: number) {
-  const cutoff = nowMs - RETENTION_MS;
-  return (e: EventEnvelope) => Date.parse(e.occurredAt) >= cutoff;
+/** The oldest occurredAt the log still shows (30 days on the sandbox clock; whole seconds). */
+function retainedFrom(nowMs: number): string {
+  return toIso(Math.ceil((nowMs - RETENTION_MS) / 1000) * 1000);
 }
 
 /**
@@ -110,11 +77,9 @@ function retained(nowMs: number) {
  * leaves it alone. Offsets count the items of the filter, so the whole filtered log is listed.
  */
 function faultyList(
-  sorted: EventEnvelope[],
-  match: (e: EventEnvelope) => boolean,
+  all: EventEnvelope[],
   q: { after: Position | undefined; afterRaw: string | null; limit: number; fault: FeedFault },
 ) {
-  const all = sorted.filter(match);
   const start = q.after ? lowerBoundAfter(all, q.after) : 0;
   const page = { start, size: q.limit, total: all.length, after: q.afterRaw || undefined };
   const plan = feedFault(q.fault, page);
@@ -143,33 +108,21 @@ export const eventHandlers = {
       });
     const afterRaw = query.get("after");
     const after = afterRaw ? decodeCursor(afterRaw) : undefined;
-    const keep = retained(sb.clock.nowMs());
-    const sorted = sortedEvents(state);
+    const minOccurredAt = retainedFrom(sb.clock.nowMs());
     const fault = sb.faults.config.feed;
     if (fault?.feed === "events") {
-      const match = (e: EventEnvelope) => (!type || e.type === type) && keep(e);
-      const faulty = faultyList(sorted, match, { after, afterRaw, limit, fault });
+      const faulty = faultyList(state.events.all({ type, minOccurredAt }), { after, afterRaw, limit, fault });
       if (faulty) return faulty;
     }
-    const items: EventEnvelope[] = [];
-    let more = false;
-    for (let k = after ? lowerBoundAfter(sorted, after) : 0; k < sorted.length; k++) {
-      const e = sorted[k]!;
-      if (type && e.type !== type) continue;
-      if (!keep(e)) continue;
-      if (items.length === limit) {
-        more = true;
-        break;
-      }
-      items.push(e);
-    }
+    const items = state.events.page({ after, type, minOccurredAt, limit: limit + 1 });
+    const more = items.length > limit;
+    if (more) items.pop();
     const last = items[items.length - 1];
     return ok({ items, nextCursor: more && last ? encodeCursor(posOf(last)) : null });
   },
   get: ({ state, params, sb }) => {
-    const keep = retained(sb.clock.nowMs());
-    const e = state.events.find((x) => x.id === params.id);
-    if (!e || !keep(e)) throw notFound("Event");
+    const e = state.events.get(params.id!);
+    if (!e || e.occurredAt < retainedFrom(sb.clock.nowMs())) throw notFound("Event");
     return ok(e);
   },
 } satisfies Handlers;

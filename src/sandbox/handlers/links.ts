@@ -13,7 +13,7 @@ import {
 } from "../../spec/links.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
-import { boolParam, pageByKey, pageParams, paginate } from "../paging.js";
+import { boolParam, pageByKey, pageParams } from "../paging.js";
 import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
 import { campaignsArea, type JobRecord } from "../store.js";
@@ -51,15 +51,19 @@ function linkOr404(req: SandboxRequest) {
 
 function patchOne(req: SandboxRequest) {
   const { state, sb } = req;
-  const { rec, link } = linkOr404(req);
+  const { rec, link: read } = linkOr404(req);
+  let link = read;
   if (req.body === null || typeof req.body !== "object" || Array.isArray(req.body))
     throw invalid("The body must be a JSON object {active: boolean}.", { body: ["must be a JSON object"] });
   const r = LinkPatchBody.safeParse(req.body);
   if (!r.success) throw invalid("The change is not valid.", issueDetails(r.error));
   refuseViewOnly(state, rec);
   if (r.data.active !== link.active) {
-    link.active = r.data.active;
-    link.deactivatedAt = r.data.active ? null : sb.clock.iso();
+    link = linksOf(state, rec.id).put(link.externalId, {
+      ...link,
+      active: r.data.active,
+      deactivatedAt: r.data.active ? null : sb.clock.iso(),
+    });
   }
   return ok(linkView(state, rec.id, link));
 }
@@ -161,15 +165,7 @@ export const linkHandlers = {
     const active = boolParam(query, "active");
     const p = pageParams(query);
     const links = linksOf(state, rec.id);
-    const flag = active === undefined ? undefined : { name: "active", value: active };
-    const page =
-      pageByKey(links, p, flag) ??
-      paginate(
-        [...links.values()]
-          .filter((l) => active === undefined || l.active === active)
-          .sort((a, b) => byId(a.externalId, b.externalId)),
-        p,
-      );
+    const page = pageByKey(links, p, { where: active === undefined ? {} : { active: active ? 1 : 0 } });
     return ok({ ...page, items: page.items.map((l) => linkView(state, rec.id, l)) });
   },
   get: (req) => {
@@ -191,7 +187,7 @@ export const linkHandlers = {
     const rec = campaignOr404(req.state, req.params.id!);
     const set = campaignsArea(req.state).failNextJob;
     if (body.fail === false) set.delete(rec.id);
-    else set.add(rec.id);
+    else set.set(rec.id, true);
     return ok({ campaignId: rec.id, failNextJob: set.has(rec.id) });
   },
 } satisfies Handlers;

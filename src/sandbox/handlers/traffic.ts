@@ -40,9 +40,10 @@ export const trafficHandlers = {
       throw invalid(`${body.reportingTimeZone} is not an IANA time-zone name.`, {
         reportingTimeZone: ["must be an IANA time-zone name"],
       });
-    const org = req.state.org;
-    if (body.reportingTimeZone !== undefined) org.reportingTimeZone = body.reportingTimeZone;
-    if (body.alertRecipients !== undefined) org.alertRecipients = [...body.alertRecipients];
+    const org = req.state.updateOrg((o) => {
+      if (body.reportingTimeZone !== undefined) o.reportingTimeZone = body.reportingTimeZone;
+      if (body.alertRecipients !== undefined) o.alertRecipients = [...body.alertRecipients];
+    });
     return ok({
       id: org.id,
       name: org.name,

@@ -17,6 +17,7 @@ import {
 } from "../domain/webhooks.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
+import { copyOf } from "../db.js";
 import { type EndpointRecord, webhooksArea } from "../store.js";
 
 function bodyObject(req: SandboxRequest): Record<string, unknown> {
@@ -31,10 +32,15 @@ function urlReasons(req: SandboxRequest, url: unknown): string[] {
   return checkWebhookUrl(url, { allowLoopback: !req.sb.options.strictWebhookUrls });
 }
 
+/** The endpoint of the path as a mutable copy (a handler that changes it writes it with saveEndpoint). */
 function findEndpoint(req: SandboxRequest): EndpointRecord {
   const ep = webhooksArea(req.state).endpoints.get(req.params.id ?? "");
   if (!ep) throw notFound("Webhook endpoint");
-  return ep;
+  return copyOf(ep);
+}
+
+function saveEndpoint(req: SandboxRequest, ep: EndpointRecord): void {
+  webhooksArea(req.state).endpoints.set(ep.id, ep);
 }
 
 export const webhookHandlers = {
@@ -121,11 +127,14 @@ export const webhookHandlers = {
         resumed = true;
         // Resuming sends the previously queued deliveries now.
         const now = req.sb.clock.nowMs();
+        const { deliveries } = webhooksArea(req.state);
         for (const d of deliveriesOf(req.state, ep.id))
-          if (d.nextAttemptAtMs !== null && d.nextAttemptAtMs > now) d.nextAttemptAtMs = now;
+          if (d.nextAttemptAtMs !== null && d.nextAttemptAtMs > now)
+            deliveries.set(d.id, { ...d, nextAttemptAtMs: now });
       }
     }
     if (changed) ep.updatedAt = req.sb.clock.iso();
+    if (changed) saveEndpoint(req, ep);
     if (resumed || changed) kickDelivery(req.sb);
     return ok(toWebhook(ep));
   },
@@ -143,6 +152,7 @@ export const webhookHandlers = {
     ep.previousSecretExpiresAtMs = nowMs + ROTATION_OVERLAP_MS;
     ep.secret = newSecret();
     ep.updatedAt = req.sb.clock.iso(nowMs);
+    saveEndpoint(req, ep);
     return ok({ webhook: toWebhook(ep), secret: ep.secret });
   },
   test: (req) => {
