@@ -146,7 +146,7 @@ export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
       name: "sandbox",
       aliases: [],
       description:
-        "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate)",
+        "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate, and its controls)",
     },
   ],
 ]);

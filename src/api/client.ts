@@ -125,11 +125,13 @@ export interface Response<T> {
 /** A request for `ApiClient.raw`: sent as given. */
 export interface RawRequest {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path below /api/partner/v1 with its query string, already encoded. */
+  /** Path below /api/partner/v1 (or below `prefix`) with its query string, already encoded. */
   path: string;
   /** The JSON body as text. */
   body?: string | undefined;
   retry: RetryClass;
+  /** Defaults to /api/partner/v1; "/_sandbox" for a sandbox's control routes. */
+  prefix?: string | undefined;
 }
 
 /** The answer of `ApiClient.raw`, as the service sent it. */
@@ -686,7 +688,12 @@ export class ApiClient {
    * code); a network failure throws NetworkError.
    */
   async raw(req: RawRequest): Promise<RawResponse> {
-    const spec: RequestSpec<unknown> = { method: req.method, path: req.path, retry: req.retry };
+    const spec: RequestSpec<unknown> = {
+      method: req.method,
+      path: req.path,
+      retry: req.retry,
+      ...(req.prefix ? { prefix: req.prefix } : {}),
+    };
     const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       this.checkAborted();

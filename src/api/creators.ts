@@ -78,7 +78,7 @@ export interface BatchCreator extends CreatorPut {
 // test/api/batch-answer-check.test.ts compares both.
 
 const int = (x: unknown) => Number.isSafeInteger(x);
-const OUTCOMES = new Set(["added", "updated", "unchanged", "rejected"]);
+const OUTCOMES = new Set(["added", "updated", "rejected"]);
 
 function plainRow(r: unknown): boolean {
   if (!isRecord(r) || keyCount(r, 4) !== 4) return false;

@@ -1,5 +1,6 @@
 // Client functions for the sandbox's own control routes under /_sandbox (not part of the Partner
-// API): clock, advance, reset, faults, brand access, offer state and simulated traffic. They work
+// API): clock, advance, reset, faults, brand access, offer state, the organization's time zone and
+// alert recipients, a failing next job, link views and simulated traffic. They work
 // against the embedded sandbox and against a running `partner-cli sandbox start`.
 import { z } from "zod";
 import { ApiError } from "../errors.js";
@@ -25,6 +26,8 @@ export interface FaultSettings {
   stallMs?: number;
   retryAfterSeconds?: number;
   rateLimit?: number;
+  /** A feed that breaks its contract (src/sandbox/faults.ts FeedFault); null clears it. */
+  feed?: { feed: "redemptions" | "events"; kind: string; at: number; count?: number } | null;
 }
 
 export interface SimulateRequest {
@@ -134,4 +137,48 @@ export function setSandboxOffer(
 export function simulateTraffic(c: ApiClient, req: SimulateRequest): Promise<Record<string, unknown>> {
   const body = Object.fromEntries(Object.entries(req).filter(([, v]) => v !== undefined));
   return control(c, { method: "POST", path: "/simulate", body, retry: "create", schema: Record_ as never });
+}
+
+/** The organization's reporting time zone and supply-alert recipients (none: no supply events). */
+export function setSandboxOrganization(
+  c: ApiClient,
+  change: { reportingTimeZone?: string; alertRecipients?: string[] },
+): Promise<Record<string, unknown>> {
+  return control(c, {
+    method: "POST",
+    path: "/organization",
+    body: change,
+    retry: "idempotent",
+    schema: Record_ as never,
+  });
+}
+
+/** The next assignment job queued for the campaign fails part-way (`fail` false: it no longer will). */
+export function setSandboxFailNextJob(
+  c: ApiClient,
+  campaignId: string,
+  fail: boolean,
+): Promise<Record<string, unknown>> {
+  return control(c, {
+    method: "POST",
+    path: `/campaigns/${seg(campaignId)}/fail-next-job`,
+    body: { fail },
+    retry: "idempotent",
+    schema: Record_ as never,
+  });
+}
+
+/** One share-link open by a shopper (counted once per origin per link per reporting day). */
+export function recordSandboxView(
+  c: ApiClient,
+  shortCode: string,
+  origin?: string,
+): Promise<Record<string, unknown>> {
+  return control(c, {
+    method: "POST",
+    path: "/views",
+    body: origin === undefined ? { shortCode } : { shortCode, origin },
+    retry: "create",
+    schema: Record_ as never,
+  });
 }

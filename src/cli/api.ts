@@ -18,7 +18,7 @@ export function registerApi(program: Command, rt: CliRuntime): void {
     .argument("<method>", "GET, POST, PUT, PATCH or DELETE")
     .argument(
       "<path>",
-      "path below /api/partner/v1, with or without its leading slash and with a query string if you like (/creators?active=true); not a full URL",
+      "path below /api/partner/v1, with or without its leading slash and with a query string if you like (/creators?active=true); not a full URL. On a sandbox, /_sandbox/... reaches its control routes",
     )
     .option(
       "-F, --field <key=value>",
@@ -54,6 +54,7 @@ export function registerApi(program: Command, rt: CliRuntime): void {
     "partner-cli api GET /redemptions -F limit=1000 --paginate --format ndjson",
     `echo '{"creators":[{"externalId":"cr-100","name":"Grace Hopper"}]}' | partner-cli api POST /creators/batch --input -`,
     "partner-cli api GET /offers --include --fields totalCount",
+    "partner-cli --sandbox api POST /_sandbox/advance -F duration=2h",
   ]);
   notes(
     api,
@@ -65,6 +66,10 @@ message on stderr, and the exit code is the one for that status (400 → 2, 401/
 409 → 6, 429/502/503 → 7). GET is retried like every read; other methods are retried only when the
 failure shows that nothing was applied (429, 502, 503, a connection that was never made): a write
 whose outcome is uncertain is never repeated. The API key is sent, never printed.
+
+A PATH under /_sandbox goes to the sandbox's own control routes (docs/sandbox.md), only when the
+target is a sandbox: the embedded one, or a served one reached with one of its keys (sk_sandbox_...,
+rk_sandbox_...). For any other target it is refused (exit 2) and nothing is sent.
 `,
   );
   action(rt, api, () => import("../commands/api/api.js"), "apiRun", {

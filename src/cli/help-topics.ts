@@ -147,6 +147,10 @@ export const HELP_TOPICS: HelpTopic[] = [
         ["partner-cli sandbox reset", "back to the seeded state (organization, offers, roster)"],
         ["partner-cli sandbox advance 2h", "move the sandbox's clock forward"],
         ["partner-cli sandbox simulate", "make views, claims and redemptions for the active campaigns"],
+        [
+          "partner-cli sandbox brand-access BRAND lost",
+          "make a brand's campaigns view-only; more controls: offer, supply-alerts, faults, fail-next-job",
+        ],
       ],
       "Its offers are seeded around today: 0012345000011 (Crunchy Oats) and 0098765000014 (Sparkle Soda, retailer required) can be distributed. More: docs/sandbox.md.",
     ],

@@ -30,7 +30,12 @@ export interface SandboxOptions {
   strictWebhookUrls?: boolean | undefined;
   /** Extra start-up hooks run with the live sandbox (the engines start on their own). */
   plugins?: SandboxPlugin[] | undefined;
+  /** Told every answer of a Partner API route after it was sent (tests: the documented-values check). */
+  onAnswer?: AnswerHook | undefined;
 }
+
+/** An answer of a Partner API route: its route, status and body (an object, or JSON text). */
+export type AnswerHook = (route: Route, status: number, body: unknown) => void;
 
 export interface RunningSandbox {
   url: string;
@@ -58,7 +63,9 @@ export type SandboxPlugin = (sb: RunningSandbox) => (() => void | Promise<void>)
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const store = await openState(opts);
   const sandbox = new Sandbox(store, { strictWebhookUrls: opts.strictWebhookUrls, faults: opts.faults });
-  const router = routerFor((route, req, res, params) => void handle(sandbox, route, req, res, params));
+  const router = routerFor(
+    (route, req, res, params) => void handle(sandbox, route, req, res, params, opts.onAnswer),
+  );
   const server = createServer((req, res) => {
     // Every answer's Date header is the sandbox clock's (which `sandbox advance` moves), not the machine's.
     res.sendDate = false;
@@ -172,7 +179,11 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   params: Record<string, string>,
+  onAnswer?: AnswerHook,
 ) {
+  const told = (status: number, body: unknown) => {
+    if (onAnswer && route.kind === "api") onAnswer(route, status, body);
+  };
   try {
     const raw = await readBody(req);
     const x: Exchange = {
@@ -193,8 +204,10 @@ async function handle(
     changed(x);
     if (faultAfter(x) === "answered") return;
     send(res, out);
+    told(out.status, out.body);
   } catch (err) {
-    sendError(res, err);
+    const answer = sendError(res, err);
+    told(answer.status, answer.body);
   }
 }
 
@@ -290,16 +303,19 @@ function faultAfter({ req, fault }: Exchange): "answered" | undefined {
   return undefined;
 }
 
-function sendError(res: ServerResponse, err: unknown): void {
+function sendError(res: ServerResponse, err: unknown): SandboxResponse {
   if (err instanceof SandboxError) {
-    send(res, { status: err.status, body: err.body(), headers: err.headers });
-    return;
+    const out = { status: err.status, body: err.body(), headers: err.headers };
+    send(res, out);
+    return out;
   }
-  send(res, {
+  const out = {
     status: 500,
     body: { error: { code: "unexpected_error", message: `Sandbox bug: ${(err as Error).message}` } },
-  });
+  };
+  send(res, out);
   if (process.env.PARTNER_SANDBOX_DEBUG) console.error(err);
+  return out;
 }
 
 function authenticate(sb: Sandbox, header: string | undefined) {

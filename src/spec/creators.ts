@@ -16,7 +16,9 @@ export function creatorSchemas(k: Kit) {
   const BatchRow = k.obj({
     index: z.number().int(),
     externalId: z.string(),
-    outcome: k.en(["added", "updated", "unchanged", "rejected"] as const),
+    // The spec's row outcomes; a row that changed nothing reports "updated" and the summary counts it
+    // `unchanged` (docs/sandbox.md). Clients accept other words too (loose kit).
+    outcome: k.en(["added", "updated", "rejected"] as const),
     reasons: z.array(z.string()),
   });
   const BatchResult = k.obj({

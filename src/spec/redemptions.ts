@@ -4,7 +4,6 @@
 // campaign.supply_exhausted). Shared by the CLI and the sandbox.
 import { z } from "zod";
 import { CalendarDay, type Kit, kit, Timestamp } from "./kit.js";
-import { LIMITS } from "./limits.js";
 import { RANGE_PRESETS } from "./ranges.js";
 
 export const COUNTING_STATES = ["counted", "excluded", "test_code"] as const;
@@ -24,12 +23,6 @@ export const RANGE_MODE_PARAMS = [
 ] as const;
 /** Query parameters of feed mode of GET /redemptions. */
 export const FEED_MODE_PARAMS = ["after", "limit"] as const;
-
-/** Feed `limit`: default 100, clamped to 1..1,000 (the sandbox clamps, as the event log does). */
-export function clampFeedLimit(limit: number | undefined): number {
-  if (limit === undefined) return LIMITS.feedLimitDefault;
-  return Math.min(LIMITS.feedLimitMax, Math.max(1, Math.trunc(limit)));
-}
 
 export function referenceSchemas(k: Kit) {
   const CampaignReference = k.obj({

@@ -25,7 +25,7 @@ export function webhookSchemas(k: Kit) {
   const Webhook = k.obj({
     id: z.string(),
     url: z.string(),
-    eventTypes: z.array(z.string()),
+    eventTypes: z.array(k.en(EVENT_TYPES)),
     active: z.boolean(),
     status: k.en(WEBHOOK_STATUSES),
     failingSince: Timestamp.nullable(),
@@ -37,7 +37,7 @@ export function webhookSchemas(k: Kit) {
   const Delivery = k.obj({
     id: z.string(),
     eventId: z.string(),
-    eventType: z.string(),
+    eventType: k.en(EVENT_TYPES),
     occurredAt: Timestamp,
     sample: z.boolean(),
     attempts: z.number().int(),

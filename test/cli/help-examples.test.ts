@@ -20,7 +20,11 @@ const NOT_RUN: [RegExp, string][] = [
   [/roster get 'Maria López/, "a creator id of the reader's own roster (shows that any characters work)"],
   [/…|[0-9a-f]{8}-0000-[0-9a-f]{4}-8000-|\$CURSOR|\$SIG|\$KEY/, "a placeholder id or variable"],
   [/\b(listen|tail)\b|sandbox start/, "runs until stopped"],
-  [/sandbox (reset|advance)/, "changes the shared sandbox for the other examples"],
+  [
+    /sandbox (reset|advance|brand-access|offer|supply-alerts|time-zone|fail-next-job)\b|sandbox faults --/,
+    "changes the shared sandbox for the other examples",
+  ],
+  [/sandbox view AB3D-7KQ2/, "a short code of the reader's own links"],
   [/^partner-cli campaigns create$|campaigns end spring-oats$/, "asks at a terminal"],
   [/completion|source </, "writes into the reader's shell setup"],
   [/\bsync\b(?! --out)|\bsync status/, "needs a database"],

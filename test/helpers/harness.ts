@@ -9,6 +9,7 @@ import type { ApiClient } from "../../src/api/client.js";
 import type { SeedKind } from "../../src/sandbox/seed.js";
 import { type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
 import { cli } from "./cli.js";
+import { assertDocumented, documentedValuesCheck } from "./documented.js";
 import type { RunResult } from "./result.js";
 import { runIn } from "./run.js";
 import {
@@ -69,6 +70,12 @@ export interface SandboxFixture {
 export interface UseSandboxOptions extends Omit<SandboxOptions, "port"> {
   /** Reset to the seed before each test (true: the fixture's seed). */
   resetEach?: boolean | SeedKind;
+  /**
+   * The documented-values check (documented.ts) over every API answer: on unless false. With it, the
+   * file (or withSandbox's test) fails after the sandbox closed when an answer held an undocumented
+   * field or enum value.
+   */
+  checkAnswers?: boolean;
 }
 
 /** The fixture's methods over a getter for the running sandbox. */
@@ -133,7 +140,9 @@ export function fixtureOf(
 
 /** A sandbox for the whole test file; see the module comment. */
 export function useSandbox(o: UseSandboxOptions = {}): SandboxFixture {
-  const { resetEach, ...options } = o;
+  const { resetEach, checkAnswers, ...rest } = o;
+  const check = documentedValuesCheck();
+  const options = checkAnswers === false ? rest : { ...rest, onAnswer: check.hook };
   let running: RunningSandbox | undefined;
   const fixture = fixtureOf(
     () => {
@@ -154,6 +163,7 @@ export function useSandbox(o: UseSandboxOptions = {}): SandboxFixture {
   afterAll(async () => {
     await running?.close();
     running = undefined;
+    assertDocumented(check.found);
   });
   if (resetEach) {
     beforeEach(async () => {
@@ -165,16 +175,20 @@ export function useSandbox(o: UseSandboxOptions = {}): SandboxFixture {
 
 /** A sandbox that lives inside one test: started, handed to `fn`, closed whatever happens. */
 export async function withSandbox<T>(
-  options: Omit<SandboxOptions, "port"> & { port?: number },
+  o: Omit<SandboxOptions, "port"> & { port?: number; checkAnswers?: boolean },
   fn: (f: SandboxFixture) => Promise<T>,
 ): Promise<T> {
+  const { checkAnswers, ...rest } = o;
+  const check = documentedValuesCheck();
+  const options = checkAnswers === false ? rest : { ...rest, onAnswer: check.hook };
   let running: RunningSandbox | undefined = await startSandbox({ port: 0, ...options });
   const get = () => {
     if (!running) throw new Error("withSandbox(): the sandbox did not start again");
     return running;
   };
+  let result: T;
   try {
-    return await fn(
+    result = await fn(
       fixtureOf(get, options.seed ?? "demo", async () => {
         await running?.close();
         running = undefined;
@@ -184,6 +198,8 @@ export async function withSandbox<T>(
   } finally {
     await running?.close();
   }
+  assertDocumented(check.found);
+  return result;
 }
 
 export { tempDir };

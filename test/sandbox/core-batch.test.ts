@@ -29,7 +29,7 @@ describe("POST /creators/batch", () => {
     expect(res.rows.map((r) => [r.index, r.externalId, r.outcome])).toEqual([
       [0, "b-new", "added"],
       [1, "b-existing", "updated"],
-      [2, "b-same", "unchanged"],
+      [2, "b-same", "updated"], // changed nothing: a documented outcome, counted unchanged above
       [3, "b-bad-email", "rejected"],
       [4, "b-no-name", "rejected"],
       [5, "", "rejected"],
@@ -77,18 +77,20 @@ describe("POST /creators/batch", () => {
       active: false,
     });
     res = strict(strictCreators.BatchResult, await batch([{ externalId: "r-1" }]));
-    expect(res.rows[0]!.outcome).toBe("unchanged");
+    expect(res.rows[0]!.outcome).toBe("updated");
+    expect(res.summary).toMatchObject({ updated: 0, unchanged: 1 });
     res = strict(strictCreators.BatchResult, await batch([{ externalId: "r-2", name: "R2" }]));
     expect(strict(strictCreators.Creator, await get("r-2")).active).toBe(true);
   });
-  it("an unchanged row keeps updatedAt", async () => {
+  it("an unchanged row keeps updatedAt (row outcome updated, summary unchanged)", async () => {
     const before = strict(strictCreators.Creator, await get("r-2"));
     await s.http("POST", "/advance", { control: true, body: { duration: "1d" } });
     const res = strict(
       strictCreators.BatchResult,
       await batch([{ externalId: "r-2", name: "R2", active: true }]),
     );
-    expect(res.rows[0]!.outcome).toBe("unchanged");
+    expect(res.rows[0]!.outcome).toBe("updated");
+    expect(res.summary).toEqual({ rows: 1, added: 0, updated: 0, unchanged: 1, rejected: 0 });
     expect(strict(strictCreators.Creator, await get("r-2")).updatedAt).toBe(before.updatedAt);
   });
   it("accepts exactly 1,000 creators", async () => {

@@ -24,6 +24,30 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
 
 const PREFIX = "/api/partner/v1";
+/** The sandbox's own control routes (src/sandbox/routes.ts), reached only when the target is a sandbox. */
+const CONTROL = "/_sandbox";
+
+/** Keys a partner-cli sandbox makes (src/sandbox/seed.ts): write sk_sandbox_…, read-only rk_sandbox_…. */
+const SANDBOX_KEY = /^[sr]k_sandbox_/;
+
+/** A path under /_sandbox: the control route's path below it; else undefined. */
+function controlPath(path: string): string | undefined {
+  if (path !== CONTROL && !path.startsWith(`${CONTROL}/`)) return undefined;
+  return path.slice(CONTROL.length) || "/";
+}
+
+/**
+ * Control routes go only to a sandbox: the embedded one, or one whose key is a sandbox key. A real
+ * service is not sent them.
+ */
+async function refuseUnlessSandbox(ctx: Context): Promise<void> {
+  const target = await ctx.target();
+  if (target.source === "embedded" || SANDBOX_KEY.test(target.apiKey)) return;
+  throw new UsageError(
+    `${CONTROL} paths are the control routes of a partner-cli sandbox, and the target (${target.baseUrl}, from ${target.baseUrlSource}) is not one: its key is not a sandbox key. Nothing was sent.`,
+    'Use them with the embedded sandbox (--sandbox) or a "partner-cli sandbox start" (its base URL and write key); for the service, give a path below /api/partner/v1.',
+  );
+}
 
 /** A parameter from -f (text) or -F (typed), in the order given. */
 export interface Param {
@@ -206,8 +230,13 @@ export async function apiRun(o: ApiOptions, ctx: Context): Promise<void> {
   const method = o.method.toUpperCase() as Method;
   if (!METHODS.includes(method))
     throw new UsageError(`METHOD must be one of ${METHODS.join(", ")}, not "${o.method}".`);
-  const { path, query } = splitPath(o.path);
+  const split = splitPath(o.path);
+  const { query } = split;
   const params = parseParams(o.params ?? []);
+  const control = controlPath(split.path);
+  const path = control ?? split.path;
+  if (control !== undefined && o.paginate)
+    throw new UsageError("--paginate reads the Partner API's lists; the sandbox's control routes have none.");
   const sendsBody = method === "POST" || method === "PUT" || method === "PATCH";
   if (o.input !== undefined && !sendsBody)
     throw new UsageError(`${method} sends no body; leave out --input (parameters go to the query string).`);
@@ -227,9 +256,13 @@ export async function apiRun(o: ApiOptions, ctx: Context): Promise<void> {
     for (const p of params) query.append(p.key, p.value === null ? "null" : String(p.value));
   }
 
+  if (control !== undefined) await refuseUnlessSandbox(ctx);
   ctx.io.jsonOutput();
   const api = await ctx.api();
-  const first = await api.raw(request(method, withQuery(path, query), body));
+  const first = await api.raw({
+    ...request(method, withQuery(path, query), body),
+    ...(control === undefined ? {} : { prefix: CONTROL }),
+  });
   if (o.include) ctx.io.stdout.write(headBlock(first));
   failOnError(ctx, first);
   if (!o.paginate) {

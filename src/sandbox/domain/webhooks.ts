@@ -59,7 +59,7 @@ export function toDelivery(d: DeliveryRecord): WebhookDelivery {
   return {
     id: d.id,
     eventId: d.eventId,
-    eventType: d.eventType,
+    eventType: d.eventType as EventType, // recorded from a typed event
     occurredAt: d.occurredAt,
     sample: d.sample,
     attempts: d.attempts,

@@ -140,7 +140,9 @@ export const creatorHandlers = {
       // The second appearance of an id is rejected even when the first was rejected itself.
       seen.add(externalId);
       summary[outcome]++;
-      return { index, externalId, outcome, reasons };
+      // The spec's row outcomes are added, updated and rejected: a row that changed nothing is an
+      // accepted update of an existing creator ("updated"), counted `unchanged` in the summary.
+      return { index, externalId, outcome: outcome === "unchanged" ? "updated" : outcome, reasons };
     });
     return ok({ summary, rows });
   },

@@ -2,12 +2,7 @@
 // (redeemedAt in the reporting time zone, newest first, filters, paging, asOf), and GET /redemptions/{id}.
 // Feed pages are written as JSON text straight from the compact columns (no per-row objects).
 import { LIMITS } from "../../spec/limits.js";
-import {
-  COUNTING_STATES,
-  clampFeedLimit,
-  FEED_MODE_PARAMS,
-  RANGE_MODE_PARAMS,
-} from "../../spec/redemptions.js";
+import { COUNTING_STATES, FEED_MODE_PARAMS, RANGE_MODE_PARAMS } from "../../spec/redemptions.js";
 import { toIso } from "../clock.js";
 import { brandOf, findCampaign } from "../domain/campaigns.js";
 import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
@@ -41,13 +36,17 @@ const COMMA = Buffer.from(",");
 function feedWindow(req: SandboxRequest, t: Traffic): { start: number; size: number } {
   const q = req.query;
   const rawLimit = q.get("limit");
-  let limit: number | undefined;
+  let size: number = LIMITS.feedLimitDefault;
   if (rawLimit !== null && rawLimit !== "") {
     if (!/^[-+]?\d+$/.test(rawLimit.trim()))
       throw invalid("limit must be an integer.", { limit: ["must be an integer"] });
-    limit = Number(rawLimit);
+    size = Number(rawLimit);
+    // The spec: at most 1,000 (only the event log clamps); a limit below 1 asks for nothing.
+    if (!(size >= 1 && size <= LIMITS.feedLimitMax))
+      throw invalid(`limit must be between 1 and 1,000; it was ${rawLimit.trim()}.`, {
+        limit: ["must be between 1 and 1,000"],
+      });
   }
-  const size = clampFeedLimit(limit);
   const after = q.get("after");
   let start = 0;
   if (after !== null && after !== "") {

@@ -26,11 +26,18 @@ function inIndexOrder(rows: BatchResult["rows"]): BatchResult["rows"] {
  * A batch's answer reduced as soon as it arrives (its thousand outcome objects are let go at once,
  * not kept until the answers before it are taken): the counts, the rows not accepted, and what
  * does not fit the batch sent.
+ *
+ * The spec's row outcomes are added, updated and rejected; only the summary counts `unchanged`
+ * (rows that changed nothing, reported "updated"). So the accepted rows that are not "added" are
+ * split by the summary: `summary.unchanged` of them unchanged, the rest updated. A summary that
+ * does not fit the rows is not trusted: those rows then count as updated (an older sandbox's
+ * "unchanged" row outcome still counts as unchanged).
  */
 export function reduceAnswer(res: BatchResult, sent: number): BatchAnswer {
   const counts = { added: 0, updated: 0, unchanged: 0, rejected: 0 };
   const rejected: BatchAnswer["rejected"] = [];
   let badIndex: number | undefined;
+  let saidUnchanged = 0;
   for (const out of inIndexOrder(res.rows)) {
     const i = out.index;
     if (!(i >= 0 && i < sent)) {
@@ -40,12 +47,15 @@ export function reduceAnswer(res: BatchResult, sent: number): BatchAnswer {
     if (out.outcome === "rejected" || out.reasons.length > 0) {
       counts.rejected++;
       rejected.push({ index: i, reasons: out.reasons });
-    } else if (out.outcome === "added" || out.outcome === "unchanged") {
-      counts[out.outcome]++;
-    } else {
-      counts.updated++; // "updated", or an outcome this version does not know: accepted either way
-    }
+    } else if (out.outcome === "added") counts.added++;
+    else if ((out.outcome as string) === "unchanged") saidUnchanged++;
+    else counts.updated++; // "updated", or an outcome this version does not know: accepted either way
   }
+  const unchanged = (res.summary as { unchanged?: unknown } | undefined)?.unchanged;
+  const fromSummary = typeof unchanged === "number" ? unchanged - saidUnchanged : 0;
+  const moved = Number.isSafeInteger(fromSummary) && fromSummary > 0 && fromSummary <= counts.updated;
+  counts.unchanged = saidUnchanged + (moved ? fromSummary : 0);
+  if (moved) counts.updated -= fromSummary;
   return { outcomes: res.rows.length, counts, rejected, badIndex };
 }
 
