@@ -63,6 +63,19 @@ export function getSandboxClock(c: ApiClient): Promise<SandboxClockState> {
   return control(c, { method: "GET", path: "/clock", retry: "read", schema: Clock as never });
 }
 
+export interface SandboxStatus {
+  now: string;
+  /** The database file, or ":memory:". */
+  store: string;
+  eventLog: "complete" | "incomplete";
+  eventsLeftOut: { since: string; items: number } | null;
+}
+
+/** The sandbox's store and whether its event log holds every event (GET /_sandbox/status). */
+export function getSandboxStatus(c: ApiClient): Promise<SandboxStatus> {
+  return control(c, { method: "GET", path: "/status", retry: "read" });
+}
+
 /** Moves the sandbox clock forward. Not repeated after an uncertain outcome (each call moves it again). */
 export function advanceSandboxClock(c: ApiClient, durationMs: number): Promise<SandboxClockState> {
   return control(c, {

@@ -148,6 +148,12 @@ function registerControls(sandbox: Command, rt: CliRuntime): void {
   examples(clock, ["partner-cli sandbox clock", "partner-cli sandbox clock --json"]);
   action(rt, clock, () => import("../commands/sandbox/clock.js"), "sandboxClockRun");
 
+  const status = sandbox
+    .command("status")
+    .description("print where the sandbox keeps its state and whether its event log holds every event");
+  examples(status, ["partner-cli sandbox status", "partner-cli sandbox status --json"]);
+  action(rt, status, () => import("../commands/sandbox/status.js"), "sandboxStatusRun");
+
   const brandAccess = sandbox
     .command("brand-access")
     .description(

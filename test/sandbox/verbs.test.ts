@@ -1,4 +1,4 @@
-// Every control a tester needs is a verb: `partner-cli sandbox clock | brand-access | offer |
+// Every control a tester needs is a verb: `partner-cli sandbox status | clock | brand-access | offer |
 // supply-alerts | time-zone | fail-next-job | view | faults` (in-process runs of the whole program
 // against a sandbox on port 0, then what the sandbox holds), `api` reaching /_sandbox on a sandbox
 // and refusing it for any other target, and one end-to-end run of the built CLI.
@@ -32,6 +32,22 @@ describe("sandbox clock", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^offsetMs\t90000$/m);
     expect(r.stdout).toMatch(/^now\t\d{4}-\d{2}-\d{2}T/m);
+  });
+});
+
+describe("sandbox status", () => {
+  it("says where the state is and whether the event log is complete; --no-events makes it incomplete", async () => {
+    const first = await run(["status"]);
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).toMatch(/^eventLog\tcomplete$/m);
+    expect(first.stdout).toMatch(/^eventsLeftOut\tnone$/m);
+    expect(first.stdout).toMatch(/^store\t:memory:$/m);
+    expect(first.stderr).toBe("");
+    const sim = await run(["simulate", "--campaign", campaignId, "--claims", "12", "--no-events"]);
+    expect(sim.exitCode, sim.stderr).toBe(0);
+    const after = await run(["status", "--json"]);
+    expect(after.json()).toMatchObject({ eventLog: "incomplete", eventsLeftOut: { items: 12 } });
+    expect(after.stderr).toContain("The event log is incomplete: a simulate ran with --no-events.");
   });
 });
 
