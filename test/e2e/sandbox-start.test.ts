@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { describe, expect, it } from "vitest";
@@ -65,7 +65,10 @@ describe("sandbox start (spawned)", () => {
     expect(put.status).toBe(201);
     a.proc.kill("SIGTERM");
     expect((await a.proc).exitCode).toBe(0);
-    expect(statSync(join(dataDir, "sandbox-state.json")).mode & 0o777).toBe(0o600);
+    // The SQLite store and anything beside it (its WAL, the lock) are the user's alone.
+    expect(statSync(join(dataDir, "sandbox.db")).mode & 0o777).toBe(0o600);
+    for (const f of readdirSync(dataDir))
+      expect([f, statSync(join(dataDir, f)).mode & 0o777]).toEqual([f, 0o600]);
 
     const b = await start(["--data-dir", dataDir], config);
     try {

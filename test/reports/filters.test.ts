@@ -57,9 +57,15 @@ describe("--brand on offers list and campaigns list", () => {
     // Rename the snacks brand (on its offers) to the oats brand's name.
     const oats = brands.get("Crunchy Oats Co.")!;
     const snacks = brands.get("Trailside Snacks")!;
-    for (const state of s.sb.sandbox.store.orgs.values())
-      for (const o of state.offers.values())
-        if (o.brand.id === snacks) o.brand = { id: snacks, name: "Crunchy Oats Co." };
+    const store = s.sb.sandbox.store;
+    store.write(() => {
+      for (const state of store.orgs.values())
+        for (const o of state.offers.values())
+          if (o.brand.id === snacks)
+            state.offers.edit(o.baseGs1, (v) => {
+              v.brand = { id: snacks, name: "Crunchy Oats Co." };
+            });
+    });
     const out = tempDir();
     const r = await run(["reports", "creators", "--brand", "Crunchy Oats Co.", "--out", `${out}/x.csv`]);
     expect(r.exitCode).toBe(2);
