@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { LockedError } from "../errors.js";
 import { lockedError, lockFileOf, takeLock } from "../io/file-lock.js";
+import { deliveryEngine } from "./delivery.js";
 import { startSandbox } from "./server.js";
 
 /**
@@ -40,6 +41,9 @@ export async function startEmbeddedSandbox(
       writeKey: sb.writeKey,
       async close() {
         try {
+          // Deliveries due now (this command's events, retries that fell due) are attempted and
+          // recorded before the sandbox stops; jobs need nothing: they catch up on the next start.
+          await deliveryEngine(sb.sandbox)?.settle();
           await sb.close();
         } finally {
           await release();
