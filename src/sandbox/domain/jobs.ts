@@ -141,10 +141,13 @@ export function stepJob(sb: Sandbox, state: OrgState, job: JobRecord, atMs = sb.
 const MAX_TIMER_MS = 60_000;
 
 /**
- * Moves the unfinished jobs along the sandbox clock. catchUp runs every step due by now, in due
- * order across jobs, in one transaction; server.ts calls it before each request, the clock's advance
- * and a timer (while the sandbox runs) call it too, and start-up calls it for the jobs of the
- * loaded state. Nothing else steps a job, so the answers are the same embedded or served.
+ * Moves the unfinished jobs along the sandbox clock, in due order across jobs, in one transaction.
+ * Start-up (the jobs of the loaded state, however long no sandbox ran) and the clock's advance run
+ * every step due by now. While the sandbox runs, a timer and server.ts (before each request) run at
+ * most one due step per job each time: on a machine slower than the pace a job then moves as fast
+ * as the machine allows, requests still answered between its steps (as before: a step every tick
+ * after the previous one), its times still those of the pace. Nothing else steps a job, so the
+ * answers are the same embedded or served.
  */
 export class JobRunner {
   /** Unfinished jobs: job id → organization and when its next step is due (sandbox-clock ms). */
@@ -155,7 +158,7 @@ export class JobRunner {
   private readonly unsubscribe: () => void;
 
   constructor(private readonly sb: Sandbox) {
-    this.unsubscribe = sb.clock.onAdvance(() => this.catchUp());
+    this.unsubscribe = sb.clock.onAdvance(() => this.catchUp(true));
   }
 
   /** Takes in a queued job (handlers/links.ts, in the transaction that stored it). */
@@ -168,8 +171,11 @@ export class JobRunner {
     this.arm();
   }
 
-  /** Runs every step due by now on the sandbox clock (each stamped with its due time). */
-  catchUp(): void {
+  /**
+   * Runs the steps due by now on the sandbox clock (each stamped with its due time): all of them,
+   * or (`all` false: before a request, on the timer) at most one per job.
+   */
+  catchUp(all = false): void {
     if (this.stopped || this.catching) return;
     const now = this.sb.clock.nowMs();
     let due = false;
@@ -177,7 +183,7 @@ export class JobRunner {
     if (!due) return;
     this.catching = true;
     try {
-      if (this.sb.store.write(() => this.runDue(now))) this.sb.markDirty();
+      if (this.sb.store.write(() => this.runDue(now, all))) this.sb.markDirty();
     } finally {
       this.catching = false;
     }
@@ -185,11 +191,14 @@ export class JobRunner {
   }
 
   /** The steps due by `now`, earliest first; each job read once and written back once. */
-  private runDue(now: number): boolean {
+  private runDue(now: number, all: boolean): boolean {
     const work = new Map<string, { state: OrgState; job: JobRecord }>();
     for (;;) {
       let next: [string, { orgId: string; dueMs: number }] | undefined;
-      for (const e of this.open) if (e[1].dueMs <= now && (!next || e[1].dueMs < next[1].dueMs)) next = e;
+      for (const e of this.open) {
+        if (e[1].dueMs > now || (!all && work.has(e[0]))) continue;
+        if (!next || e[1].dueMs < next[1].dueMs) next = e;
+      }
       if (!next) break;
       const [jobId, slot] = next;
       let w = work.get(jobId);
@@ -233,7 +242,7 @@ export class JobRunner {
       for (const status of ["queued", "running"])
         for (const j of campaignsArea(state).jobs.where("status", status))
           this.open.set(j.id, { orgId: state.id, dueMs: j.nextStepAtMs ?? now });
-    this.catchUp();
+    this.catchUp(true);
     this.arm();
   }
 
