@@ -2,6 +2,8 @@
 // type, and POSTs deliveries one at a time per endpoint, signed, with retries on the SANDBOX clock
 // (waits 1m, 5m, 30m, 2h, 8h, 24h; seven attempts in total). `sandbox advance` makes retries due.
 // The signature's t is the real wall-clock second of sending (receivers compare it with their clock).
+// Whatever fell due while no sandbox ran (between two commands of the embedded sandbox) is attempted
+// when the sandbox next starts, earliest first; the embedded sandbox settles before it stops (settle).
 import { type ClientRequest, request as httpRequest, type OutgoingHttpHeaders } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { LIMITS } from "../spec/limits.js";
@@ -20,6 +22,8 @@ export const TIMEOUT_ENV = "PARTNER_SANDBOX_WEBHOOK_TIMEOUT_MS";
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
 /** Longest a timer sleeps before re-checking what is due. */
 const MAX_TIMER_MS = 60_000;
+/** How long an embedded sandbox, as its command ends, keeps starting the attempts that are due. */
+export const SETTLE_MS = 1_000;
 
 interface Outcome {
   status: number | null;
@@ -53,6 +57,8 @@ export class DeliveryEngine {
   private timer: NodeJS.Timeout | undefined;
   private soon: NodeJS.Immediate | undefined;
   private stopped = false;
+  /** Set by settle: after this wall-clock ms no new attempt starts. */
+  private startsUntil = Number.POSITIVE_INFINITY;
   private idleWaiters: (() => void)[] = [];
   private readonly finishedCount = new Map<string, number>();
 
@@ -82,6 +88,17 @@ export class DeliveryEngine {
     for (const req of this.inflight) req.destroy();
     this.inflight.clear();
     if (this.sb.engines.delivery === this) this.sb.engines.delivery = undefined;
+  }
+
+  /**
+   * Before an embedded sandbox stops (its command ends): starts the attempts due now for up to
+   * `budgetMs`, then waits for those in flight (each ends within the receiver timeout) so their
+   * outcomes are recorded; what is still due is attempted when the sandbox next runs.
+   */
+  async settle(budgetMs = SETTLE_MS): Promise<void> {
+    this.startsUntil = Date.now() + budgetMs;
+    this.pump();
+    while (this.busy.size > 0) await this.idle();
   }
 
   /** Resolves when no attempt is in flight (tests). */
@@ -132,7 +149,7 @@ export class DeliveryEngine {
 
   /** Starts an attempt for every idle active endpoint with a due delivery; re-arms the timer. */
   pump(): void {
-    if (this.stopped) return;
+    if (this.stopped || Date.now() > this.startsUntil) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const now = this.sb.clock.nowMs();

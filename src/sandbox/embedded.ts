@@ -2,11 +2,13 @@
 // PARTNER_API_KEY exist. State persists in the data dir; a lock keeps two commands from running
 // against the same data at once (the second waits; a lock whose process is gone is taken over).
 // `sandbox start --data-dir` takes the same lock (without waiting), so a served sandbox and
-// embedded commands never share one data dir.
+// embedded commands never share one data dir. Time moves between commands: jobs and webhook retries
+// follow the sandbox clock (domain/jobs.ts, delivery.ts) and catch up when the next command starts.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { LockedError } from "../errors.js";
 import { lockedError, lockFileOf, takeLock } from "../io/file-lock.js";
+import { deliveryEngine } from "./delivery.js";
 import { startSandbox } from "./server.js";
 
 /**
@@ -40,6 +42,9 @@ export async function startEmbeddedSandbox(
       writeKey: sb.writeKey,
       async close() {
         try {
+          // Deliveries due now (this command's events, retries that fell due) are attempted and
+          // recorded before the sandbox stops; jobs need nothing: they catch up on the next start.
+          await deliveryEngine(sb.sandbox)?.settle();
           await sb.close();
         } finally {
           await release();

@@ -13,8 +13,8 @@ export type EventListener = (state: OrgState, event: EventEnvelope) => void;
 export interface Engines {
   /** Webhook delivery: asked to send whatever is due now. */
   delivery?: { pumpSoon(): void } | undefined;
-  /** Assignment jobs: steps a queued job over real time. */
-  jobs?: { schedule(orgId: string, jobId: string): void } | undefined;
+  /** Assignment jobs: takes in a queued job; catches every job up to now on the sandbox clock. */
+  jobs?: { schedule(orgId: string, jobId: string): void; catchUp(): void } | undefined;
 }
 
 export class Sandbox {

@@ -102,6 +102,11 @@ export interface JobRecord {
   failedIds: string[];
   /** Set by the fail-next-job control route: this job fails part-way. */
   failPlanned: boolean;
+  /**
+   * Sandbox-clock ms when the next processing step is due (domain/jobs.ts); null once finished.
+   * Absent in jobs stored before it existed: due at once.
+   */
+  nextStepAtMs: number | null;
 }
 
 // ---- webhooks area -------------------------------------------------------------------------

@@ -31,15 +31,24 @@ function newShortCode(sb: Sandbox): string {
   }
 }
 
-/** Creates the link of one creator on one campaign (callers check the refusal rules first). */
-export function createLink(sb: Sandbox, state: OrgState, campaignId: string, externalId: string): LinkRecord {
+/**
+ * Creates the link of one creator on one campaign (callers check the refusal rules first), assigned
+ * now or at `assignedAt` (an assignment job's step, stamped with the time it was due).
+ */
+export function createLink(
+  sb: Sandbox,
+  state: OrgState,
+  campaignId: string,
+  externalId: string,
+  assignedAt = sb.clock.iso(),
+): LinkRecord {
   const link: LinkRecord = {
     externalId,
     campaignId,
     shortCode: newShortCode(sb),
     statsToken: randomBytes(18).toString("base64url"),
     active: true,
-    assignedAt: sb.clock.iso(),
+    assignedAt,
     deactivatedAt: null,
   };
   linksOf(state, campaignId).set(externalId, link);

@@ -18,7 +18,7 @@ import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
 import { campaignsArea, type JobRecord } from "../store.js";
 import { createLink, linksOf, linkView } from "../domain/links.js";
-import { jobInProgress, jobView } from "../domain/jobs.js";
+import { JOB_PACE, jobInProgress, jobView } from "../domain/jobs.js";
 
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -153,6 +153,7 @@ function queueJob(req: SandboxRequest) {
     unmatchedIds,
     failedIds: [],
     failPlanned: a.failNextJob.delete(rec.id),
+    nextStepAtMs: sb.clock.nowMs() + JOB_PACE.tickMs,
   };
   a.jobs.set(job.id, job);
   sb.engines.jobs?.schedule(state.org.id, job.id);
