@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { api, fillRedemptions, log, round, servedSandbox, table } from "./lib.mjs";
+import { fillRedemptions, log, round, servedSandbox, table } from "./lib.mjs";
 
 /** Samples a process's VmRSS (MB) every `everyMs`. */
 export function rssSampler(pid, everyMs = 1000) {
