@@ -18,6 +18,11 @@
 //    50,000 creators and 112,022 links against the same commands on a fresh demo sandbox; peak RSS,
 //    and whether a read changed the data dir.
 //
+// 7. Simulate (bench/simulate-1m.mjs): a million claims and redemptions with their ~2 million events in
+//    one POST /_sandbox/simulate, in memory and with --data-dir, against the same without events.
+// 8. Load (bench/sandbox-load.mjs): `partner-cli sandbox start` (in memory and --data-dir) serving 100
+//    concurrent clients mixing reads and writes for 60 s: requests/s, p50/p99, errors, server RSS.
+//
 // Plain JS on the built code: run through `npm run bench` (it builds first). Writes bench/results.json.
 // Knobs (environment): BENCH_STARTUP_RUNS (15), BENCH_ROWS (100000), BENCH_ROUNDS (2; 0 skips the
 // import), BENCH_BUDGET_SEC (110: no import round starts after that),
@@ -26,7 +31,8 @@
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
 // `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part).
 // `partner-cli sandbox start`), BENCH_ME_RUNS (15), BENCH_SCALE_CREATORS (50000; 0 skips the sandbox
-// at scale), BENCH_SCALE_RUNS (5).
+// at scale), BENCH_SCALE_RUNS (5), BENCH_SIMULATE_ROWS (1000000; 0 skips), BENCH_SIMULATE_MODES
+// (memory,file), BENCH_LOAD_SEC (60; 0 skips), BENCH_LOAD_CLIENTS (100), BENCH_LOAD_MODES (memory,file).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -38,6 +44,8 @@ import { log, measured, median, round, spawnSandbox, table } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
 import { syncBench } from "./sync-1m.mjs";
 import { sandboxScaleBench } from "./sandbox-scale.mjs";
+import { sandboxLoadBench } from "./sandbox-load.mjs";
+import { simulateBench } from "./simulate-1m.mjs";
 import { startupBench } from "./startup.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -49,7 +57,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BATCH = 1000;
 /** After this many seconds no new import round starts (the machine may be shared and slow). */
 const BUDGET_SEC = Number(process.env.BENCH_BUDGET_SEC ?? 110);
-/** BENCH_ONLY=import (or a comma list of startup, import, export, xlsx, sync, scale): run only those parts. */
+/** BENCH_ONLY=import (or a comma list of startup, import, export, xlsx, sync, scale, simulate, load): run only those parts. */
 const ONLY = (process.env.BENCH_ONLY ?? "").split(",").filter(Boolean);
 const wants = (part) => ONLY.length === 0 || ONLY.includes(part);
 const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
@@ -353,6 +361,31 @@ async function main() {
     scaleError = e.message;
     log(`  sandbox at scale not measured: ${e.message}`);
   }
+  const part = async (name, knob, run) => {
+    try {
+      if (!wants(name)) throw new Error(`BENCH_ONLY leaves ${name} out`);
+      if (knob <= 0) throw new Error(`${name} knob is 0`);
+      return await run();
+    } catch (e) {
+      log(`  ${name} not measured: ${e.message}`);
+      return { error: e.message };
+    }
+  };
+  const modes = (v) => (v ?? "memory,file").split(",").filter(Boolean);
+  const simRows = Number(process.env.BENCH_SIMULATE_ROWS ?? 1_000_000);
+  const simulate = await part("simulate", simRows, () =>
+    simulateBench({ bin: BIN, tmp, rows: simRows, modes: modes(process.env.BENCH_SIMULATE_MODES) }),
+  );
+  const loadSec = Number(process.env.BENCH_LOAD_SEC ?? 60);
+  const load = await part("load", loadSec, () =>
+    sandboxLoadBench({
+      bin: BIN,
+      tmp,
+      seconds: loadSec,
+      clients: Number(process.env.BENCH_LOAD_CLIENTS ?? 100),
+      modes: modes(process.env.BENCH_LOAD_MODES),
+    }),
+  );
   const results = {
     date: new Date().toISOString(),
     node: process.version,
@@ -369,6 +402,8 @@ async function main() {
     xlsx,
     sync,
     sandboxAtScale: scale?.results ?? { error: scaleError },
+    simulate: simulate.results ?? simulate,
+    sandboxLoad: load.results ?? load,
   };
   // A partial run (BENCH_ONLY) leaves bench/results.json alone unless BENCH_RESULTS names a file.
   const resultsFile =
@@ -428,6 +463,8 @@ async function main() {
   out.push("");
   out.push(scale ? scale.text : `Sandbox at scale: not measured (${scaleError}).`);
   out.push("");
+  out.push(simulate.text ?? `Simulate: not measured (${simulate.error}).`, "");
+  out.push(load.text ?? `Sandbox under load: not measured (${load.error}).`, "");
   out.push(
     `Node ${process.version}, ${results.cpus}; load average ${results.loadAverage.before.join(" ")} before, ${results.loadAverage.after.join(" ")} after; ${results.durationSec} s. ${resultsFile ? `Written to ${resultsFile}.` : "No results file (BENCH_ONLY without BENCH_RESULTS)."}`,
   );

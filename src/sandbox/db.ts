@@ -48,6 +48,8 @@ export class SqlDb {
   private depth = 0;
   /** Run just before each COMMIT (the traffic columns are written there). */
   readonly beforeCommit: (() => void)[] = [];
+  /** Writers holding rows back in the open transaction (the event log): flushed before COMMIT. */
+  readonly deferred = new Set<{ flush(): void }>();
 
   constructor(readonly db: Database) {}
 
@@ -98,6 +100,7 @@ export class SqlDb {
       return fn();
     } finally {
       try {
+        for (const w of this.deferred) w.flush();
         for (const hook of this.beforeCommit) hook();
       } finally {
         this.depth--;

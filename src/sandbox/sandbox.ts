@@ -61,7 +61,7 @@ export class Sandbox {
       id: newEventId(this.clock.nowMs()),
       type,
       occurredAt: opts.occurredAt ?? this.clock.iso(),
-      organizationId: state.org.id,
+      organizationId: state.id,
       sample: opts.sample ?? false,
       data,
     };

@@ -13,7 +13,7 @@ import type { Offer } from "../spec/offers.js";
 import type { FailureCategory } from "../spec/webhooks.js";
 import { UsageError } from "../errors.js";
 import { createTableSql, type Database, SqlDb, Table, type TableDef, tableStats } from "./db.js";
-import { EVENTS_SCHEMA, EVENTS_STATS, EventLog } from "./db-events.js";
+import { EVENTS_FROM_V1, EVENTS_SCHEMA, EVENTS_STATS, EVENTS_V1_ASIDE, EventLog } from "./db-events.js";
 import { clearTraffic, StoredTraffic, TRAFFIC_SCHEMA } from "./db-traffic.js";
 import type { Traffic } from "./domain/traffic.js";
 
@@ -151,8 +151,8 @@ export interface DeliveryRecord {
 
 /** The database file of a data dir. */
 export const DB_FILE = "sandbox.db";
-/** Schema version, in PRAGMA user_version. */
-const FORMAT = 1;
+/** Schema version, in PRAGMA user_version. 2: events keyed by an organization number, data only (1 converted on open). */
+const FORMAT = 2;
 
 const bool = (v: boolean) => (v ? 1 : 0);
 const T = {
@@ -370,6 +370,10 @@ export class SandboxStore {
       db = new Ctor(path, { timeout: 5000 });
       db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = FULL");
+      // A 32 MiB page cache (the default is 2 MiB): a large transaction (a simulate's millions of
+      // events) spills and rewrites fewer pages, and memory stays bounded at any size.
+      db.exec("PRAGMA cache_size = -32768");
+      db.exec("PRAGMA temp_store = MEMORY");
     } catch (err) {
       throw new UsageError(
         `The sandbox data in ${path} cannot be opened (${(err as Error).message}).`,
@@ -384,12 +388,14 @@ export class SandboxStore {
       );
     if (version < FORMAT) {
       const ddl = [
+        ...(version === 1 ? EVENTS_V1_ASIDE : []),
         ...Object.values(T).flatMap((d) => createTableSql(d)),
         ...EVENTS_SCHEMA,
         ...TRAFFIC_SCHEMA,
+        ...(version === 1 ? EVENTS_FROM_V1 : []),
         `PRAGMA user_version = ${FORMAT}`,
       ];
-      db.exec(`BEGIN; ${ddl.join(";\n")}; ANALYZE;`);
+      db.exec(`BEGIN; ${ddl.join(";\n")}; ANALYZE event_orgs; DELETE FROM sqlite_stat1;`);
       const stat = db.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?, ?, ?)");
       for (const row of [...Object.values(T).flatMap((d) => tableStats(d)), ...EVENTS_STATS])
         stat.run(...row);
