@@ -32,21 +32,6 @@ export const EVENTS_SCHEMA = [
   "CREATE INDEX IF NOT EXISTS events_type ON events (org, type, occurred_at, id)",
 ];
 
-/**
- * Moves the events of a format-1 database (org id text, body = the envelope's JSON) aside, before
- * EVENTS_SCHEMA creates the new table; EVENTS_FROM_V1 then copies them over.
- */
-export const EVENTS_V1_ASIDE = [
-  "ALTER TABLE events RENAME TO events_v1",
-  "DROP INDEX IF EXISTS events_id",
-  "DROP INDEX IF EXISTS events_type",
-];
-export const EVENTS_FROM_V1 = [
-  "INSERT OR IGNORE INTO event_orgs (org) SELECT DISTINCT org FROM events_v1",
-  "INSERT OR REPLACE INTO events (org, occurred_at, id, type, data) SELECT o.n, e.occurred_at, e.id, e.type, json_extract(e.body, '$.data') FROM events_v1 e JOIN event_orgs o ON o.org = e.org",
-  "DROP TABLE events_v1",
-];
-
 /** Planner statistics (see db.ts tableStats). */
 export const EVENTS_STATS: [string, string, string][] = [
   ["events", "events", "10000000 1000000 1 1"],

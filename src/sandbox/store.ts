@@ -13,7 +13,7 @@ import type { Offer } from "../spec/offers.js";
 import type { FailureCategory } from "../spec/webhooks.js";
 import { UsageError } from "../errors.js";
 import { createTableSql, type Database, SqlDb, Table, type TableDef, tableStats } from "./db.js";
-import { EVENTS_FROM_V1, EVENTS_SCHEMA, EVENTS_STATS, EVENTS_V1_ASIDE, EventLog } from "./db-events.js";
+import { EVENTS_SCHEMA, EVENTS_STATS, EventLog } from "./db-events.js";
 import { clearTraffic, StoredTraffic, TRAFFIC_SCHEMA } from "./db-traffic.js";
 import type { Traffic } from "./domain/traffic.js";
 
@@ -151,8 +151,8 @@ export interface DeliveryRecord {
 
 /** The database file of a data dir. */
 export const DB_FILE = "sandbox.db";
-/** Schema version, in PRAGMA user_version. 2: events keyed by an organization number, data only (1 converted on open). */
-const FORMAT = 2;
+/** Schema version, in PRAGMA user_version (0: a new file). */
+const FORMAT = 1;
 
 const bool = (v: boolean) => (v ? 1 : 0);
 const T = {
@@ -388,11 +388,9 @@ export class SandboxStore {
       );
     if (version < FORMAT) {
       const ddl = [
-        ...(version === 1 ? EVENTS_V1_ASIDE : []),
         ...Object.values(T).flatMap((d) => createTableSql(d)),
         ...EVENTS_SCHEMA,
         ...TRAFFIC_SCHEMA,
-        ...(version === 1 ? EVENTS_FROM_V1 : []),
         `PRAGMA user_version = ${FORMAT}`,
       ];
       db.exec(`BEGIN; ${ddl.join(";\n")}; ANALYZE event_orgs; DELETE FROM sqlite_stat1;`);
