@@ -5,17 +5,9 @@
 import { Argument, type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
 import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
 import { notes } from "./help.js";
+import { OFFER_STATES } from "../spec/offer-states.js";
 
 export const DEFAULT_SANDBOX_PORT = 4010;
-
-/** The spec's offer states (src/spec/offers.ts OFFER_STATES; not imported: it loads zod). */
-const OFFER_STATES = [
-  "available",
-  "not_yet_started",
-  "expired",
-  "temporarily_unavailable",
-  "not_distributable",
-] as const;
 
 function parseRate(value: string): number {
   const n = Number(value);

@@ -1,13 +1,8 @@
 import { z } from "zod";
 import { CalendarDay, type Kit, kit, pageOf, Timestamp } from "./kit.js";
+import { OFFER_STATES } from "./offer-states.js";
 
-export const OFFER_STATES = [
-  "available",
-  "not_yet_started",
-  "expired",
-  "temporarily_unavailable",
-  "not_distributable",
-] as const;
+export { OFFER_STATES };
 
 export function offerSchemas(k: Kit) {
   const Brand = k.obj({ id: z.string(), name: z.string() });

@@ -5,11 +5,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { pathToFileURL } from "node:url";
 import { parse } from "csv-parse/sync";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { linksAssignRun } from "../../src/commands/links/assign.js";
-import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
 import { MAX_HELD } from "../../src/csv/footer.js";
 import { mapColumns, parseColumnFlags } from "../../src/csv/headers.js";
 import { readIdList } from "../../src/csv/id-list.js";
@@ -17,21 +15,12 @@ import { CsvReader, type CsvReadOptions, parseOptions, plainCells } from "../../
 import { prng as rng } from "../../src/sandbox/simulate.js";
 import { cli } from "../helpers/cli.js";
 import { makeCampaign, runFn } from "../helpers/fixtures.js";
-import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { creatorCount, errorText, writeTemp } from "./harness.js";
+import { creatorCount, errorText, writeTemp, fixtureFile, useEmptyRoster } from "./harness.js";
 
-const SCRIPT = new URL("../../scripts/make-fixtures.mjs", import.meta.url);
-const { FIXTURES_DIR } = await import(pathToFileURL(SCRIPT.pathname).href);
-const file = (name: string) => join(FIXTURES_DIR, name);
+const file = fixtureFile;
 
-const s = useSandbox({ seed: "empty" });
-beforeEach(async () => {
-  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
-});
-
-const imp = (path: string, opts: ImportOptions = {}) =>
-  runFn(s.sb, (ctx) => rosterImportRun({ file: path, ...opts }, ctx), { globals: { json: true } });
+const { s, imp } = useEmptyRoster();
 
 const hint = (r: { thrown: unknown }) => (r.thrown as { hint?: string }).hint ?? "";
 

@@ -1,26 +1,12 @@
-// What an operator is shown before anything is sent, made by the decoder the import uses: the
-// not-UTF-8 preview (Windows-1252's ’ “ ” €; Mac Roman first for a file whose lines end in CR only),
-// a control character a wrong --encoding makes, and the rows --dry-run would send. Files made byte
-// for byte by scripts/make-fixtures.mjs (test/fixtures/files/).
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
 import { visibleLine } from "../../src/io/visible.js";
-import { runFn } from "../helpers/fixtures.js";
-import { useSandbox } from "../helpers/harness.js";
-import { errorText, writeTemp } from "./harness.js";
+import { errorText, writeTemp, fixtureFile, useEmptyRoster } from "./harness.js";
 
-const SCRIPT = new URL("../../scripts/make-fixtures.mjs", import.meta.url);
-const { FIXTURES_DIR } = await import(pathToFileURL(SCRIPT.pathname).href);
-const file = (name: string) => join(FIXTURES_DIR, name);
+const file = fixtureFile;
 const CP1252 = file("cp1252-quotes.csv");
 const MAC = file("mac-roman-cr.csv");
 
-const s = useSandbox({ seed: "empty" });
-
-const imp = (path: string, opts: ImportOptions = {}, json = true) =>
-  runFn(s.sb, (ctx) => rosterImportRun({ file: path, ...opts }, ctx), { globals: { json } });
+const { s, imp } = useEmptyRoster();
 
 /** Everything the sandbox holds about creators, in id order. */
 async function everything(): Promise<Record<string, unknown>[]> {
@@ -38,7 +24,6 @@ async function stored(): Promise<unknown[][]> {
 /** The roster before each case: three creators from a plain UTF-8 file. */
 let before: Record<string, unknown>[];
 beforeEach(async () => {
-  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
   expect((await imp(file("utf8.csv"))).exitCode).toBe(0);
   before = await everything();
   expect(before).toHaveLength(3);

@@ -2,25 +2,14 @@
 // each file's exact outcome: exit code, the creators stored in the sandbox, the lines named.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { beforeEach, describe, expect, it } from "vitest";
-import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
+import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/sandbox.js";
-import { creator, creatorCount, errorText } from "./harness.js";
-import { runFn } from "../helpers/fixtures.js";
-import { useSandbox } from "../helpers/harness.js";
+import { creator, creatorCount, errorText, fixtureFile, fixtureScript, useEmptyRoster } from "./harness.js";
 
-const SCRIPT = new URL("../../scripts/make-fixtures.mjs", import.meta.url);
-const { fixtures, bigMisplacedQuote, FIXTURES_DIR } = await import(pathToFileURL(SCRIPT.pathname).href);
-const file = (name: string) => join(FIXTURES_DIR, name);
+const { fixtures, bigMisplacedQuote, FIXTURES_DIR } = fixtureScript;
+const file = fixtureFile;
 
-const s = useSandbox({ seed: "empty" });
-beforeEach(async () => {
-  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
-});
-
-const imp = (path: string, opts: ImportOptions = {}) =>
-  runFn(s.sb, (ctx) => rosterImportRun({ file: path, ...opts }, ctx), { globals: { json: true } });
+const { s, imp } = useEmptyRoster();
 
 /** The stored creators, as [externalId, name, email, handle, active]. */
 async function stored(): Promise<unknown[][]> {

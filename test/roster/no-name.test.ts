@@ -4,23 +4,16 @@
 // to map; the same file imports when every id it holds is stored already.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RequestSpec } from "../../src/api/client.js";
 import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/import.js";
 import { runFn } from "../helpers/fixtures.js";
-import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { creatorCount, errorText, writeTemp } from "./harness.js";
+import { creatorCount, errorText, writeTemp, fixtureFile, useEmptyRoster } from "./harness.js";
 
-const SCRIPT = new URL("../../scripts/make-fixtures.mjs", import.meta.url);
-const { FIXTURES_DIR } = await import(pathToFileURL(SCRIPT.pathname).href);
-const file = (name: string) => join(FIXTURES_DIR, name);
+const file = fixtureFile;
 
-const s = useSandbox({ seed: "empty" });
-beforeEach(async () => {
-  await s.http("POST", "/reset", { control: true, body: { seed: "empty" } });
-});
+const { s } = useEmptyRoster();
 
 /** An import, with every request its client sent ("GET /creators/es-1"; the real request is made). */
 async function imp(path: string, opts: ImportOptions = {}) {
