@@ -106,7 +106,7 @@ const kill = async (p: ChildProcess, dataDir: string) => {
   rmSync(join(dataDir, "embedded.lock"), { recursive: true, force: true });
 };
 
-const CLIENTS = 64;
+const CLIENTS = 100;
 
 /** CLIENTS clients writing until the kill (after `target` acknowledged writes): PUTs, and every fifth request a batch of ten. */
 async function load(
