@@ -1,9 +1,11 @@
 // Reading an Excel workbook (.xlsx) as an input file: the one module that knows the xlsx library
 // (exceljs, loaded lazily), so it can be swapped. exceljs's streaming WorkbookReader unzips the file
 // and reads the workbook, its shared strings (cached: inherent to the format) and its styles; the
-// chosen sheet's XML is read here with exceljs's SAX reader, row by row, so memory stays flat in
-// the number of rows. exceljs keeps a sheet that comes before the shared strings in the zip (as
-// Excel and exceljs write them) in a temporary file (mode 0600, removed after reading).
+// chosen sheet's XML is read here with exceljs's SAX reader, row by row: no sheet is ever held
+// whole. The compressed zip is held, so that a read in which exceljs lost a zip entry can be made
+// again (exceljs/exceljs#3064; see WorkbookRecords.read). A sheet that comes before the shared
+// strings (exceljs keeps it) or before the workbook part or the styles (EarlySheets here) waits in
+// a private temporary file (mode 0600, removed after reading).
 //
 // Records come out as CsvReader's do (the header first, then blocks of { line, cells }), `line`
 // being the sheet's row number; blank rows are skipped. A cell becomes the text Excel shows: strings
@@ -13,6 +15,7 @@
 // `bad` on its record: the caller rejects the row naming the cell when the cell is used.
 import { Readable } from "node:stream";
 import { UsageError } from "../errors.js";
+import { makeSpool } from "./input.js";
 import { columnIndex, type Places, sheetPlaces } from "./place.js";
 import { CsvFileError, type CsvRecord } from "./read.js";
 
@@ -34,10 +37,21 @@ export interface SheetFacts {
 /** Records per block handed out. */
 const BLOCK = 1000;
 
+/** How many times a workbook is read when exceljs loses a zip entry (see WorkbookRecords.read). */
+const READS = 5;
+
+/** exceljs did not deliver a part of the zip that is there (exceljs/exceljs#3064). */
+class LostEntry extends Error {
+  constructor(what: string) {
+    super(`${what} was not delivered by the zip reader`);
+  }
+}
+
 // ---- the parts of exceljs used here (its streaming reader has no published types for them) ----
 interface SheetModel {
   name: string;
   state?: string;
+  rId?: string;
 }
 interface SaxNode {
   name: string;
@@ -48,11 +62,16 @@ type SaxEvent =
   | { eventType: "closetag"; value: SaxNode }
   | { eventType: "text"; value: string };
 interface ExcelWorksheetReader {
-  name: string;
+  /** Undefined when the workbook part (the sheet names) was not read yet. */
+  name: string | undefined;
+  /** The sheet's number in the zip (xl/worksheets/sheetN.xml) until its name is known. */
+  id: string | number;
   iterator: AsyncIterable<unknown>;
 }
 interface ExcelWorkbookReader {
   model?: { sheets?: SheetModel[] };
+  workbookRels?: { Id: string; Target: string }[];
+  on(event: "entry", listener: (entry: { type: string }) => void): void;
   properties?: { model?: { date1904?: boolean } };
   sharedStrings?: (string | null | { richText: { text: string | null }[] })[];
   styles: { getStyleModel(id: number): { numFmt?: string } | null };
@@ -70,7 +89,7 @@ async function loadExcel(): Promise<{ open: (s: Readable) => ExcelWorkbookReader
       sharedStrings: "cache",
       styles: "cache",
       hyperlinks: "ignore",
-      entries: "ignore",
+      entries: "emit",
     }) as unknown as ExcelWorkbookReader;
   return { open, parseSax: sax.default };
 }
@@ -247,6 +266,33 @@ async function drain(it: AsyncIterable<unknown>): Promise<void> {
   for await (const _chunk of it);
 }
 
+/** Sheets that came before the workbook part or the styles, each kept in a private temporary file. */
+class EarlySheets {
+  private readonly kept: { id: string; spool: Awaited<ReturnType<typeof makeSpool>> }[] = [];
+
+  async keep(ws: ExcelWorksheetReader): Promise<void> {
+    const spool = await makeSpool();
+    this.kept.push({ id: String(ws.id), spool });
+    for await (const chunk of ws.iterator) await spool.fh.write(chunk as Uint8Array);
+  }
+
+  /** The kept sheets, named now that the workbook part is read, each read from its file. */
+  *sheets(wb: ExcelWorkbookReader): Generator<ExcelWorksheetReader> {
+    for (const { id, spool } of this.kept) {
+      const rel = wb.workbookRels?.find((r) => r.Target === `worksheets/sheet${id}.xml`);
+      const name = rel && wb.model?.sheets?.find((sh) => sh.rId === rel.Id)?.name;
+      yield { name, id, iterator: spool.fh.createReadStream({ start: 0, autoClose: false }) };
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const { spool } of this.kept) {
+      await spool.fh.close().catch(() => {});
+      await spool.cleanup();
+    }
+  }
+}
+
 /** The records of one sheet of a workbook, in CsvReader's shape (see the top of this file). */
 export class WorkbookRecords {
   /** Records only counted, not handed out: always 0 here (CsvReader's `counted`). */
@@ -269,33 +315,85 @@ export class WorkbookRecords {
   }
 
   private async *read(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<CsvRecord[]> {
+    // The zip is held (compressed: a few bytes a row) so that it can be read again: exceljs's
+    // streaming reader sometimes loses a zip entry (the last one, often xl/workbook.xml:
+    // exceljs/exceljs#3064). A read that lost one before any record was handed out is made again,
+    // up to READS times; a loss is never silent.
+    const parts: Uint8Array[] = [];
+    for await (const c of chunks) parts.push(c);
+    const zip = Buffer.concat(parts);
+    for (let read = 1; ; read++) {
+      let handed = false;
+      try {
+        for await (const block of this.readOnce(zip)) {
+          handed = true;
+          yield block;
+        }
+        return;
+      } catch (err) {
+        if (!(err instanceof LostEntry) || handed || read >= READS) throw this.failure(err);
+      }
+    }
+  }
+
+  private async *readOnce(zip: Buffer): AsyncGenerator<CsvRecord[]> {
     const excel = await loadExcel();
-    const input = Readable.from(chunks, { objectMode: false });
+    const input = Readable.from([zip], { objectMode: false });
     const wb = excel.open(input);
-    let found = false;
+    // exceljs reads a sheet as it comes once the shared strings and the workbook's relationships came
+    // before it, even when the workbook part (the sheet names) or the styles (number formats: dates,
+    // "000000") come after it in the zip, as some writers order them. Such a sheet is kept in a
+    // private temporary file and read once the rest is known. (The placeholder model keeps exceljs
+    // from failing on the names it looks up; the workbook part replaces it.)
+    const seen = new Set<string>();
+    wb.on("entry", (e) => seen.add(e.type));
+    const placeholder = { sheets: [] };
+    wb.model = placeholder;
+    const early = new EarlySheets();
+    this.found = false;
     try {
       for await (const ev of wb.parse()) {
         if (ev.eventType !== "worksheet") continue;
         const ws = ev.value as ExcelWorksheetReader;
-        if (found || !this.isChosen(wb, ws)) {
-          await drain(ws.iterator);
-          continue;
-        }
-        found = true;
-        yield* this.sheetBlocks(wb, ws, excel.parseSax);
+        if (seen.has("workbook") && seen.has("styles")) yield* this.take(wb, ws, excel.parseSax);
+        else if (seen.has("workbook") && (this.found || !this.isChosen(wb, ws))) await drain(ws.iterator);
+        else await early.keep(ws);
       }
-      if (!wb.model?.sheets?.length)
+      if (wb.model === placeholder || !wb.model) {
+        // Named in the zip's directory, but not delivered: lost, not missing.
+        if (seen.has("workbook") || zip.includes("xl/workbook.xml")) throw new LostEntry("xl/workbook.xml");
         throw new CsvFileError(
           `${this.o.name} is a zip archive, not an Excel workbook (it holds no xl/workbook.xml).`,
           undefined,
           "Give the .xlsx workbook or a CSV file.",
         );
-      if (!found) this.chosen(wb); // throws when there is no such sheet
-    } catch (err) {
-      throw this.failure(err);
+      }
+      for (const ws of early.sheets(wb)) yield* this.take(wb, ws, excel.parseSax);
+      if (!this.found) {
+        const name = this.chosen(wb); // throws when there is no such sheet
+        throw new LostEntry(`the sheet "${name}"`);
+      }
     } finally {
       input.destroy();
+      await early.close();
     }
+  }
+
+  /** Whether the sheet to read was found (and read). */
+  private found = false;
+
+  /** Reads `ws` when it is the sheet to read (the first such), else reads past it. */
+  private async *take(
+    wb: ExcelWorkbookReader,
+    ws: ExcelWorksheetReader,
+    parseSax: ParseSax,
+  ): AsyncGenerator<CsvRecord[]> {
+    if (this.found || !this.isChosen(wb, ws)) {
+      await drain(ws.iterator);
+      return;
+    }
+    this.found = true;
+    yield* this.sheetBlocks(wb, ws, parseSax);
   }
 
   /** Whether `ws` is the sheet to read. */
