@@ -40,6 +40,13 @@ const BLOCK = 1000;
 /** How many times a workbook is read when exceljs loses a zip entry (see WorkbookRecords.read). */
 const READS = 5;
 
+/** The parts a sheet's cells need, as exceljs names them on reading, and their paths in the zip. */
+const PARTS: [string, string][] = [
+  ["workbook", "xl/workbook.xml"],
+  ["shared-strings", "xl/sharedStrings.xml"],
+  ["styles", "xl/styles.xml"],
+];
+
 /** exceljs did not deliver a part of the zip that is there (exceljs/exceljs#3064). */
 class LostEntry extends Error {
   constructor(what: string) {
@@ -347,6 +354,8 @@ export class WorkbookRecords {
     // from failing on the names it looks up; the workbook part replaces it.)
     const seen = new Set<string>();
     wb.on("entry", (e) => seen.add(e.type));
+    // A part the zip's directory names that was not delivered (yet).
+    const lost = () => PARTS.find(([type, path]) => !seen.has(type) && zip.includes(path))?.[1];
     const placeholder = { sheets: [] };
     wb.model = placeholder;
     const early = new EarlySheets();
@@ -355,7 +364,7 @@ export class WorkbookRecords {
       for await (const ev of wb.parse()) {
         if (ev.eventType !== "worksheet") continue;
         const ws = ev.value as ExcelWorksheetReader;
-        if (seen.has("workbook") && seen.has("styles")) yield* this.take(wb, ws, excel.parseSax);
+        if (seen.has("workbook") && seen.has("styles")) yield* this.take(wb, ws, excel.parseSax, lost);
         else if (seen.has("workbook") && (this.found || !this.isChosen(wb, ws))) await drain(ws.iterator);
         else await early.keep(ws);
       }
@@ -368,7 +377,7 @@ export class WorkbookRecords {
           "Give the .xlsx workbook or a CSV file.",
         );
       }
-      for (const ws of early.sheets(wb)) yield* this.take(wb, ws, excel.parseSax);
+      for (const ws of early.sheets(wb)) yield* this.take(wb, ws, excel.parseSax, lost);
       if (!this.found) {
         const name = this.chosen(wb); // throws when there is no such sheet
         throw new LostEntry(`the sheet "${name}"`);
@@ -387,11 +396,15 @@ export class WorkbookRecords {
     wb: ExcelWorkbookReader,
     ws: ExcelWorksheetReader,
     parseSax: ParseSax,
+    lost: () => string | undefined,
   ): AsyncGenerator<CsvRecord[]> {
     if (this.found || !this.isChosen(wb, ws)) {
       await drain(ws.iterator);
       return;
     }
+    // The cells need the shared strings and the styles: read without them, they would be wrong.
+    const missing = lost();
+    if (missing) throw new LostEntry(missing);
     this.found = true;
     yield* this.sheetBlocks(wb, ws, parseSax);
   }
