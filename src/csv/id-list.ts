@@ -15,6 +15,7 @@ import { checkEncoding } from "./decode.js";
 import { delimiterName, loose, mapColumns, parseColumnFlags, type RosterField } from "./headers.js";
 import { openInput } from "./input.js";
 import { footerNote } from "./footer.js";
+import { noteTextFlags, refuseSheet } from "./records.js";
 import { sniff } from "./sniff.js";
 import type { Places } from "./place.js";
 import {
@@ -282,20 +283,11 @@ export async function readIdList(path: string, stdin: Readable, o: IdListOptions
     path,
     stdin,
     (n) => {
-      if (o.sheet !== undefined)
-        throw new UsageError(
-          `--sheet "${o.sheet}": ${n} is CSV text, not an Excel workbook, so it has no sheets; nothing was sent.`,
-          "Drop --sheet, or give the .xlsx workbook.",
-        );
+      refuseSheet({ name: n, sheet: o.sheet });
       return new CsvReader({ name: n, encoding, delimiter: forced, note: o.note });
     },
     (n, chunks) => {
-      const ignored = [
-        encoding ? "--encoding" : "",
-        forced ? "--delimiter" : "",
-        o.quote ? "--quote" : "",
-      ].filter(Boolean);
-      if (ignored.length) o.note?.(`${n} is an Excel workbook: ${ignored.join(" and ")} ignored.`);
+      noteTextFlags({ name: n, encoding, delimiter: forced, quote, note: o.note });
       return readWorkbook(n, chunks, flags, o.sheet);
     },
   );

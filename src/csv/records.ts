@@ -34,11 +34,7 @@ export async function openRecords(
 ): Promise<RecordSource> {
   const { kind, chunks: bytes } = await sniff(o.name, chunks);
   if (kind === "csv") {
-    if (o.sheet !== undefined)
-      throw new UsageError(
-        `--sheet "${o.sheet}": ${o.name} is CSV text, not an Excel workbook, so it has no sheets; nothing was sent.`,
-        "Drop --sheet, or give the .xlsx workbook.",
-      );
+    refuseSheet(o);
     const csv = new CsvReader(o);
     return {
       blocks: csv.blocks(bytes, { cells }),
@@ -48,16 +44,7 @@ export async function openRecords(
       counted: () => csv.counted,
     };
   }
-  // --encoding and --delimiter say how to read text: a workbook holds no text to decode or split.
-  const ignored = [
-    o.encoding ? "--encoding" : "",
-    o.delimiter ? "--delimiter" : "",
-    o.quote ? "--quote" : "",
-  ].filter(Boolean);
-  if (ignored.length)
-    o.note?.(
-      `${o.name} is an Excel workbook: ${ignored.join(" and ")} ${ignored.length > 1 ? "do" : "does"} not apply and ${ignored.length > 1 ? "are" : "is"} ignored.`,
-    );
+  noteTextFlags(o);
   const { WorkbookRecords } = await import("./workbook.js");
   const wb = new WorkbookRecords({ name: o.name, sheet: o.sheet });
   return {
@@ -67,4 +54,31 @@ export async function openRecords(
     places: () => wb.places,
     counted: () => 0,
   };
+}
+
+/** `--sheet` given for CSV text: refused (the user may have the wrong file). */
+export function refuseSheet(o: Pick<ReadOptions, "name" | "sheet">): void {
+  if (o.sheet !== undefined)
+    throw new UsageError(
+      `--sheet "${o.sheet}": ${o.name} is CSV text, not an Excel workbook, so it has no sheets; nothing was sent.`,
+      "Drop --sheet, or give the .xlsx workbook.",
+    );
+}
+
+/**
+ * --encoding, --delimiter and --quote say how to read text: a workbook holds no text to decode or
+ * split, so they are noted as ignored (one command line can take either kind of file).
+ */
+export function noteTextFlags(
+  o: Pick<ReadOptions, "name" | "encoding" | "delimiter" | "quote" | "note">,
+): void {
+  const ignored = [
+    o.encoding ? "--encoding" : "",
+    o.delimiter ? "--delimiter" : "",
+    o.quote ? "--quote" : "",
+  ].filter(Boolean);
+  if (ignored.length)
+    o.note?.(
+      `${o.name} is an Excel workbook: ${ignored.join(" and ")} ${ignored.length > 1 ? "do" : "does"} not apply and ${ignored.length > 1 ? "are" : "is"} ignored.`,
+    );
 }
