@@ -1,4 +1,4 @@
-// run(argv) → exit code. The ONE table from error to exit code (cli-conventions.md) lives here.
+// run(argv) → exit code. The ONE table from error to exit code (docs/exit-codes.md) lives here.
 // Never calls process.exit.
 import { visibleLine } from "./io/visible.js";
 import { Writable } from "node:stream";
