@@ -16,6 +16,7 @@ import { dayInZone } from "../../sync/rows.js";
 import { LATEST_SCHEMA_VERSION } from "../../sync/schema.js";
 import { KINDS, type Kind, type KindSummary, Syncer } from "../../sync/syncer.js";
 import { resolveSyncTarget, scrub, type SyncTarget } from "../../sync/target.js";
+import type { SyncDryRun } from "./dry-run.js";
 
 export interface SyncOptions {
   to?: string | undefined;
@@ -24,6 +25,8 @@ export interface SyncOptions {
   full?: boolean | undefined;
   /** Feed page size (1..1,000). */
   limit?: number | undefined;
+  /** Say per kind what would be read and written, from the checkpoints; write nothing. */
+  dryRun?: boolean | undefined;
 }
 
 export interface SyncSummary {
@@ -88,9 +91,28 @@ export async function checkSchema(dest: Destination): Promise<number> {
   return version;
 }
 
+/** Refuses a copy that belongs to another organization than the key's (exit 2, nothing written). */
+export function checkOrganization(
+  label: string,
+  meta: Record<string, string>,
+  org: { id: string; name: string },
+): void {
+  if (meta.organization_id && meta.organization_id !== org.id)
+    throw new UsageError(
+      `${label} holds the copy of organization ${meta.organization_name ?? ""} (${meta.organization_id}); this key belongs to ${org.name} (${org.id}). Nothing was written.`,
+      "Use another --to for this organization, or the key of the organization the copy belongs to.",
+    );
+}
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary> {
+/** A run (its summary), or with `dryRun` the plan of one (SyncDryRun). */
+export async function syncRun(
+  o: SyncOptions & { dryRun?: false | undefined },
+  ctx: Context,
+): Promise<SyncSummary>;
+export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary | SyncDryRun>;
+export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary | SyncDryRun> {
   const kinds = parseKinds(o.only);
   const target = resolveSyncTarget(o.to, ctx.env);
   if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1000))
@@ -98,6 +120,10 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   // Who we talk to is checked before the database is touched: a bad key creates no file.
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
+  if (o.dryRun) {
+    const { syncDryRun } = await import("./dry-run.js");
+    return syncDryRun(o, ctx, kinds, target, org);
+  }
   const settings = { ...DEFAULT_RETRY, ...retryFromEnv(ctx.env) };
   const started = ctx.clock.now().getTime();
   const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false };
@@ -164,11 +190,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
     await dest.lock();
     await checkSchema(dest);
     const meta = await dest.meta();
-    if (meta.organization_id && meta.organization_id !== org.id)
-      throw new UsageError(
-        `${dest.label} holds the copy of organization ${meta.organization_name ?? ""} (${meta.organization_id}); this key belongs to ${org.name} (${org.id}). Nothing was written.`,
-        "Use another --to for this organization, or the key of the organization the copy belongs to.",
-      );
+    checkOrganization(dest.label, meta, org);
     const now = () => ctx.clock.now();
     const migrationsApplied = await dest.migrate(now().toISOString());
     if (migrationsApplied.length && ctx.verbose)
