@@ -12,7 +12,14 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../sync/schema.js";
 import { realDatabasePath } from "../../sync/sqlite.js";
 import type { Kind } from "../../sync/syncer.js";
 import { scrub, type SyncTarget } from "../../sync/target.js";
-import { checkOrganization, checkSchema, type SyncOptions } from "./run.js";
+import { checkOrganization, checkSchema } from "./checks.js";
+
+/** The options of `sync` a plan depends on. */
+interface PlanFlags {
+  fromStart?: boolean | undefined;
+  full?: boolean | undefined;
+  limit?: number | undefined;
+}
 
 type Org = Awaited<ReturnType<typeof getMe>>["organization"];
 
@@ -72,7 +79,7 @@ const COLUMNS: Column<FeedPlan>[] = [
 ];
 
 export async function syncDryRun(
-  o: SyncOptions,
+  o: PlanFlags,
   ctx: Context,
   kinds: Kind[],
   target: SyncTarget,
