@@ -47,6 +47,18 @@ function checkpointOf(st: FeedState | undefined): FeedPlan["checkpoint"] {
   };
 }
 
+/** The saved position of a feed, in words. */
+function positionText(st: FeedState): string {
+  const skip = st.skipIds.length
+    ? `, skipping the ${st.skipIds.length} ids of that page already handled`
+    : "";
+  if (st.cursor !== null)
+    return `continues after cursor ${st.cursor}${skip} (${st.items} items handled so far)`;
+  if (skip)
+    return `continues from the checkpoint: the first page again${skip} (${st.items} items handled so far)`;
+  return "the checkpoint is at the beginning (nothing read from it yet)";
+}
+
 /** A cursor feed (redemptions, corrections, events): from the saved cursor, or from the beginning. */
 function feedPlan(
   kind: string,
@@ -56,20 +68,17 @@ function feedPlan(
   read: { path: string; query: Record<string, string | number> },
   write: FeedPlan["write"],
 ): FeedPlan {
-  const resume = !o.fromStart && st?.cursor != null;
+  // A position is a cursor and the ids already handled from the page it starts at; a null cursor
+  // with handled ids is the feed's first page, read again and those ids skipped.
+  const at = o.fromStart || !st ? undefined : st;
+  const resume = at !== undefined && (at.cursor !== null || at.skipIds.length > 0);
   const query: Record<string, string | number> = { ...read.query, limit: o.limit };
-  if (resume) query.after = st!.cursor!;
+  if (resume && at.cursor !== null) query.after = at.cursor;
   return {
     kind,
     feed,
     start: resume ? "checkpoint" : "beginning",
-    why: o.fromStart
-      ? "--from-start"
-      : resume
-        ? `continues after cursor ${st!.cursor} (${st!.items} items handled so far${st!.skipIds.length ? `, ${st!.skipIds.length} ids of its page already handled` : ""})`
-        : st
-          ? "the checkpoint is at the beginning (nothing read from it yet)"
-          : "no checkpoint saved yet",
+    why: o.fromStart ? "--from-start" : at ? positionText(at) : "no checkpoint saved yet",
     checkpoint: checkpointOf(st),
     read: { method: "GET", ...read, query },
     write,

@@ -51,7 +51,7 @@ async function readHeld(target: SyncTarget): Promise<Held> {
     if (!existsSync(realDatabasePath(target.path)))
       return { exists: false, version: 0, meta: {}, states: [] };
   }
-  const dest = await openDestination(target, { mustExist: true });
+  const dest = await openDestination(target, { mustExist: true, readonly: true });
   try {
     const version = await checkSchema(dest);
     return { exists: true, version, meta: await dest.meta(), states: await dest.states() };
