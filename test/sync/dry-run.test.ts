@@ -36,7 +36,8 @@ describe.each(destinationKinds())("sync --dry-run into %s", (kind) => {
 
   it("after a run: continues from each checkpoint it names, writes nothing", async () => {
     const d = await fresh();
-    const first = await sync(d.to, ["--only", "creators,redemptions", "--limit", "100"]);
+    // Spawned: an in-process run's SQLite connection may checkpoint its WAL whenever it is collected.
+    const first = await box.cli(["sync", "--to", d.to, "--only", "creators,redemptions", "--limit", "100"]);
     expect(first.exitCode, first.stderr).toBe(0);
     const held = await states(d);
     const bytes = d.kind === "sqlite" ? filesUnder(join((d as any).path, "..")) : undefined;
@@ -107,6 +108,19 @@ describe("sync --dry-run: files", () => {
     expect(r.stderr).toMatch(/does not exist: a run would create it/);
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(join(configDir, "locks"))).toBe(false);
+  });
+
+  it("the built CLI (SQLite in its worker thread): an existing copy's bytes unchanged, no file added", async () => {
+    const d = sqliteDest();
+    // Spawned, as above.
+    const first = await box.cli(["sync", "--to", d.to, "--only", "offers,events"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const dir = join(d.path, "..");
+    const before = filesUnder(dir);
+    const r = await box.cli(["sync", "--to", d.to, "--dry-run", "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(byFeed(r.json()).events.start).toBe("checkpoint");
+    expect(filesUnder(dir)).toEqual(before);
   });
 
   it("a failing check exits 2 as a real run would, the files unchanged", async () => {
