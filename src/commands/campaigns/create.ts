@@ -3,6 +3,8 @@
 // Every create carries an externalReference (the user's, or a generated one that is printed), so
 // an uncertain outcome (500, timeout, lost connection) is settled by looking the campaign up by
 // that reference: a retry never creates a second campaign.
+// --dry-run makes every check (the offer's with read-only requests; the setup still asks on a terminal)
+// and prints the body instead of sending it.
 import { createCampaign, findCampaignByReference, setCampaignStatus } from "../../api/campaigns.js";
 import type { ApiClient } from "../../api/client.js";
 import { getOffer, listOffers } from "../../api/offers.js";

@@ -2,6 +2,7 @@
 // Every invalid flag is reported at once, by flag name: the flags' own format, then what the
 // campaign's current values and its offer's rules decide; a 400 the service still answers names
 // the flags too.
+// --dry-run prints the PATCH body beside the campaign's current values instead of sending it.
 import { type CampaignPatch, patchCampaign } from "../../api/campaigns.js";
 import { getOffer } from "../../api/offers.js";
 import type { Context } from "../../context.js";
