@@ -67,7 +67,11 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
       "--external-reference <ref>",
       "your own unique reference (default: a generated pcli-… reference, printed); makes retries safe",
     )
-    .option("--activate", "activate the campaign right after creating it");
+    .option("--activate", "activate the campaign right after creating it")
+    .option(
+      "--dry-run",
+      "run every check (the offer's read-only), print the request body that would be sent; creates nothing",
+    );
   examples(create, [
     "partner-cli campaigns create",
     `partner-cli campaigns create --no-input --name 'Spring oats' --offer 0012345000011 --from "$(partner-cli offers get 0012345000011 --jq .redemptionDates.from)" --through "$(partner-cli offers get 0012345000011 --jq .redemptionDates.through)" --code-limit 5000 --rate 10% --unit-price 4.99 --external-reference spring-oats --activate`,
@@ -92,11 +96,16 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     .option("--unit-price <dollars>", "new estimated unit sale price, 4.99 or $4.99 ($0 to $100,000)")
     .option("--retailer-domain <domain>", "restrict to this retailer (with --retailer-name)")
     .option("--retailer-name <name>", "the retailer's display name (with --retailer-domain)")
-    .option("--no-retailer", "remove the retailer restriction");
+    .option("--no-retailer", "remove the retailer restriction")
+    .option(
+      "--dry-run",
+      "run every check, print the fields that would be sent beside their current values; changes nothing",
+    );
   examples(update, [
     "partner-cli campaigns update spring-oats --code-limit 8000",
     "partner-cli campaigns update spring-oats --rate 12% --unit-price 5.49",
     "partner-cli campaigns update spring-oats --no-retailer",
+    "partner-cli campaigns update spring-oats --code-limit 8000 --dry-run",
   ]);
   action(rt, update, () => import("../commands/campaigns/update.js"), "campaignsUpdateRun");
 

@@ -109,7 +109,11 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     .option("--no-wait", "print the job id and return at once")
     .addOption(timeoutOption("how long to wait for the job (e.g. 90s, 10m)"))
     .option("--unassignable <file>", "write the creators left without a link as CSV (externalId,reason)")
-    .option("--bom", "start the --unassignable CSV with a UTF-8 BOM (for Excel on Windows)");
+    .option("--bom", "start the --unassignable CSV with a UTF-8 BOM (for Excel on Windows)")
+    .option(
+      "--dry-run",
+      "work out the selection with read-only requests (how many selected, already linked, would get a link, refused and why); queues nothing, writes no file",
+    );
   examples(assign, [
     "partner-cli links assign spring-oats --roster",
     "partner-cli links assign spring-oats --ids creators.csv --unassignable left-out.csv",
@@ -117,6 +121,7 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     "partner-cli links assign spring-oats --ids creators.xlsx --sheet 2",
     "partner-cli links assign spring-oats cr-0001 cr-0002 --json",
     "partner-cli links assign spring-oats --roster --no-wait",
+    "partner-cli links assign spring-oats --ids creators.csv --dry-run",
   ]);
   action(rt, assign, () => import("../commands/links/assign.js"), "linksAssignRun");
 

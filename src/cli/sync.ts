@@ -25,7 +25,11 @@ export function registerSync(program: Command, rt: CliRuntime): void {
       "--full",
       "read the whole roster instead of the creators updated since the last sync, and compare it",
     )
-    .option("--limit <n>", "items per feed request (1-1000)", parseIntArg(1, 1000), 1000);
+    .option("--limit <n>", "items per feed request (1-1000)", parseIntArg(1, 1000), 1000)
+    .option(
+      "--dry-run",
+      "per kind, from the saved checkpoints: where the read would start, what it would read and which table it would write; writes nothing (a missing database file is not created)",
+    );
   notes(
     sync,
     "\nThe schema, views and example queries: docs/database.md. A second run against the same database exits 9.",
@@ -35,6 +39,7 @@ export function registerSync(program: Command, rt: CliRuntime): void {
     "partner-cli sync --to sqlite:/data/partner.sqlite --only redemptions,events",
     "PARTNER_SYNC_TO=postgres://partner@db.example.com/bi partner-cli sync --json",
     "partner-cli sync --full",
+    "partner-cli sync --to sqlite:/data/partner.sqlite --dry-run",
   ]);
   action(rt, sync, () => import("../commands/sync/run.js"), "syncRun");
 

@@ -39,10 +39,15 @@ export function registerWebhooks(program: Command, rt: CliRuntime): void {
     .option(
       "--force",
       "overwrite an existing --secret-file; register even if the URL already has an endpoint",
+    )
+    .option(
+      "--dry-run",
+      "check the URL, the event types and --secret-file, and show what would be registered; registers nothing, generates no secret, writes no file",
     );
   examples(create, [
     "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded,code.issued --secret-file ~/.partner-webhook.secret",
     "partner-cli webhooks create --url https://hooks.example.com/partner --events campaign.status_changed --json",
+    "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded --secret-file whsec.txt --dry-run",
   ]);
   action(rt, create, () => import("../commands/webhooks/create.js"), "webhooksCreateRun");
 

@@ -4,11 +4,16 @@ import type { SyncTarget } from "./target.js";
 
 export async function openDestination(
   target: SyncTarget,
-  o: { mustExist?: boolean } = {},
+  o: { mustExist?: boolean; readonly?: boolean } = {},
 ): Promise<Destination> {
   if (target.kind === "sqlite") {
     const { openSqlite } = await import("./sqlite.js");
-    return openSqlite({ path: target.path, label: target.label, mustExist: o.mustExist });
+    return openSqlite({
+      path: target.path,
+      label: target.label,
+      mustExist: o.mustExist,
+      readonly: o.readonly,
+    });
   }
   const { openPostgres } = await import("./postgres.js");
   return openPostgres(target);

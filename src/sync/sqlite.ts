@@ -110,14 +110,16 @@ export interface SqliteOpenOptions {
   label: string;
   /** For status: do not create the file when it does not exist. */
   mustExist?: boolean;
+  /** For sync --dry-run: open it read-only (no checkpoint of a WAL left behind, no write of any kind). */
+  readonly?: boolean;
   /** Run the database work in a worker thread (default: when running from the built .js). */
   worker?: boolean;
 }
 
-async function openCore(path: string, label: string): Promise<SqliteCore> {
+async function openCore(path: string, label: string, readonly = false): Promise<SqliteCore> {
   const { default: Database } = (await import("libsql")) as unknown as { default: typeof DatabaseCtor };
   try {
-    const db = new Database(path);
+    const db = readonly ? new Database(path, { readonly: true }) : new Database(path);
     db.exec("PRAGMA busy_timeout = 10000");
     return new SqliteCore(db, label);
   } catch (err) {
@@ -170,8 +172,9 @@ function fromWire(w: WireError): Error {
 /** The worker thread's side: opens the database, then runs each call in arrival order. */
 if (!isMainThread && parentPort && (workerData as { partnerSqlite?: unknown })?.partnerSqlite) {
   const port = parentPort;
-  const o = (workerData as { partnerSqlite: { path: string; label: string } }).partnerSqlite;
-  openCore(o.path, o.label).then(
+  const o = (workerData as { partnerSqlite: { path: string; label: string; readonly: boolean } })
+    .partnerSqlite;
+  openCore(o.path, o.label, o.readonly).then(
     (core) => {
       port.postMessage({ id: 0, ok: true });
       port.on("message", (m: { id: number; method: CoreMethod; args: unknown[] }) => {
@@ -190,9 +193,13 @@ if (!isMainThread && parentPort && (workerData as { partnerSqlite?: unknown })?.
 
 type Call = <T>(method: CoreMethod, ...args: unknown[]) => Promise<T>;
 
-async function workerCore(path: string, label: string): Promise<{ call: Call; end: () => Promise<void> }> {
+async function workerCore(
+  path: string,
+  label: string,
+  readonly: boolean,
+): Promise<{ call: Call; end: () => Promise<void> }> {
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { partnerSqlite: { path, label } },
+    workerData: { partnerSqlite: { path, label, readonly } },
     // It holds a page or two at a time: a small heap keeps the process's memory flat.
     resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
   });
@@ -258,10 +265,10 @@ async function openDestinationCore(path: string, o: SqliteOpenOptions): Promise<
   const worker =
     o.worker ?? (import.meta.url.endsWith(".js") && process.env.PARTNER_SYNC_SQLITE_WORKER !== "0");
   if (worker) {
-    const w = await workerCore(path, o.label);
+    const w = await workerCore(path, o.label, Boolean(o.readonly));
     return new SqliteDestination(o.label, path, w.call, w.end);
   }
-  const core = await openCore(path, o.label);
+  const core = await openCore(path, o.label, o.readonly);
   const call: Call = async (method, ...args) =>
     (core[method] as (...a: unknown[]) => unknown).apply(core, args) as never;
   return new SqliteDestination(o.label, path, call, async () => {});

@@ -3,6 +3,8 @@
 // Every create carries an externalReference (the user's, or a generated one that is printed), so
 // an uncertain outcome (500, timeout, lost connection) is settled by looking the campaign up by
 // that reference: a retry never creates a second campaign.
+// --dry-run makes every check (the offer's with read-only requests; the setup still asks on a terminal)
+// and prints the body instead of sending it.
 import { createCampaign, findCampaignByReference, setCampaignStatus } from "../../api/campaigns.js";
 import type { ApiClient } from "../../api/client.js";
 import { getOffer, listOffers } from "../../api/offers.js";
@@ -24,10 +26,12 @@ import {
   offerProblems,
   problemLines,
 } from "./form.js";
-import { DISTRIBUTABLE_HINT, runWizard, summaryLines } from "./wizard.js";
+import { DISTRIBUTABLE_HINT, offerLabel, runWizard, summaryLines } from "./wizard.js";
 
 export interface CampaignsCreateOptions extends CampaignFlags {
   activate?: boolean | undefined;
+  /** Every check (the offer's live ones read-only), then the body that would be sent; creates nothing. */
+  dryRun?: boolean | undefined;
 }
 
 export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context): Promise<void> {
@@ -83,13 +87,42 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
       offer.canDistribute ? undefined : DISTRIBUTABLE_HINT,
     );
 
-  let reference = values.externalReference?.trim();
-  if (!reference) {
-    reference = generateReference(ctx.clock.now());
-    ctx.io.err(
-      `External reference: ${reference} (generated; "partner-cli campaigns get ${reference}" finds it).`,
-    );
+  const reference = referenceOf(ctx, values, Boolean(o.dryRun));
+  if (o.dryRun) {
+    printDryRun(ctx, offer, values, reference, { activate: Boolean(o.activate), interactive });
+    return;
   }
+  await createAndFollow(ctx, api, offer, values, reference, { activate: Boolean(o.activate), interactive });
+}
+
+/** The user's reference, or a generated one (printed, so that the campaign can be found by it). */
+function referenceOf(ctx: Context, values: CampaignFlags, dryRun: boolean): string {
+  const given = values.externalReference?.trim();
+  if (given) return given;
+  const reference = generateReference(ctx.clock.now());
+  ctx.io.err(
+    dryRun
+      ? `External reference: ${reference} (generated for this dry run; a real run generates its own unless --external-reference is given).`
+      : `External reference: ${reference} (generated; "partner-cli campaigns get ${reference}" finds it).`,
+  );
+  return reference;
+}
+
+interface Follow {
+  activate: boolean;
+  interactive: boolean;
+}
+
+/** The create itself, then (asked on a terminal) the activation and the roster's links. */
+async function createAndFollow(
+  ctx: Context,
+  api: ApiClient,
+  offer: Offer,
+  values: CampaignFlags,
+  reference: string,
+  f: Follow,
+): Promise<void> {
+  const { interactive } = f;
   if (interactive) {
     ctx.io.err(summaryLines(offer, values, reference));
     const ok = await ctx.prompter().confirm({ message: "Create this campaign?", default: true });
@@ -98,7 +131,7 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
 
   let campaign = await create(ctx, api, createBody(values as Required<CampaignFlags>, reference));
 
-  let activate = Boolean(o.activate);
+  let activate = f.activate;
   if (!activate && interactive)
     activate = await ctx.prompter().confirm({ message: "Activate the campaign now?", default: true });
   if (activate) campaign = await activateCreated(ctx, api, campaign);
@@ -117,6 +150,33 @@ export async function campaignsCreateRun(o: CampaignsCreateOptions, ctx: Context
       ctx.io.err(`Later: partner-cli links assign ${campaign.externalReference ?? campaign.id} --roster`);
     }
   }
+}
+
+/**
+ * --dry-run: every local check and the offer's live checks passed; prints the POST body that would
+ * be sent (JSON with --json, a record otherwise) and whether the campaign would be activated.
+ */
+function printDryRun(ctx: Context, offer: Offer, values: CampaignFlags, reference: string, f: Follow): void {
+  const body = createBody(values as Required<CampaignFlags>, reference);
+  const activate = f.activate ? true : f.interactive ? "asked" : false;
+  printRecord(ctx.io, { dryRun: true, request: { method: "POST", path: "/campaigns", body }, activate }, [
+    ["name", body.name],
+    ["offer", offerLabel(offer)],
+    ["dates", `${body.dates.from} to ${body.dates.through}`],
+    ["codeLimit", body.codeLimit],
+    ["commissionRate", body.commission.rate],
+    ["estimatedUnitSalePrice", body.commission.estimatedUnitSalePrice],
+    ["retailer", body.retailer ? `${body.retailer.emailDomain} (${body.retailer.name})` : null],
+    ["externalReference", body.externalReference],
+  ]);
+  const then = f.activate
+    ? " and then activate it (--activate)"
+    : f.interactive
+      ? " (a real run then asks whether to activate it and to give the roster links)"
+      : " as a draft";
+  ctx.io.err(
+    `Dry run: every check passed, on offer ${offer.baseGs1}; would create this campaign (POST /campaigns)${then}. Nothing was created.`,
+  );
 }
 
 async function fetchOffer(api: ApiClient, baseGs1: string): Promise<Offer> {

@@ -2,7 +2,8 @@
 // Every invalid flag is reported at once, by flag name: the flags' own format, then what the
 // campaign's current values and its offer's rules decide; a 400 the service still answers names
 // the flags too.
-import { patchCampaign } from "../../api/campaigns.js";
+// --dry-run prints the PATCH body beside the campaign's current values instead of sending it.
+import { type CampaignPatch, patchCampaign } from "../../api/campaigns.js";
 import { getOffer } from "../../api/offers.js";
 import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
@@ -28,6 +29,8 @@ export interface CampaignsUpdateOptions extends Omit<CampaignFlags, "offer" | "e
   idOrRef: string;
   /** commander's --no-retailer: false when given. */
   retailer?: boolean | undefined;
+  /** Every check (the campaign and its offer read), then the body that would be sent; changes nothing. */
+  dryRun?: boolean | undefined;
 }
 
 export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context): Promise<void> {
@@ -81,6 +84,10 @@ export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context
   if (problems.length) throw refused(sortByFlag(problems), label);
 
   const body = patchBody(flags, clearRetailer);
+  if (o.dryRun) {
+    printDryRun(ctx, campaign, body, label);
+    return;
+  }
   let updated: Campaign;
   try {
     updated = await patchCampaign(api, campaign.id, body);
@@ -139,4 +146,51 @@ function editable(c: Campaign): string {
     c.retailer?.name ?? null,
     c.codes.limit,
   ]);
+}
+
+type Retailer = Campaign["retailer"] | CampaignPatch["retailer"];
+const retailerText = (r: Retailer) => (r ? `${r.emailDomain}${r.name ? ` (${r.name})` : ""}` : null);
+
+/** Each field of a PATCH body, dotted (dates.from), with the campaign's current value and the new one. */
+export function patchChanges(
+  c: Campaign,
+  body: CampaignPatch,
+): { field: string; current: unknown; new: unknown }[] {
+  const out: { field: string; current: unknown; new: unknown }[] = [];
+  const add = (field: string, current: unknown, next: unknown) => {
+    if (next !== undefined) out.push({ field, current, new: next });
+  };
+  add("name", c.name, body.name);
+  add("dates.from", c.dates.from, body.dates?.from);
+  add("dates.through", c.dates.through, body.dates?.through);
+  add("codeLimit", c.codes.limit, body.codeLimit);
+  add("commission.rate", c.commission.rate, body.commission?.rate);
+  add(
+    "commission.estimatedUnitSalePrice",
+    c.commission.estimatedUnitSalePrice,
+    body.commission?.estimatedUnitSalePrice,
+  );
+  if (body.retailer !== undefined) add("retailer", c.retailer ?? null, body.retailer);
+  return out;
+}
+
+/** --dry-run: the PATCH body that would be sent, each field beside the campaign's current value. */
+function printDryRun(ctx: Context, c: Campaign, body: CampaignPatch, label: string): void {
+  const changes = patchChanges(c, body);
+  const show = (field: string, v: unknown) =>
+    field === "retailer" ? (retailerText(v as Retailer) ?? "none") : v;
+  printRecord(
+    ctx.io,
+    {
+      dryRun: true,
+      campaign: { id: c.id, externalReference: c.externalReference, status: c.status },
+      request: { method: "PATCH", path: `/campaigns/${c.id}`, body },
+      changes,
+    },
+    changes.map((x) => [x.field, `${String(show(x.field, x.current))} → ${String(show(x.field, x.new))}`]),
+  );
+  const same = changes.filter((x) => JSON.stringify(x.current) === JSON.stringify(x.new)).length;
+  ctx.io.err(
+    `Dry run: every check passed; would update ${label} (PATCH /campaigns/${c.id}): ${changes.map((x) => x.field).join(", ")}${same === changes.length ? " (it already has these values)" : ""}. Nothing was changed.`,
+  );
 }

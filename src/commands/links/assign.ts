@@ -44,6 +44,8 @@ export interface LinksAssignOptions {
   unassignable?: string | undefined;
   /** --bom: the --unassignable CSV starts with a UTF-8 BOM. */
   bom?: boolean | undefined;
+  /** Work out and print the selection with read-only requests; queue nothing. */
+  dryRun?: boolean | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 600_000;
@@ -136,6 +138,11 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
 
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);
+  if (o.dryRun) {
+    const { dryRunAssignment } = await import("./assign-dry-run.js");
+    await dryRunAssignment(ctx, api, campaign, o.campaign, request);
+    return;
+  }
   await runAssignment(ctx, api, campaign, o.campaign, request, {
     wait: o.wait !== false,
     timeoutMs: o.timeout ?? DEFAULT_TIMEOUT_MS,

@@ -16,6 +16,8 @@ import { dayInZone } from "../../sync/rows.js";
 import { LATEST_SCHEMA_VERSION } from "../../sync/schema.js";
 import { KINDS, type Kind, type KindSummary, Syncer } from "../../sync/syncer.js";
 import { resolveSyncTarget, scrub, type SyncTarget } from "../../sync/target.js";
+import { checkOrganization, checkSchema } from "./checks.js";
+import type { SyncDryRun } from "./dry-run.js";
 
 export interface SyncOptions {
   to?: string | undefined;
@@ -24,6 +26,8 @@ export interface SyncOptions {
   full?: boolean | undefined;
   /** Feed page size (1..1,000). */
   limit?: number | undefined;
+  /** Say per kind what would be read and written, from the checkpoints; write nothing. */
+  dryRun?: boolean | undefined;
 }
 
 export interface SyncSummary {
@@ -69,28 +73,15 @@ export function parseKinds(only: string | undefined): Kind[] {
   return KINDS.filter((k) => out.has(k));
 }
 
-/** Refuses a database this partner-cli must not write: newer schema, someone else's tables. */
-export async function checkSchema(dest: Destination): Promise<number> {
-  const version = await dest.schemaVersion();
-  if (version > LATEST_SCHEMA_VERSION)
-    throw new UsageError(
-      `${dest.label} has schema version ${version}, newer than this partner-cli knows (${LATEST_SCHEMA_VERSION}); nothing was written.`,
-      "A newer partner-cli wrote it: upgrade partner-cli (npm install partner-cli@latest) and run again.",
-    );
-  if (version === 0) {
-    const foreign = await dest.foreignObjects();
-    if (foreign.length)
-      throw new UsageError(
-        `${dest.label} already holds ${foreign.join(", ")}, not created by partner-cli; nothing was written.`,
-        "Name a new database (or another PostgreSQL schema with ?schema=NAME).",
-      );
-  }
-  return version;
-}
-
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary> {
+/** A run (its summary), or with `dryRun` the plan of one (SyncDryRun). */
+export async function syncRun(
+  o: SyncOptions & { dryRun?: false | undefined },
+  ctx: Context,
+): Promise<SyncSummary>;
+export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary | SyncDryRun>;
+export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary | SyncDryRun> {
   const kinds = parseKinds(o.only);
   const target = resolveSyncTarget(o.to, ctx.env);
   if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1000))
@@ -98,6 +89,10 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
   // Who we talk to is checked before the database is touched: a bad key creates no file.
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
+  if (o.dryRun) {
+    const { syncDryRun } = await import("./dry-run.js");
+    return syncDryRun(o, ctx, kinds, target, org);
+  }
   const settings = { ...DEFAULT_RETRY, ...retryFromEnv(ctx.env) };
   const started = ctx.clock.now().getTime();
   const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false };
@@ -164,11 +159,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
     await dest.lock();
     await checkSchema(dest);
     const meta = await dest.meta();
-    if (meta.organization_id && meta.organization_id !== org.id)
-      throw new UsageError(
-        `${dest.label} holds the copy of organization ${meta.organization_name ?? ""} (${meta.organization_id}); this key belongs to ${org.name} (${org.id}). Nothing was written.`,
-        "Use another --to for this organization, or the key of the organization the copy belongs to.",
-      );
+    checkOrganization(dest.label, meta, org);
     const now = () => ctx.clock.now();
     const migrationsApplied = await dest.migrate(now().toISOString());
     if (migrationsApplied.length && ctx.verbose)

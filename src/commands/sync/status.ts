@@ -14,7 +14,7 @@ import { openDestination } from "../../sync/open.js";
 import { CORRECTION_TYPES, FEEDS } from "../../sync/syncer.js";
 import type { TableName } from "../../sync/schema.js";
 import { resolveSyncTarget, scrub } from "../../sync/target.js";
-import { checkSchema } from "./run.js";
+import { checkSchema } from "./checks.js";
 
 export const EVENT_LOG_DAYS = 30;
 const DAY_MS = 86_400_000;

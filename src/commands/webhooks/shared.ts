@@ -47,18 +47,10 @@ export interface SecretFile {
 const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
 
 /**
- * Checks and reserves a --secret-file BEFORE the request that creates or rotates the secret, with
- * exactly what the final write does, so a file that cannot be written is refused (exit 2) while
- * nothing has been sent:
- * - the path itself is lstat-ed: a symbolic link (dangling or not) is refused, with or without
- *   --force (a secret is never written through a link, to wherever it points); so is anything that
- *   is not a regular file, and an existing file without `force`;
- * - the temp file the secret will be written to is created now, in the same directory, with the
- *   final open (O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600, then fchmod 0600 since the umask masks
- *   the open mode) and kept open; `write` fills it, fsyncs it and puts it in place: link() without
- *   `force` (fails if a file appeared meanwhile: nothing is replaced), rename() with it.
+ * The checks of a --secret-file that need no write (a link, not a regular file, an existing file
+ * without `force`): also what `webhooks create --dry-run` checks. Returns the absolute path.
  */
-export async function prepareSecretFile(path: string, force: boolean): Promise<SecretFile> {
+export async function checkSecretPath(path: string, force: boolean): Promise<string> {
   const abs = resolve(path);
   let existing: Awaited<ReturnType<typeof lstat>> | undefined;
   try {
@@ -84,6 +76,23 @@ export async function prepareSecretFile(path: string, force: boolean): Promise<S
       `The secret file ${abs} already exists. Nothing was sent.`,
       "Choose another file or add --force.",
     );
+  return abs;
+}
+
+/**
+ * Checks and reserves a --secret-file BEFORE the request that creates or rotates the secret, with
+ * exactly what the final write does, so a file that cannot be written is refused (exit 2) while
+ * nothing has been sent:
+ * - the path itself is lstat-ed: a symbolic link (dangling or not) is refused, with or without
+ *   --force (a secret is never written through a link, to wherever it points); so is anything that
+ *   is not a regular file, and an existing file without `force`;
+ * - the temp file the secret will be written to is created now, in the same directory, with the
+ *   final open (O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600, then fchmod 0600 since the umask masks
+ *   the open mode) and kept open; `write` fills it, fsyncs it and puts it in place: link() without
+ *   `force` (fails if a file appeared meanwhile: nothing is replaced), rename() with it.
+ */
+export async function prepareSecretFile(path: string, force: boolean): Promise<SecretFile> {
+  const abs = await checkSecretPath(path, force);
   const tmp = join(dirname(abs), `.${basename(abs)}.${randomBytes(6).toString("hex")}.tmp`);
   let fh: FileHandle | undefined;
   try {
