@@ -1,13 +1,20 @@
 // Context: everything a command needs from the outside world, behind lazy getters, so tests can
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ApiClient, boundsFromEnv, type ClientOptions } from "./api/client.js";
 import { proxyFromEnv } from "./api/proxy.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type Clock, systemClock } from "./clock.js";
 import { misspellingNote } from "./config/env-names.js";
-import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
+import {
+  type ConfigStore,
+  ensurePrivateDir,
+  normalizeBaseUrl,
+  configDir as resolveConfigDir,
+  sandboxDataDir,
+  stateDir as resolveStateDir,
+} from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
 import type { ConfigData, Profile } from "./config/store.js";
 import { ConfigError, UsageError } from "./errors.js";
@@ -104,6 +111,16 @@ export class Context {
     return resolveConfigDir(this.env);
   }
 
+  /** Where the embedded sandbox's data lives (docs/configuration.md, "Where files live"). */
+  stateDir(): string {
+    return resolveStateDir(this.env);
+  }
+
+  /** The embedded sandbox's data dir: in the state dir, or where an earlier version made it. */
+  sandboxDataDir(): string {
+    return sandboxDataDir(this.env);
+  }
+
   async config(): Promise<ConfigStore> {
     if (!this.configStore) {
       const { ConfigStore } = await import("./config/store.js");
@@ -164,7 +181,7 @@ export class Context {
   }
 
   /** The stored profiles, read without creating the config directory when there is no config file. */
-  private async storedData(): Promise<ConfigData> {
+  async storedData(): Promise<ConfigData> {
     // No config file (a key from the environment in cron or CI): the store's code is not even loaded.
     if (!this.configStore && !existsSync(join(this.configDir(), "config.json")))
       return { profiles: {}, cursors: {}, jobs: {} };
@@ -292,7 +309,8 @@ export class Context {
 
   /** Starts the embedded sandbox for this command; `notice` (given its data dir) is the one stderr line. */
   private async startEmbedded(notice: (dataDir: string) => string): Promise<Target> {
-    const dataDir = join(this.configDir(), "sandbox");
+    const dataDir = this.sandboxDataDir();
+    ensurePrivateDir(dirname(dataDir), dataDir.startsWith(this.stateDir()) ? "state" : "config");
     const { startEmbeddedSandbox } = await import("./sandbox/embedded.js");
     const sb = await startEmbeddedSandbox(dataDir);
     this.onClose(() => sb.close());
