@@ -12,6 +12,7 @@
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -38,6 +39,23 @@ export const EXTERNAL = [
 ];
 
 const SOURCEMAP = process.argv.includes("--release") ? false : "linked";
+
+/** The commit built (`partner-cli version`): `git rev-parse --short HEAD`, `-dirty` for a changed tree; absent outside a checkout. */
+function gitCommit() {
+  const git = (...args) =>
+    execFileSync("git", args, {
+      cwd: fileURLToPath(new URL("../", import.meta.url)),
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  try {
+    const head = git("rev-parse", "--short", "HEAD").trim();
+    return git("status", "--porcelain", "--untracked-files=no").trim() ? `${head}-dirty` : head;
+  } catch {
+    return undefined;
+  }
+}
+const DEFINE = { __PARTNER_CLI_COMMIT__: JSON.stringify(gitCommit() ?? "") };
 
 const root = new URL("../", import.meta.url);
 const tmp = new URL(`dist.tmp-${process.pid}/`, root);
@@ -268,6 +286,7 @@ await build({
   platform: "node",
   target: "node20",
   external: EXTERNAL,
+  define: DEFINE,
   // Bundled CommonJS packages require Node's built-in modules, and ESM output has no `require`: each
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.

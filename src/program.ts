@@ -23,6 +23,7 @@ import { registerReports } from "./cli/reports.js";
 import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerSync } from "./cli/sync.js";
+import { registerVersion, VERSION_DESCRIPTION } from "./cli/version.js";
 import { registerWebhooks } from "./cli/webhooks.js";
 import type { HelpPage } from "./cli/help-layout.js";
 import type { IoStreams } from "./io/io.js";
@@ -48,6 +49,7 @@ export const REGISTRARS: Registrar[] = [
   registerSandbox,
   registerApi,
   registerCompletion,
+  registerVersion,
   registerHelp,
 ];
 
@@ -149,6 +151,7 @@ export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
         "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate, and its controls)",
     },
   ],
+  [registerVersion, { name: "version", aliases: [], description: VERSION_DESCRIPTION }],
 ]);
 
 /** Commands that read the whole tree at run time (the completion script is generated from it). */
