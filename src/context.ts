@@ -20,6 +20,7 @@ import type { ConfigData, Profile } from "./config/store.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
 import { inquirerPrompter, type Prompter } from "./io/prompter.js";
+import { parseBoolean } from "./spec/boolean.js";
 
 export { type Clock, systemClock };
 
@@ -86,7 +87,9 @@ export class Context {
   constructor(init: ContextInit) {
     this.init = init;
     this.env = init.env;
-    this.globals = init.globals;
+    // PARTNER_NO_INPUT=1 is --no-input (gh's GH_PROMPT_DISABLED): one place, so every check of
+    // globals.input sees it.
+    this.globals = noInputFromEnv(init.env) ? { ...init.globals, input: false } : init.globals;
     this.clock = init.clock ?? systemClock;
     this.signal = init.signal ?? new AbortController().signal;
     this.io = createIo(init.streams, {
@@ -451,6 +454,22 @@ export function sandboxClash(by: string, clash: string): UsageError {
     `${by} chooses the embedded sandbox, and ${clash} another service; give one of them.`,
     `Drop ${clash} to use the sandbox, or drop ${by} to use ${clash === "--profile" ? "the profile" : "that URL"}.`,
   );
+}
+
+/**
+ * Whether PARTNER_NO_INPUT asks for --no-input: 1, true or yes (on); 0, false, no or empty (off),
+ * any case; any other value is a usage error (as PARTNER_SANDBOX's).
+ */
+export function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.PARTNER_NO_INPUT;
+  if (raw === undefined || raw.trim() === "") return false;
+  const on = parseBoolean(raw);
+  if (on === undefined)
+    throw new UsageError(
+      "PARTNER_NO_INPUT must be 1, true or yes to never prompt (0, false, no or empty: off).",
+      "Set PARTNER_NO_INPUT=1 (as --no-input), or unset it.",
+    );
+  return on;
 }
 
 /** PARTNER_RETRY_DEADLINE_MS / PARTNER_RETRY_BASE_MS tune the retry policy (tests, impatient cron jobs). */

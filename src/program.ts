@@ -189,7 +189,7 @@ export function buildProgram(
       "--no-color",
       "no ANSI colors (also off with NO_COLOR or CLICOLOR=0, or when not a terminal; FORCE_COLOR/CLICOLOR_FORCE force them)",
     )
-    .option("--no-input", "never prompt; a missing answer is a usage error")
+    .option("--no-input", "never prompt; a missing answer is a usage error (env PARTNER_NO_INPUT=1)")
     .option("--yes", "confirm destructive actions without a prompt")
     .option("--verbose", "trace requests on stderr, secrets redacted (env PARTNER_DEBUG=1)")
     .option(

@@ -25,13 +25,14 @@ export const HELP_TOPICS: HelpTopic[] = [
           "PARTNER_SANDBOX=1",
           "same as --sandbox: the embedded sandbox on purpose (1/true/yes; 0/false/no: off)",
         ],
+        ["PARTNER_NO_INPUT=1", "same as --no-input: never prompt (1/true/yes; 0/false/no/empty: off)"],
         [
           "PARTNER_CLI_CONFIG_DIR",
-          "directory for profiles, keys, saved cursors, locks and the embedded sandbox's data",
+          "directory for profiles, keys, saved cursors and their locks (default: %APPDATA%\\partner-cli on Windows, else $XDG_CONFIG_HOME/partner-cli or ~/.config/partner-cli)",
         ],
         [
-          "XDG_CONFIG_HOME",
-          "when PARTNER_CLI_CONFIG_DIR is unset, the config directory is $XDG_CONFIG_HOME/partner-cli",
+          "PARTNER_CLI_STATE_DIR",
+          "directory for the embedded sandbox's data (default: state/ in PARTNER_CLI_CONFIG_DIR when set, %LOCALAPPDATA%\\partner-cli on Windows, else $XDG_STATE_HOME/partner-cli or ~/.local/state/partner-cli)",
         ],
         ["PARTNER_DEBUG=1", "same as --verbose: a request trace on stderr, keys redacted"],
         ["PARTNER_SYNC_TO", "the database `partner-cli sync` copies into (like --to)"],
