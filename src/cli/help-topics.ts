@@ -84,7 +84,7 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "4",
-          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for; a feed that breaks its contract",
+          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for; a feed that breaks its contract; a native module that does not load here",
         ],
         ["5", "not found: 404, a reference that matches nothing"],
         ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
@@ -102,7 +102,7 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "10",
-          "the machine or its storage: disk full, read-only, permission denied, I/O error, a missing native module; page the operator, don't report a bug",
+          "the machine or its storage: disk full, read-only, permission denied, I/O error; page the operator, don't report a bug",
         ],
         ["130", "interrupted (Ctrl-C); nothing half-written is left as if complete"],
       ],

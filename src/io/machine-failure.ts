@@ -74,6 +74,8 @@ const KINDS: Record<string, { what: string; next: (path: string, dir: string) =>
     next: (_p, dir) =>
       `The disk or its connection (a network mount, a failing drive) holding ${dir} reported an error: check the system log (dmesg) and the disk before running again.`,
   },
+  // The native packages partner-cli loads go through src/io/native.ts (exit 4, naming the package);
+  // this is the net for a native module loaded any other way.
   NATIVE: {
     what: "A native module of partner-cli does not load on this machine",
     next: () =>
