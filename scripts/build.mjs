@@ -13,7 +13,7 @@
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -42,13 +42,12 @@ const SOURCEMAP = process.argv.includes("--release") ? false : "linked";
 
 /** The commit built (`partner-cli version`): `git rev-parse --short HEAD`, `-dirty` for a changed tree; absent outside a checkout. */
 function gitCommit() {
+  const cwd = realpathSync(fileURLToPath(new URL("../", import.meta.url)));
   const git = (...args) =>
-    execFileSync("git", args, {
-      cwd: fileURLToPath(new URL("../", import.meta.url)),
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
   try {
+    // A copy of the sources inside another repository is not a checkout of this one.
+    if (realpathSync(git("rev-parse", "--show-toplevel").trim()) !== cwd) return undefined;
     const head = git("rev-parse", "--short", "HEAD").trim();
     return git("status", "--porcelain", "--untracked-files=no").trim() ? `${head}-dirty` : head;
   } catch {
