@@ -12,7 +12,8 @@
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -38,6 +39,22 @@ export const EXTERNAL = [
 ];
 
 const SOURCEMAP = process.argv.includes("--release") ? false : "linked";
+
+/** The commit built (`partner-cli version`): `git rev-parse --short HEAD`, `-dirty` for a changed tree; absent outside a checkout. */
+function gitCommit() {
+  const cwd = realpathSync(fileURLToPath(new URL("../", import.meta.url)));
+  const git = (...args) =>
+    execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  try {
+    // A copy of the sources inside another repository is not a checkout of this one.
+    if (realpathSync(git("rev-parse", "--show-toplevel").trim()) !== cwd) return undefined;
+    const head = git("rev-parse", "--short", "HEAD").trim();
+    return git("status", "--porcelain", "--untracked-files=no").trim() ? `${head}-dirty` : head;
+  } catch {
+    return undefined;
+  }
+}
+const DEFINE = { __PARTNER_CLI_COMMIT__: JSON.stringify(gitCommit() ?? "") };
 
 const root = new URL("../", import.meta.url);
 const tmp = new URL(`dist.tmp-${process.pid}/`, root);
@@ -268,6 +285,7 @@ await build({
   platform: "node",
   target: "node20",
   external: EXTERNAL,
+  define: DEFINE,
   // Bundled CommonJS packages require Node's built-in modules, and ESM output has no `require`: each
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.

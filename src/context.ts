@@ -1,18 +1,26 @@
 // Context: everything a command needs from the outside world, behind lazy getters, so tests can
 // pass fakes (streams, env, clock, prompter) and talk to a sandbox on port 0.
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ApiClient, boundsFromEnv, type ClientOptions } from "./api/client.js";
 import { proxyFromEnv } from "./api/proxy.js";
 import type { RetrySettings } from "./api/retry-policy.js";
 import { type Clock, systemClock } from "./clock.js";
 import { misspellingNote } from "./config/env-names.js";
-import { type ConfigStore, normalizeBaseUrl, configDir as resolveConfigDir } from "./config/index.js";
+import {
+  type ConfigStore,
+  ensurePrivateDir,
+  normalizeBaseUrl,
+  configDir as resolveConfigDir,
+  sandboxDataDir,
+  stateDir as resolveStateDir,
+} from "./config/index.js";
 import { checkApiKey } from "./config/profiles.js";
 import type { ConfigData, Profile } from "./config/store.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { createIo, type Io, type IoStreams } from "./io/io.js";
 import { inquirerPrompter, type Prompter } from "./io/prompter.js";
+import { parseBoolean } from "./spec/boolean.js";
 
 export { type Clock, systemClock };
 
@@ -79,7 +87,9 @@ export class Context {
   constructor(init: ContextInit) {
     this.init = init;
     this.env = init.env;
-    this.globals = init.globals;
+    // PARTNER_NO_INPUT=1 is --no-input (gh's GH_PROMPT_DISABLED): one place, so every check of
+    // globals.input sees it.
+    this.globals = noInputFromEnv(init.env) ? { ...init.globals, input: false } : init.globals;
     this.clock = init.clock ?? systemClock;
     this.signal = init.signal ?? new AbortController().signal;
     this.io = createIo(init.streams, {
@@ -102,6 +112,16 @@ export class Context {
 
   configDir(): string {
     return resolveConfigDir(this.env);
+  }
+
+  /** Where the embedded sandbox's data lives (docs/configuration.md, "Where files live"). */
+  stateDir(): string {
+    return resolveStateDir(this.env);
+  }
+
+  /** The embedded sandbox's data dir: in the state dir, or where an earlier version made it. */
+  sandboxDataDir(): string {
+    return sandboxDataDir(this.env);
   }
 
   async config(): Promise<ConfigStore> {
@@ -164,7 +184,7 @@ export class Context {
   }
 
   /** The stored profiles, read without creating the config directory when there is no config file. */
-  private async storedData(): Promise<ConfigData> {
+  async storedData(): Promise<ConfigData> {
     // No config file (a key from the environment in cron or CI): the store's code is not even loaded.
     if (!this.configStore && !existsSync(join(this.configDir(), "config.json")))
       return { profiles: {}, cursors: {}, jobs: {} };
@@ -292,7 +312,8 @@ export class Context {
 
   /** Starts the embedded sandbox for this command; `notice` (given its data dir) is the one stderr line. */
   private async startEmbedded(notice: (dataDir: string) => string): Promise<Target> {
-    const dataDir = join(this.configDir(), "sandbox");
+    const dataDir = this.sandboxDataDir();
+    ensurePrivateDir(dirname(dataDir), dataDir.startsWith(this.stateDir()) ? "state" : "config");
     const { startEmbeddedSandbox } = await import("./sandbox/embedded.js");
     const sb = await startEmbeddedSandbox(dataDir);
     this.onClose(() => sb.close());
@@ -433,6 +454,22 @@ export function sandboxClash(by: string, clash: string): UsageError {
     `${by} chooses the embedded sandbox, and ${clash} another service; give one of them.`,
     `Drop ${clash} to use the sandbox, or drop ${by} to use ${clash === "--profile" ? "the profile" : "that URL"}.`,
   );
+}
+
+/**
+ * Whether PARTNER_NO_INPUT asks for --no-input: 1, true or yes (on); 0, false, no or empty (off),
+ * any case; any other value is a usage error (as PARTNER_SANDBOX's).
+ */
+export function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
+  const raw = env.PARTNER_NO_INPUT;
+  if (raw === undefined || raw.trim() === "") return false;
+  const on = parseBoolean(raw);
+  if (on === undefined)
+    throw new UsageError(
+      "PARTNER_NO_INPUT must be 1, true or yes to never prompt (0, false, no or empty: off).",
+      "Set PARTNER_NO_INPUT=1 (as --no-input), or unset it.",
+    );
+  return on;
 }
 
 /** PARTNER_RETRY_DEADLINE_MS / PARTNER_RETRY_BASE_MS tune the retry policy (tests, impatient cron jobs). */

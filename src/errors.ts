@@ -116,9 +116,23 @@ export class LockedError extends CliError {}
 export class CancelledError extends CliError {}
 
 /**
+ * A native module partner-cli loads on demand (libsql, the OS keychain binding, the file-lock addon)
+ * does not load here: not installed, no build for this platform, or built for another Node. Made
+ * by src/io/native.ts, naming the package, the platform and what still works. Exit 4.
+ */
+export class NativeModuleError extends ConfigError {
+  /** The package that did not load. */
+  readonly pkg: string;
+  constructor(message: string, hint: string, pkg: string) {
+    super(message, hint);
+    this.pkg = pkg;
+  }
+}
+
+/**
  * The machine failed, not partner-cli: a full disk or quota, a read-only file system, permission
- * denied, a directory or file where the other was expected, too many open files, an I/O error, a
- * native module that does not load. Made by src/io/machine-failure.ts (the one classifier). Exit 10.
+ * denied, a directory or file where the other was expected, too many open files, an I/O error (a
+ * native module that does not load is a NativeModuleError, exit 4). Made by src/io/machine-failure.ts (the one classifier). Exit 10.
  */
 export class MachineError extends CliError {
   /** The errno or SQLite code (ENOSPC, EROFS, SQLITE_FULL, ERR_DLOPEN_FAILED...). */

@@ -186,9 +186,21 @@ function jsonAsked(argv: string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
+/**
+ * `--version --verbose` and `--version --json` (with only flags besides) are the `version` command;
+ * `--version` alone stays one line (bin/ answers it without the program).
+ */
+export function versionArgv(argv: string[]): string[] {
+  const isVersion = (a: string) => a === "--version" || a === "-V";
+  if (!argv.some(isVersion) || !argv.every((a) => a.startsWith("-")) || argv.includes("--")) return argv;
+  if (!argv.includes("--verbose") && !argv.includes("--json")) return argv;
+  return ["version", ...argv.filter((a) => !isVersion(a) && a !== "--verbose")];
+}
+
 export interface RunOptions extends Partial<Omit<ContextInit, "globals">> {}
 
-export async function run(argv: string[], options: RunOptions = {}): Promise<number> {
+export async function run(given: string[], options: RunOptions = {}): Promise<number> {
+  const argv = versionArgv(given);
   const streams = options.streams ?? processStreams();
   const env = options.env ?? process.env;
   let ctx: Context | undefined;

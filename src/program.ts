@@ -23,6 +23,7 @@ import { registerReports } from "./cli/reports.js";
 import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerSync } from "./cli/sync.js";
+import { registerVersion, VERSION_DESCRIPTION } from "./cli/version.js";
 import { registerWebhooks } from "./cli/webhooks.js";
 import type { HelpPage } from "./cli/help-layout.js";
 import type { IoStreams } from "./io/io.js";
@@ -48,6 +49,7 @@ export const REGISTRARS: Registrar[] = [
   registerSandbox,
   registerApi,
   registerCompletion,
+  registerVersion,
   registerHelp,
 ];
 
@@ -149,6 +151,7 @@ export const LAZY_NOUNS = new Map<Registrar, NounSummary>([
         "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate, and its controls)",
     },
   ],
+  [registerVersion, { name: "version", aliases: [], description: VERSION_DESCRIPTION }],
 ]);
 
 /** Commands that read the whole tree at run time (the completion script is generated from it). */
@@ -186,7 +189,7 @@ export function buildProgram(
       "--no-color",
       "no ANSI colors (also off with NO_COLOR or CLICOLOR=0, or when not a terminal; FORCE_COLOR/CLICOLOR_FORCE force them)",
     )
-    .option("--no-input", "never prompt; a missing answer is a usage error")
+    .option("--no-input", "never prompt; a missing answer is a usage error (env PARTNER_NO_INPUT=1)")
     .option("--yes", "confirm destructive actions without a prompt")
     .option("--verbose", "trace requests on stderr, secrets redacted (env PARTNER_DEBUG=1)")
     .option(

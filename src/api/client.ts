@@ -28,8 +28,11 @@ import {
 } from "./retry-policy.js";
 import { type ProxySettings, proxyFor, proxyTraceLine, redactProxy } from "./proxy.js";
 import { certificateError, isCertificateCode, proxyError, proxyRefusalStatus } from "./transport-errors.js";
+import { userAgent } from "../version.js";
 
 export const API_PREFIX = "/api/partner/v1";
+/** Names this client, its Node and platform to the service (its logs and support tell clients apart). */
+const USER_AGENT = userAgent();
 
 export type Query = Record<string, string | number | boolean | null | undefined>;
 
@@ -503,7 +506,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       accept: "application/json",
-      "user-agent": "partner-cli",
+      "user-agent": USER_AGENT,
     };
     if (payload !== undefined) headers["content-type"] = "application/json";
     const t0 = Date.now();

@@ -25,13 +25,14 @@ export const HELP_TOPICS: HelpTopic[] = [
           "PARTNER_SANDBOX=1",
           "same as --sandbox: the embedded sandbox on purpose (1/true/yes; 0/false/no: off)",
         ],
+        ["PARTNER_NO_INPUT=1", "same as --no-input: never prompt (1/true/yes; 0/false/no/empty: off)"],
         [
           "PARTNER_CLI_CONFIG_DIR",
-          "directory for profiles, keys, saved cursors, locks and the embedded sandbox's data",
+          "directory for profiles, keys, saved cursors and their locks (default: %APPDATA%\\partner-cli on Windows, else $XDG_CONFIG_HOME/partner-cli or ~/.config/partner-cli)",
         ],
         [
-          "XDG_CONFIG_HOME",
-          "when PARTNER_CLI_CONFIG_DIR is unset, the config directory is $XDG_CONFIG_HOME/partner-cli",
+          "PARTNER_CLI_STATE_DIR",
+          "directory for the embedded sandbox's data (default: state/ in PARTNER_CLI_CONFIG_DIR when set, %LOCALAPPDATA%\\partner-cli on Windows, else $XDG_STATE_HOME/partner-cli or ~/.local/state/partner-cli)",
         ],
         ["PARTNER_DEBUG=1", "same as --verbose: a request trace on stderr, keys redacted"],
         ["PARTNER_SYNC_TO", "the database `partner-cli sync` copies into (like --to)"],
@@ -83,7 +84,7 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "4",
-          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for; a feed that breaks its contract",
+          "authentication, permission or configuration: 401, 403, no credentials without a terminal, a certificate refused, a proxy refusing (407) or unreachable; a database that refuses TLS the URL asks for; a feed that breaks its contract; a native module that does not load here",
         ],
         ["5", "not found: 404, a reference that matches nothing"],
         ["6", "conflict: 409 (ended campaign, reference in use, assignment running...)"],
@@ -101,7 +102,7 @@ export const HELP_TOPICS: HelpTopic[] = [
         ],
         [
           "10",
-          "the machine or its storage: disk full, read-only, permission denied, I/O error, a missing native module; page the operator, don't report a bug",
+          "the machine or its storage: disk full, read-only, permission denied, I/O error; page the operator, don't report a bug",
         ],
         ["130", "interrupted (Ctrl-C); nothing half-written is left as if complete"],
       ],

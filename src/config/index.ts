@@ -1,4 +1,4 @@
-export { configDir, ensurePrivateDir } from "./paths.js";
+export { configDir, ensurePrivateDir, sandboxDataDir, stateDir } from "./paths.js";
 export { checkApiKey, checkProfileName, maskKey, normalizeBaseUrl } from "./profiles.js";
 export type {
   ConfigData,

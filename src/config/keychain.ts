@@ -7,8 +7,9 @@
 //
 // An entry is service "partner-cli", account "<profile> (<config dir>)": two config directories
 // (PARTNER_CLI_CONFIG_DIR) holding a profile of the same name never share a key.
-import { ConfigError } from "../errors.js";
+import { ConfigError, NativeModuleError } from "../errors.js";
 import { machineFailure } from "../io/machine-failure.js";
+import { loadNative, type NativeUse, platformArch } from "../io/native.js";
 
 export const KEYCHAIN_SERVICE = "partner-cli";
 
@@ -22,8 +23,15 @@ interface KeyringEntry {
   deletePassword(): boolean;
 }
 
+/** The keychain binding (src/io/native.ts says this when it does not load). */
+const KEYRING: NativeUse = {
+  neededFor: "keeping API keys in the OS keychain",
+  without:
+    'keys in the private config file (0600; "partner-cli login" keeps the key there when no keychain answers, or with --insecure-storage) and PARTNER_API_KEY',
+};
+
 async function entry(account: string): Promise<KeyringEntry> {
-  const { Entry } = await import("@napi-rs/keyring");
+  const { Entry } = await loadNative("@napi-rs/keyring", () => import("@napi-rs/keyring"), KEYRING);
   // On Linux only the Secret Service counts: the library would otherwise fall back to the kernel
   // keyring, which "works" on a headless host but is gone at reboot and out of cron's reach.
   return new Entry(KEYCHAIN_SERVICE, account, { linux: { store: "secret-service" } }) as KeyringEntry;
@@ -47,6 +55,12 @@ export async function keychainStore(
   try {
     e = await entry(account);
   } catch (err) {
+    // No binding for this platform: the key goes to the file, as where no keychain answers.
+    if (err instanceof NativeModuleError)
+      return {
+        stored: false,
+        reason: `the keychain binding ${err.pkg} does not load here (${platformArch()})`,
+      };
     return { stored: false, reason: `the keychain library did not load: ${reason(err)}` };
   }
   try {
@@ -72,7 +86,13 @@ export async function keychainRead(account: string, profile: string): Promise<st
   try {
     key = (await entry(account)).getPassword();
   } catch (err) {
-    // The keychain binding itself does not load (a broken install): the machine's failure, exit 10.
+    // The binding does not load here: exit 4, naming it, the platform and the ways on (the hint).
+    if (err instanceof NativeModuleError)
+      throw new NativeModuleError(
+        `The key of profile "${profile}" is in the OS keychain, but t${err.message.slice(1)}`,
+        `${err.hint} For this profile: set PARTNER_API_KEY, or log in again with "partner-cli login --profile ${profile} --insecure-storage" to keep the key in the config file.`,
+        err.pkg,
+      );
     const broken = machineFailure(err, { kept: "Nothing was sent." });
     if (broken) throw broken;
     throw new ConfigError(

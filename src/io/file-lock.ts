@@ -42,6 +42,7 @@ import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { type Clock, systemClock } from "../clock.js";
 import { ConfigError, LockedError } from "../errors.js";
+import { loadNative, type NativeUse } from "./native.js";
 
 /** The two calls used, with the offset and length of the locked range. */
 interface Native {
@@ -64,7 +65,7 @@ const LOCK_LENGTH = 1;
 const NO_LOCKS = new Set(["ENOLCK", "EOPNOTSUPP", "ENOTSUP", "ENOSYS", "EINVAL"]);
 
 let native: Promise<Native> | undefined;
-function loadNative(): Promise<Native> {
+function lockAddon(): Promise<Native> {
   native ??= loadAddon();
   return native;
 }
@@ -84,16 +85,17 @@ async function loadAddon(): Promise<Native> {
   } catch {
     // not prebuilt for this platform (or not loadable here, as a glibc build on musl)
   }
-  try {
-    const m = await import("fs-native-extensions");
-    return { tryLock: (fd, o, l) => m.tryLock(fd, o, l), unlock: (fd, o, l) => m.unlock(fd, o, l) };
-  } catch (err) {
-    throw new ConfigError(
-      `partner-cli cannot lock files on this platform (${process.platform}-${process.arch}): ${(err as Error).message.split("\n")[0]}`,
-      "Run partner-cli on a platform fs-native-extensions has a build for (Linux with glibc, macOS, Windows; x64 or arm64).",
-    );
-  }
+  const m = await loadNative("fs-native-extensions", () => import("fs-native-extensions"), LOCKS);
+  return { tryLock: (fd, o, l) => m.tryLock(fd, o, l), unlock: (fd, o, l) => m.unlock(fd, o, l) };
 }
+
+/** The file-lock addon (src/io/native.ts says this when it does not load). */
+const LOCKS: NativeUse = {
+  neededFor:
+    "file locks (exports, syncs, the config file, the sandbox's data); it has builds for Linux with glibc, macOS and Windows, x64 and arm64",
+  without:
+    "commands that keep nothing on this machine, run with PARTNER_API_KEY and PARTNER_BASE_URL: reading and changing the roster, offers, campaigns and links, and reports",
+};
 
 function fromBinding(b: Binding): Native {
   return {
@@ -303,7 +305,7 @@ export async function takeLock(lockFile: string, o: LockOptions): Promise<HeldLo
   // A missing folder is made (config-dir locks); a path that is not a folder fails at the open below
   // (ENOTDIR: the machine's failure, named), never at mkdir with a misleading EEXIST.
   if (!existsSync(dirname(lockFile))) mkdirSync(dirname(lockFile), { recursive: true, mode: 0o700 });
-  const nat = await loadNative();
+  const nat = await lockAddon();
   const clock = o.clock ?? systemClock;
   const started = Date.now();
   const waitMs = o.wait ?? 0;

@@ -4,6 +4,7 @@
 // Commands call machineFailure() with what they know (the file written, what is committed); run()
 // in src/main.ts calls it once more for anything that arrives raw, so none of these reaches exit 1.
 import { accessSync, constants, existsSync } from "node:fs";
+import { userInfo } from "node:os";
 import { dirname, resolve } from "node:path";
 import { CliError, MachineError } from "../errors.js";
 
@@ -12,6 +13,17 @@ export interface MachineContext {
   path?: string | undefined;
   /** What is committed and where the cursor or checkpoint is, for the message. */
   kept?: string | undefined;
+}
+
+/** "uid 1000" where there are uids, else the user's name (Windows has no process.getuid). */
+function runningUser(): string {
+  const uid = process.getuid?.();
+  if (uid !== undefined) return `uid ${uid}`;
+  try {
+    return `user ${userInfo().username}`;
+  } catch {
+    return "user unknown";
+  }
 }
 
 const DEFAULT_KEPT =
@@ -42,7 +54,7 @@ const KINDS: Record<string, { what: string; next: (path: string, dir: string) =>
   EACCES: {
     what: "Permission denied",
     next: (p) =>
-      `The user running partner-cli (uid ${process.getuid?.() ?? "?"}) may not write ${p}: fix its owner or permissions (ls -ld), or choose another place; ${AGAIN}`,
+      `The user running partner-cli (${runningUser()}) may not write ${p}: fix its owner or permissions (ls -ld), or choose another place; ${AGAIN}`,
   },
   EISDIR: {
     what: "A directory is where a file was expected",
@@ -62,6 +74,8 @@ const KINDS: Record<string, { what: string; next: (path: string, dir: string) =>
     next: (_p, dir) =>
       `The disk or its connection (a network mount, a failing drive) holding ${dir} reported an error: check the system log (dmesg) and the disk before running again.`,
   },
+  // The native packages partner-cli loads go through src/io/native.ts (exit 4, naming the package);
+  // this is the net for a native module loaded any other way.
   NATIVE: {
     what: "A native module of partner-cli does not load on this machine",
     next: () =>

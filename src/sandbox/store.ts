@@ -12,6 +12,7 @@ import type { EventType } from "../spec/events.js";
 import type { Offer } from "../spec/offers.js";
 import type { FailureCategory } from "../spec/webhooks.js";
 import { UsageError } from "../errors.js";
+import { loadNative, type NativeUse } from "../io/native.js";
 import { createTableSql, type Database, SqlDb, Table, type TableDef, tableStats } from "./db.js";
 import { EVENTS_SCHEMA, EVENTS_STATS, EventLog } from "./db-events.js";
 import { clearTraffic, StoredTraffic, TRAFFIC_SCHEMA } from "./db-traffic.js";
@@ -151,6 +152,12 @@ export interface DeliveryRecord {
 
 /** The database file of a data dir. */
 export const DB_FILE = "sandbox.db";
+/** libsql keeps the sandbox's state, in memory or in a data dir (src/io/native.ts when it does not load). */
+const LIBSQL_FOR_SANDBOX: NativeUse = {
+  neededFor: "the sandbox (the embedded one and sandbox start), which keeps its state in SQLite",
+  without:
+    "every command against your service (a profile from partner-cli login, or PARTNER_API_KEY with PARTNER_BASE_URL), and a sandbox served from another machine (partner-cli sandbox start there, reached with PARTNER_BASE_URL)",
+};
 /** Schema version, in PRAGMA user_version (0: a new file). */
 const FORMAT = 1;
 
@@ -360,7 +367,11 @@ export class SandboxStore {
         `The sandbox data in ${dataDir} is in the storage format of an earlier partner-cli (sandbox-state.json); this version keeps it in SQLite (${DB_FILE}).`,
         `Start from a new seed: rm -r "${join(dataDir, "sandbox-state.json")}" "${join(dataDir, "sandbox-segments")}" "${dataDir}"/sandbox-journal-*.ndjson, then run the command again (or use another --data-dir).`,
       );
-    const { default: Ctor } = (await import("libsql")) as unknown as {
+    const { default: Ctor } = (await loadNative(
+      "libsql",
+      () => import("libsql"),
+      LIBSQL_FOR_SANDBOX,
+    )) as unknown as {
       default: new (path: string, opts?: { timeout?: number }) => Database;
     };
     let db: Database;

@@ -14,10 +14,11 @@ import { closeSync, existsSync, openSync, readSync, realpathSync, rmSync, statSy
 import { basename, dirname, join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type DatabaseCtor from "libsql";
-import { CliError, LockedError, UsageError } from "../errors.js";
+import { CliError, LockedError, NativeModuleError, UsageError } from "../errors.js";
 import { lockFile } from "../export/checkpoint.js";
 import type { HeldLock } from "../io/file-lock.js";
 import { withPath } from "../io/machine-failure.js";
+import { loadNative, type NativeUse } from "../io/native.js";
 import { createPrivateFile, fileWriteError } from "../io/private-file.js";
 import {
   type CommitResult,
@@ -116,8 +117,21 @@ export interface SqliteOpenOptions {
   worker?: boolean;
 }
 
+/** libsql, for the SQLite copy (src/io/native.ts says this when it does not load). */
+const LIBSQL_FOR_SYNC: NativeUse = {
+  neededFor: "copying into SQLite (sync --to sqlite:FILE)",
+  without:
+    "sync --to postgres://..., redemptions export and events sync into files, and every other command against your service",
+};
+
 async function openCore(path: string, label: string, readonly = false): Promise<SqliteCore> {
-  const { default: Database } = (await import("libsql")) as unknown as { default: typeof DatabaseCtor };
+  const { default: Database } = (await loadNative(
+    "libsql",
+    () => import("libsql"),
+    LIBSQL_FOR_SYNC,
+  )) as unknown as {
+    default: typeof DatabaseCtor;
+  };
   try {
     const db = readonly ? new Database(path, { readonly: true }) : new Database(path);
     db.exec("PRAGMA busy_timeout = 10000");
@@ -163,6 +177,7 @@ function toWire(err: unknown): WireError {
 function fromWire(w: WireError): Error {
   if (w.kind === "LockedError") return new LockedError(w.message, w.hint);
   if (w.kind === "UsageError") return new UsageError(w.message, w.hint);
+  if (w.kind === "NativeModuleError") return new NativeModuleError(w.message, w.hint ?? "", "libsql");
   if (w.kind.endsWith("Error") && w.hint !== undefined) return new CliError(w.message, w.hint);
   const e = new Error(w.message);
   (e as { code?: string }).code = w.code;

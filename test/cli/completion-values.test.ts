@@ -120,6 +120,7 @@ describe("values only the CLI knows", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("");
+    expect(existsSync(join(cfg, "state"))).toBe(false);
     expect(existsSync(join(cfg, "sandbox"))).toBe(false);
   });
 

@@ -129,7 +129,7 @@ describe("no credentials, no terminal: exit 4, nothing touched", () => {
       expect(r.stderr, argv.join(" ")).not.toContain("No API key");
       expect(r.stderr, argv.join(" ")).not.toContain("Using the embedded sandbox");
     }
-    expect(existsSync(join(dir, "sandbox"))).toBe(false);
+    expect(existsSync(join(dir, "state", "sandbox"))).toBe(false);
   });
 });
 
@@ -140,7 +140,7 @@ describe("the embedded sandbox on purpose, without a terminal", () => {
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stdout).toBe("");
     expect(first.stderr).toContain(
-      `Using the embedded sandbox (chosen with --sandbox); its data is in ${join(dir, "sandbox")}.`,
+      `Using the embedded sandbox (chosen with --sandbox); its data is in ${join(dir, "state", "sandbox")}.`,
     );
     expect(first.stderr).toMatch(/20 rows in 1 batch: 20 added/);
     const second = await cli(["--sandbox", "roster", "import", EXAMPLE], { env });
@@ -152,7 +152,7 @@ describe("the embedded sandbox on purpose, without a terminal", () => {
     expect(third.exitCode, third.stderr).toBe(0);
     expect(third.stderr).toContain("Using the embedded sandbox (chosen with PARTNER_SANDBOX=1)");
     expect(JSON.parse(third.stdout).summary).toMatchObject({ rows: 20, unchanged: 20 });
-    expect(existsSync(join(dir, "sandbox"))).toBe(true);
+    expect(existsSync(join(dir, "state", "sandbox"))).toBe(true);
   });
 
   it("--sandbox with a key and a base URL in the environment uses the sandbox, not that service", async () => {
@@ -166,7 +166,7 @@ describe("the embedded sandbox on purpose, without a terminal", () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain(s.writeKey);
     // The served sandbox did not get the roster; the embedded one did.
     expect((await s.http("GET", "/creators/nw-1001")).status).toBe(404);
-    expect(existsSync(join(dir, "sandbox"))).toBe(true);
+    expect(existsSync(join(dir, "state", "sandbox"))).toBe(true);
   });
 
   it("--sandbox with a stored profile uses the sandbox, not the profile's service", async () => {
@@ -218,7 +218,7 @@ describe("a person at a terminal (tmux)", () => {
       try {
         const screen = await t.waitFor(/EXIT2=\d+/, "both runs to end");
         expect(screen).toContain(
-          `Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in ${join(dir, "sandbox")}.`,
+          `Using the embedded sandbox (no profile or PARTNER_API_KEY); its data is in ${join(dir, "state", "sandbox")}.`,
         );
         expect(screen).toMatch(/Northwind Creators/);
         expect(screen).toMatch(/EXIT1=0/);
