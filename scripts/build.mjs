@@ -26,7 +26,6 @@ export const EXTERNAL = [
   "pg-native",
   "pg-cloudflare",
   "pg-copy-streams",
-  "exceljs",
   // jq compiled to WebAssembly loads its .wasm file next to its own module.
   "jq-wasm",
   // The OS keychain: a native binding per platform, loaded only when a key is kept there.
@@ -153,6 +152,26 @@ const namedExportsOfCjs = {
   },
 };
 
+/**
+ * `new Buffer(x)` in bundled packages (exceljs's zip and unzip libraries: archiver-utils, binary,
+ * buffers...) becomes Buffer.alloc(x) for a size and Buffer.from(x, ...) otherwise, which is what it
+ * does since Node 8. Node prints its DEP0005 warning for that call from code outside node_modules, and
+ * bundled code sits in dist/: a checkout's run would print it on stderr.
+ */
+const noBufferConstructor = {
+  name: "no-buffer-constructor",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!/\bnew Buffer\(/.test(text)) return undefined;
+      // Appended (a hoisted function): a "use strict" first line stays first, and lines keep their numbers.
+      const helper =
+        '\nfunction __newBuffer(a, b, c) { return typeof a === "number" ? Buffer.alloc(a) : Buffer.from(a, b, c); }\n';
+      return { contents: text.replace(/\bnew Buffer\(/g, "__newBuffer(") + helper, loader: "js" };
+    });
+  },
+};
+
 function isExternal(spec) {
   return EXTERNAL.some((e) =>
     e.endsWith("/*") ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`),
@@ -272,7 +291,7 @@ await build({
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.
   banner: { js: BANNER },
-  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs],
+  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs, noBufferConstructor],
   sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
