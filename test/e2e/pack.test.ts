@@ -46,6 +46,7 @@ interface Installed {
   src: string;
   /** The directory the tarball was installed into. */
   home: string;
+  tarball: string;
   files: string[];
   env: NodeJS.ProcessEnv;
 }
@@ -63,7 +64,8 @@ function packAndInstall(src: string): Promise<Installed> {
       cwd: home,
     });
     const env = { PARTNER_CLI_CONFIG_DIR: tempDir(), NO_COLOR: "1" };
-    return { src, home, files: info!.files.map((f) => f.path), env };
+    const tarball = join(src, info!.filename);
+    return { src, home, tarball, files: info!.files.map((f) => f.path), env };
   })();
   return installing;
 }
@@ -230,5 +232,27 @@ describe("the packed package", () => {
     );
     expect(fromCheckout.stderr).not.toMatch(/DeprecationWarning/);
     expect(fromCheckout.exitCode).toBe(0);
+  }, 300_000);
+
+  it("scripts/check-platforms.mjs (run by .ci/run) finds each native build for Windows x64 and names the one missing on Windows on ARM", async () => {
+    const { tarball } = await packAndInstall(src);
+    const r = await execa(
+      "node",
+      [join(ROOT, "scripts", "check-platforms.mjs"), "win32-x64", "win32-arm64"],
+      {
+        env: { PARTNER_TARBALL: tarball },
+        reject: false,
+        stdin: "ignore",
+      },
+    );
+    expect(r.stdout).toBe(
+      "win32-x64: a build of each native package (@napi-rs/keyring, fs-native-extensions, libsql).",
+    );
+    // libsql publishes no build for Windows on ARM (its optional dependencies list none).
+    expect(r.stderr).toMatch(
+      /^win32-arm64: missing native builds:\n {2}libsql: no win32-arm64 build installed \(none among @libsql\/darwin-arm64, /,
+    );
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("  "))).toHaveLength(1);
+    expect(r.exitCode).toBe(1);
   }, 300_000);
 });
