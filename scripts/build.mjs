@@ -1,8 +1,15 @@
 // Builds src/ into dist/ with esbuild. Start-up cost is what this is about (docs/benchmarks.md):
 //
 // - The dependencies are bundled into the chunks, so nothing is resolved from node_modules file by
-//   file at run time. Only the packages in EXTERNAL stay outside: native or optional ones (database
-//   drivers, xlsx), which the commands that use them import lazily.
+//   file at run time. Only the packages in EXTERNAL stay outside: native bindings and packages that
+//   load files next to their own module (database drivers, the keychain, file locks, jq's wasm),
+//   which the commands that use them import lazily. package.json's `dependencies` are exactly these
+//   (a user's install holds nothing else; test/e2e/pack.test.ts checks it and the install's size);
+//   everything bundled is a devDependency. exceljs is bundled too, into its own lazily loaded chunk
+//   (bench/xlsx-libs.mjs and docs/benchmarks.md say why this library and why bundled).
+// - dist/THIRD-PARTY-LICENSES.txt names each bundled package with its license text; the packages'
+//   own license comments stay at the end of each bundle (esbuild's default). `new Buffer()` in a
+//   bundled package is rewritten (noBufferConstructor below): Node warns of it outside node_modules.
 // - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone); then
 //   `help-top`, the top-level --help that bin/ answers without the program (buildTopHelp below).
 //   Lazily imported command modules are split into their own chunks, so start-up parses only what
@@ -12,13 +19,13 @@
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
-/** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
+/** Packages never bundled (and the only `dependencies`): native bindings, or packages loading files of their own. */
 export const EXTERNAL = [
   "libsql",
   "@libsql/*",
@@ -278,7 +285,7 @@ async function mergeStartupChunks(dir) {
   }
 }
 
-await build({
+const { metafile } = await build({
   entryPoints: { main: "src/main.ts", version: "src/version.ts" },
   outdir: tmp.pathname,
   bundle: true,
@@ -295,7 +302,38 @@ await build({
   sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
+  metafile: true,
 });
+
+/**
+ * dist/THIRD-PARTY-LICENSES.txt: each package bundled into dist/ (read from esbuild's metafile), its
+ * version, its license and the text of its license file. The bundles keep the packages' own license
+ * comments too (esbuild's legalComments, at the end of each file), but most packages have none.
+ */
+function writeThirdPartyLicenses(dir, meta) {
+  const dirs = new Set();
+  for (const input of Object.keys(meta.inputs)) {
+    // Inputs of a plugin's namespace ("builtin:node:fs?...") are not files.
+    const m = /^[a-z-]+:/.test(input) ? null : /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(resolve(fileURLToPath(root), m[1]));
+  }
+  const entries = [...dirs]
+    .map((d) => ({ d, pkg: JSON.parse(readFileSync(join(d, "package.json"), "utf8")) }))
+    .filter(
+      ({ pkg }, i, all) =>
+        all.findIndex((o) => o.pkg.name === pkg.name && o.pkg.version === pkg.version) === i,
+    )
+    .sort((a, b) => a.pkg.name.localeCompare(b.pkg.name))
+    .map(({ d, pkg }) => {
+      const file = readdirSync(d).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+      const text = file ? readFileSync(join(d, file), "utf8").trim() : "(no license file in the package)";
+      return `${pkg.name} ${pkg.version} (${pkg.license ?? "license not stated"})\n\n${text}\n`;
+    });
+  const head = "Packages bundled into partner-cli's dist/ files, with their licenses.\n";
+  writeFileSync(join(dir, "THIRD-PARTY-LICENSES.txt"), [head, ...entries].join(`\n${"-".repeat(78)}\n\n`));
+}
+
+writeThirdPartyLicenses(tmp.pathname, metafile);
 
 /**
  * dist/help-top.js: bin/ answers `--help`, `-h` and `help` (no other argument) with it alone, without

@@ -180,13 +180,17 @@ describe("the packed package", () => {
     expect(bytes, `the install is too heavy: ${facts}`).toBeLessThanOrEqual(MAX_BYTES);
   }, 300_000);
 
-  it("lists in dependencies exactly the packages dist/ loads from node_modules; the bundled ones are not installed", async () => {
+  it("lists in dependencies exactly the packages dist/ loads from node_modules; the bundled ones are not installed, their licenses are in dist/", async () => {
     const { home } = await packAndInstall(src);
     const installed = join(home, "node_modules", "partner-cli");
     const deps = Object.keys(JSON.parse(readFileSync(join(installed, "package.json"), "utf8")).dependencies);
     expect([...importedByName(join(installed, "dist"))].sort()).toEqual(deps.sort());
-    for (const bundled of ["exceljs", "undici", "zod", "commander", "csv-parse"])
+    const notices = readFileSync(join(installed, "dist", "THIRD-PARTY-LICENSES.txt"), "utf8");
+    for (const bundled of ["exceljs", "undici", "zod", "commander", "csv-parse"]) {
       expect(existsSync(join(home, "node_modules", bundled)), `${bundled} is bundled into dist/`).toBe(false);
+      // Its license travels with it.
+      expect(notices).toMatch(new RegExp(`^${bundled} \\d+\\.\\d+\\.\\d+\\S* \\(MIT\\)\\n\\n\\S`, "m"));
+    }
   }, 300_000);
 
   it("writes and reads workbooks with the xlsx library bundled into dist/ (no exceljs in node_modules)", async () => {
