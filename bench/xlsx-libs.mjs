@@ -216,8 +216,11 @@ async function prepare(root, dir, c) {
 
 async function runOne(measured, script, args) {
   const r = await measured([script, ...args], { ...process.env });
-  if (r.code !== 0)
-    return { error: `exit ${r.code}: ${r.stderr.trim().split("\n").slice(-2).join(" ").slice(0, 200)}` };
+  if (r.code !== 0) {
+    const lines = r.stderr.trim().split("\n");
+    const why = lines.find((l) => /Error|heap|memory/i.test(l)) ?? lines.at(-1);
+    return { error: `exit ${r.code}: ${why.trim().slice(0, 200)}` };
+  }
   const out = JSON.parse(r.stdout);
   return { ms: round(r.ms), peakRssMb: r.peakRssMb, cpuSec: r.cpuSec, rows: out.rows, last: out.last };
 }
