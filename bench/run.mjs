@@ -13,7 +13,8 @@
 //    50 ms of latency injected per request, also against the latency floor (pages x 50 ms).
 //
 // 4. Peak RSS of a 1,000,000-row roster import (bench/import-1m.mjs).
-// 5. xlsx (bench/xlsx-1m.mjs): 1,000,000 rows written as a workbook, peak RSS of the writer and the CLI.
+// 5. xlsx (bench/xlsx-1m.mjs): 1,000,000 rows written as a workbook, peak RSS of the writer and the CLI;
+//    then the xlsx libraries compared (bench/xlsx-libs.mjs): install size, write and read of 1,000,000 rows.
 // 6. Sandbox at scale (bench/sandbox-scale.mjs): one-shot commands on an embedded sandbox holding
 //    50,000 creators and 112,022 links against the same commands on a fresh demo sandbox; peak RSS,
 //    and whether a read changed the data dir.
@@ -29,7 +30,8 @@
 // BENCH_EXPORT_ROWS (1000000; 0 skips the export), BENCH_EXPORT_ROUNDS (3), BENCH_EXPORT_LATENCY_MS
 // (50; 0 skips that pass), BENCH_EXPORT_LATENCY_ROUNDS (1), BENCH_CLI_BEFORE (another build's export too),
 // BENCH_SANDBOX=bundle (serve the sandbox from an esbuild bundle of src/sandbox/server.ts instead of
-// `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part).
+// `partner-cli sandbox start`), BENCH_XLSX_ROWS (1000000; 0 skips the xlsx part), BENCH_XLSX_LIBS_ROWS
+// (1000000; 0 skips the comparison of xlsx libraries), BENCH_XLSX_LIBS (candidate ids, default all).
 // `partner-cli sandbox start`), BENCH_ME_RUNS (15), BENCH_SCALE_CREATORS (50000; 0 skips the sandbox
 // at scale), BENCH_SCALE_RUNS (5), BENCH_SIMULATE_ROWS (1000000; 0 skips), BENCH_SIMULATE_MODES
 // (memory,file), BENCH_LOAD_SEC (60; 0 skips), BENCH_LOAD_CLIENTS (100), BENCH_LOAD_MODES (memory,file).
@@ -42,6 +44,7 @@ import { exportBench, exportTable, sandboxWithRedemptions } from "./export-1m.mj
 import { importOneMillion } from "./import-1m.mjs";
 import { log, measured, median, round, spawnSandbox, table } from "./lib.mjs";
 import { xlsxBench, xlsxLines } from "./xlsx-1m.mjs";
+import { xlsxLibsBench, xlsxLibsLines } from "./xlsx-libs.mjs";
 import { syncBench } from "./sync-1m.mjs";
 import { sandboxScaleBench } from "./sandbox-scale.mjs";
 import { sandboxLoadBench } from "./sandbox-load.mjs";
@@ -342,6 +345,14 @@ async function main() {
     xlsx = { error: e.message };
     log(`  xlsx not measured: ${e.message}`);
   }
+  let xlsxLibs;
+  try {
+    if (!wants("xlsx")) throw new Error("BENCH_ONLY leaves xlsx out");
+    xlsxLibs = await xlsxLibsBench({ root: ROOT, tmp, log, measured });
+  } catch (e) {
+    xlsxLibs = { error: e.message };
+    log(`  xlsx libraries not measured: ${e.message}`);
+  }
   const sync = wants("sync")
     ? await syncBench({ startSandboxProcess, measured, log, round, tmp, ROOT, BIN })
     : { ...skipped("sync"), lines: ["Sync: not measured (BENCH_ONLY)."] };
@@ -400,6 +411,7 @@ async function main() {
     export: exp ?? { error: exportError },
     importOneMillion: oneM,
     xlsx,
+    xlsxLibs,
     sync,
     sandboxAtScale: scale?.results ?? { error: scaleError },
     simulate: simulate.results ?? simulate,
@@ -455,6 +467,10 @@ async function main() {
   out.push("", ...(sync.lines ?? [`Sync: not measured (${sync.error}).`]));
   out.push("");
   out.push(...(xlsx.error ? [`xlsx: not measured (${xlsx.error}).`] : xlsxLines(xlsx)), "");
+  out.push(
+    ...(xlsxLibs.error ? [`xlsx libraries: not measured (${xlsxLibs.error}).`] : xlsxLibsLines(xlsxLibs)),
+    "",
+  );
   out.push(
     oneM.error
       ? `Roster import of 1,000,000 rows: not measured (${oneM.error}).`

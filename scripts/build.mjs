@@ -1,8 +1,15 @@
 // Builds src/ into dist/ with esbuild. Start-up cost is what this is about (docs/benchmarks.md):
 //
 // - The dependencies are bundled into the chunks, so nothing is resolved from node_modules file by
-//   file at run time. Only the packages in EXTERNAL stay outside: native or optional ones (database
-//   drivers, xlsx), which the commands that use them import lazily.
+//   file at run time. Only the packages in EXTERNAL stay outside: native bindings and packages that
+//   load files next to their own module (database drivers, the keychain, file locks, jq's wasm),
+//   which the commands that use them import lazily. package.json's `dependencies` are exactly these
+//   (a user's install holds nothing else; test/e2e/pack.test.ts checks it and the install's size);
+//   everything bundled is a devDependency. exceljs is bundled too, into its own lazily loaded chunk
+//   (bench/xlsx-libs.mjs and docs/benchmarks.md say why this library and why bundled).
+// - dist/THIRD-PARTY-LICENSES.txt names each bundled package with its license text; the packages'
+//   own license comments stay at the end of each bundle (esbuild's default). `new Buffer()` in a
+//   bundled package is rewritten (noBufferConstructor below): Node warns of it outside node_modules.
 // - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone); then
 //   `help-top`, the top-level --help that bin/ answers without the program (buildTopHelp below).
 //   Lazily imported command modules are split into their own chunks, so start-up parses only what
@@ -13,13 +20,21 @@
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
-/** Packages never bundled: native bindings or optional, heavy pieces loaded by one command. */
+/** Packages never bundled (and the only `dependencies`): native bindings, or packages loading files of their own. */
 export const EXTERNAL = [
   "libsql",
   "@libsql/*",
@@ -27,7 +42,6 @@ export const EXTERNAL = [
   "pg-native",
   "pg-cloudflare",
   "pg-copy-streams",
-  "exceljs",
   // jq compiled to WebAssembly loads its .wasm file next to its own module.
   "jq-wasm",
   // The OS keychain: a native binding per platform, loaded only when a key is kept there.
@@ -170,6 +184,26 @@ const namedExportsOfCjs = {
   },
 };
 
+/**
+ * `new Buffer(x)` in bundled packages (exceljs's zip and unzip libraries: archiver-utils, binary,
+ * buffers...) becomes Buffer.alloc(x) for a size and Buffer.from(x, ...) otherwise, which is what it
+ * does since Node 8. Node prints its DEP0005 warning for that call from code outside node_modules, and
+ * bundled code sits in dist/: a checkout's run would print it on stderr.
+ */
+const noBufferConstructor = {
+  name: "no-buffer-constructor",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!/\bnew Buffer\(/.test(text)) return undefined;
+      // Appended (a hoisted function): a "use strict" first line stays first, and lines keep their numbers.
+      const helper =
+        '\nfunction __newBuffer(a, b, c) { return typeof a === "number" ? Buffer.alloc(a) : Buffer.from(a, b, c); }\n';
+      return { contents: text.replace(/\bnew Buffer\(/g, "__newBuffer(") + helper, loader: "js" };
+    });
+  },
+};
+
 function isExternal(spec) {
   return EXTERNAL.some((e) =>
     e.endsWith("/*") ? spec.startsWith(e.slice(0, -1)) : spec === e || spec.startsWith(`${e}/`),
@@ -276,7 +310,7 @@ async function mergeStartupChunks(dir) {
   }
 }
 
-await build({
+const { metafile } = await build({
   entryPoints: { main: "src/main.ts", version: "src/version.ts" },
   outdir: tmp.pathname,
   bundle: true,
@@ -290,11 +324,42 @@ await build({
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.
   banner: { js: BANNER },
-  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs],
+  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs, noBufferConstructor],
   sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
+  metafile: true,
 });
+
+/**
+ * dist/THIRD-PARTY-LICENSES.txt: each package bundled into dist/ (read from esbuild's metafile), its
+ * version, its license and the text of its license file. The bundles keep the packages' own license
+ * comments too (esbuild's legalComments, at the end of each file), but most packages have none.
+ */
+function writeThirdPartyLicenses(dir, meta) {
+  const dirs = new Set();
+  for (const input of Object.keys(meta.inputs)) {
+    // Inputs of a plugin's namespace ("builtin:node:fs?...") are not files.
+    const m = /^[a-z-]+:/.test(input) ? null : /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (m) dirs.add(resolve(fileURLToPath(root), m[1]));
+  }
+  const entries = [...dirs]
+    .map((d) => ({ d, pkg: JSON.parse(readFileSync(join(d, "package.json"), "utf8")) }))
+    .filter(
+      ({ pkg }, i, all) =>
+        all.findIndex((o) => o.pkg.name === pkg.name && o.pkg.version === pkg.version) === i,
+    )
+    .sort((a, b) => a.pkg.name.localeCompare(b.pkg.name))
+    .map(({ d, pkg }) => {
+      const file = readdirSync(d).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+      const text = file ? readFileSync(join(d, file), "utf8").trim() : "(no license file in the package)";
+      return `${pkg.name} ${pkg.version} (${pkg.license ?? "license not stated"})\n\n${text}\n`;
+    });
+  const head = "Packages bundled into partner-cli's dist/ files, with their licenses.\n";
+  writeFileSync(join(dir, "THIRD-PARTY-LICENSES.txt"), [head, ...entries].join(`\n${"-".repeat(78)}\n\n`));
+}
+
+writeThirdPartyLicenses(tmp.pathname, metafile);
 
 /**
  * dist/help-top.js: bin/ answers `--help`, `-h` and `help` (no other argument) with it alone, without
