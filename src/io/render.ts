@@ -121,14 +121,21 @@ export interface ListWriter<T> {
 /**
  * A list printed page by page (JSON, NDJSON, TSV and CSV stream; a table needs every row first).
  * `jsonKey`: JSON is an object whose array is under this key, the other keys given to end().
+ * Nothing is written before the first page is handed over, so a list whose first read fails
+ * leaves stdout empty.
  */
 export function listWriter<T>(io: Io, columns: readonly Column<T>[], jsonKey?: string): ListWriter<T> {
   let count = 0;
   const held: T[] = [];
   const streamJson = io.json && io.format !== "ndjson";
-  if (streamJson) io.out(jsonKey === undefined ? "[" : `{${JSON.stringify(jsonKey)}:[`);
+  let opened = false;
+  const open = () => {
+    if (streamJson && !opened) io.out(jsonKey === undefined ? "[" : `{${JSON.stringify(jsonKey)}:[`);
+    opened = true;
+  };
   return {
     rows(items) {
+      open();
       if (streamJson) for (const c of items) io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(c)}`);
       else if (io.json) for (const c of items) io.out(`${JSON.stringify(c)}\n`);
       else if (io.format === "table") held.push(...items);
@@ -136,6 +143,7 @@ export function listWriter<T>(io: Io, columns: readonly Column<T>[], jsonKey?: s
       if (!streamJson) count += items.length;
     },
     end(emptyNote, jsonTail) {
+      open();
       if (streamJson) io.out(jsonKey === undefined ? "]\n" : `]${objectTail(jsonTail ?? {})}}\n`);
       else if (io.format === "table") printList(io, held, columns, emptyNote);
       else if (count === 0 && !io.json) {
