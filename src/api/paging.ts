@@ -70,3 +70,68 @@ export async function* feedPages<T>(
     if (!o.readAhead) pending = fetchPage(cursor);
   }
 }
+
+/**
+ * One batch of a list as a command prints it: the items, whether more follow them in the list
+ * (known from the page's totalCount or the feed's cursor), and the list's total where it is known.
+ */
+export interface Batch<T> {
+  items: readonly T[];
+  more: boolean;
+  total?: number | undefined;
+}
+
+/** What a capped walk printed: how many items, whether more exist past them, the total if known. */
+export interface CapResult {
+  shown: number;
+  cut: boolean;
+  total?: number | undefined;
+}
+
+/** A page as a batch: more follow when the page is not empty and does not reach totalCount. */
+export function pageBatch<T>(p: Page<T>): Batch<T> {
+  const more = p.items.length > 0 && p.pageSize > 0 && (p.page + 1) * p.pageSize < p.totalCount;
+  return { items: p.items, more, total: p.totalCount };
+}
+
+/**
+ * The pages of a list as batches: only `startPage` (a list's default), or every page from it
+ * (`walk`: --all or --limit; a capped walk stops pulling, so no page past the cap is requested).
+ */
+export async function* pageBatches<T>(
+  fetchPage: (page: number) => Promise<Page<T>>,
+  startPage: number,
+  walk: boolean,
+): AsyncGenerator<Batch<T>> {
+  if (!walk) {
+    yield pageBatch(await fetchPage(startPage));
+    return;
+  }
+  for await (const p of allPages(fetchPage, startPage)) yield pageBatch(p);
+}
+
+/**
+ * Hands the batches' items to `write` until `limit` items went out (the last batch trimmed) or the
+ * batches end. Once the cap is reached no further batch is pulled, so a lazy page walk requests
+ * no page past it. `cut`: items past those written exist (more in the batch, or more after it,
+which is also the case when the batches stop early: a list's one default page).
+ */
+export async function takeCapped<T>(
+  batches: AsyncIterable<Batch<T>>,
+  limit: number | undefined,
+  write: (items: readonly T[]) => void,
+): Promise<CapResult> {
+  let shown = 0;
+  let total: number | undefined;
+  let more = false;
+  for await (const b of batches) {
+    total = b.total;
+    more = b.more;
+    const room = limit === undefined ? Number.POSITIVE_INFINITY : limit - shown;
+    const items = b.items.length > room ? b.items.slice(0, room) : b.items;
+    write(items);
+    shown += items.length;
+    if (!b.more || shown === limit) return { shown, cut: b.more || items.length < b.items.length, total };
+  }
+  return { shown, cut: more, total };
+}

@@ -1,7 +1,7 @@
 // campaigns list | get | create | update | activate | pause | end (alias: campaign).
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
 import { declareCampaignReport } from "./reports.js";
 
 export function registerCampaigns(program: Command, rt: CliRuntime): void {
@@ -23,7 +23,8 @@ export function registerCampaigns(program: Command, rt: CliRuntime): void {
     )
     .option("--brand <id-or-name>", "only campaigns of this brand (id, or the exact brand name, any case)")
     .option("--external-reference <ref>", "only the campaign with this external reference")
-    .option("--all", "every page, not only the first");
+    .option("--all", "every page, not only the first")
+    .addOption(limitOption("campaigns", ""));
   examples(list, [
     "partner-cli campaigns list",
     "partner-cli campaigns list --status active --all --json",

@@ -1,6 +1,6 @@
 // cursors list | show | reset.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
 
 export function registerCursors(program: Command, rt: CliRuntime): void {
   const noun = program
@@ -10,8 +10,10 @@ export function registerCursors(program: Command, rt: CliRuntime): void {
   examples(noun, ["partner-cli cursors list", "partner-cli cursors show redemptions.csv"]);
   const list = noun
     .command("list")
-    .description("the saved cursors of this config directory: what each feeds, its organization and service");
-  examples(list, ["partner-cli cursors list"]);
+    .description("the saved cursors of this config directory: what each feeds, its organization and service")
+    .addOption(limitOption("cursors"));
+  examples(list, ["partner-cli cursors list", "partner-cli cursors list --json"]);
+  outputOptions(list);
   action(rt, list, () => import("../commands/cursors/list.js"), "cursorsListRun");
   const show = noun
     .command("show")

@@ -7,6 +7,7 @@ import {
   type Command,
   type CommandUnknownOpts,
   InvalidArgumentError,
+  Option,
   type OptionValues,
 } from "@commander-js/extra-typings";
 import type { Command as CommanderCommand } from "commander";
@@ -187,9 +188,42 @@ export function parseIntArg(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError("expected a whole number");
     const n = Number(value);
-    if (n < min || n > max) throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    if (n < min || n > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a number from ${min}`
+          : `expected a number from ${min} to ${max}`,
+      );
     return n;
   };
+}
+
+/**
+ * --limit N of a list: the most items printed. `pagedFrom`: the list is read page by page, from
+ * where (" (from --page)"; "" for a list without --page); absent: a list read whole.
+ */
+export function limitOption(noun: string, pagedFrom?: string) {
+  const how =
+    pagedFrom === undefined ? "" : `, reading as many pages as it takes${pagedFrom}; with --all, at most N`;
+  return new Option(
+    "--limit <n>",
+    `print at most N ${noun}${how}; a hint on stderr says when more exist`,
+  ).argParser(parseIntArg(1));
+}
+
+/** --page-size N of an export or sync: items per feed request (1-1000, default 1000). */
+export function feedPageSizeOption(noun: string) {
+  return new Option("--page-size <n>", `${noun} per feed request (1-1000, default 1000)`).argParser(
+    parseIntArg(1, 1000),
+  );
+}
+
+/**
+ * The old name of an export's or sync's --page-size, kept for existing cron lines: hidden from help,
+ * mapped to --page-size with a notice (src/commands/shared/list.ts feedPageSize).
+ */
+export function oldLimitOption() {
+  return new Option("--limit <n>", "the old name of --page-size").argParser(parseIntArg(1, 1000)).hideHelp();
 }
 
 /** true/yes/1 or false/no/0, any case (the grammar: src/spec/boolean.ts). */

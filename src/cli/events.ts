@@ -1,6 +1,16 @@
 // events types | get | list | tail | sync.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  examples,
+  feedPageSizeOption,
+  limitOption,
+  oldLimitOption,
+  outputOptions,
+  parseDuration,
+  parseIntArg,
+} from "./define.js";
 
 export function registerEvents(program: Command, rt: CliRuntime): void {
   const noun = program
@@ -12,7 +22,10 @@ export function registerEvents(program: Command, rt: CliRuntime): void {
     "partner-cli events tail --type redemption.recorded",
   ]);
 
-  const types = noun.command("types").description("the eight event types and when each is emitted");
+  const types = noun
+    .command("types")
+    .description("the eight event types and when each is emitted")
+    .addOption(limitOption("types"));
   examples(types, ["partner-cli events types"]);
   outputOptions(types);
   action(rt, types, () => import("../commands/events/types.js"), "eventsTypesRun");
@@ -24,12 +37,21 @@ export function registerEvents(program: Command, rt: CliRuntime): void {
 
   const list = noun
     .command("list")
-    .description("one page of the log, oldest first; --json prints {items, nextCursor}")
+    .description(
+      "the log oldest first: one request's worth (default), to its end (--all) or at most --limit events; --json prints {items, nextCursor}",
+    )
     .option("--type <type>", "only this event type")
     .option("--after <cursor>", "start after this cursor (a nextCursor; not an event id)")
-    .option("--limit <n>", "events per page (1-1000)", parseIntArg(1, 1000));
+    .option("--all", "read to the end of the log")
+    .addOption(limitOption("events", " (from --after)"))
+    .option(
+      "--page-size <n>",
+      "events per request, 1-1000 (default: the API's 100; 1000 with --all or --limit)",
+      parseIntArg(1, 1000),
+    );
   examples(list, [
     "partner-cli events list --type redemption.recorded --limit 50",
+    "partner-cli events list --all --format ndjson > events.ndjson",
     'partner-cli events list --after "$CURSOR" --json',
   ]);
   outputOptions(list, { out: true });
@@ -51,7 +73,8 @@ export function registerEvents(program: Command, rt: CliRuntime): void {
     .option("--type <type>", "only this event type (its own cursor)")
     .option("--out <file>", "NDJSON event store", "events.ndjson")
     .option("--from-start", "ignore the saved cursor and read the whole log (30 days); no duplicates")
-    .option("--limit <n>", "events per request (1-1000)", parseIntArg(1, 1000), 1000);
+    .addOption(feedPageSizeOption("events"))
+    .addOption(oldLimitOption());
   examples(sync, [
     "partner-cli events sync --out /data/events.ndjson",
     "PARTNER_PROFILE=prod partner-cli events sync --out /data/events.ndjson --json",

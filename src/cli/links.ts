@@ -6,6 +6,7 @@ import {
   type CliRuntime,
   collect,
   examples,
+  limitOption,
   outputOptions,
   parseBoolArg,
   parseDuration,
@@ -33,7 +34,8 @@ export function registerLinks(program: Command, rt: CliRuntime): void {
     .description("list a campaign's share links")
     .argument(...CAMPAIGN)
     .option("--active <bool>", "only enabled (true) or paused (false) links", parseBoolArg)
-    .option("--all", "every page, not only the first");
+    .option("--all", "every page, not only the first")
+    .addOption(limitOption("links", ""));
   examples(list, [
     "partner-cli links list spring-oats",
     "partner-cli links list spring-oats --active false --all",

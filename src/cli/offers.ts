@@ -1,6 +1,6 @@
 // offers list | get: the offers the organization may build campaigns on.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions, parseIntArg } from "./define.js";
 
 export function registerOffers(program: Command, rt: CliRuntime): void {
   const offers = program
@@ -21,9 +21,10 @@ export function registerOffers(program: Command, rt: CliRuntime): void {
     )
     .option(
       "--distributable",
-      "only offers that can be distributed now (canDistribute); filtered here, not by the API: within the page shown, or across all pages with --all",
+      "only offers that can be distributed now (canDistribute); filtered here, not by the API: within the page shown, or across the pages read with --all or --limit",
     )
     .addOption(new Option("--all", "read every page (default page size 200)").conflicts("page"))
+    .addOption(limitOption("offers", " (from --page)"))
     .option("--page <n>", "page to show, from 0 (default 0)", parseIntArg(0))
     .option("--page-size <n>", "offers per page, 1 to 200 (default 50; 200 with --all)", parseIntArg(1, 200));
   examples(list, [

@@ -1,7 +1,7 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "@commander-js/extra-typings";
 import { completesProfileNames } from "./tree.js";
-import { action, type CliRuntime, examples, outputOptions } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
 
 export function registerProfiles(program: Command, rt: CliRuntime): void {
   const profiles = program
@@ -13,7 +13,8 @@ export function registerProfiles(program: Command, rt: CliRuntime): void {
   const list = profiles
     .command("list")
     .alias("ls")
-    .description("list stored profiles: name, base URL, organization, key (last 4 characters), current");
+    .description("list stored profiles: name, base URL, organization, key (last 4 characters), current")
+    .addOption(limitOption("profiles"));
   examples(list, ["partner-cli profiles list", "partner-cli profiles list --json"]);
   outputOptions(list);
   action(rt, list, () => import("../commands/profiles/list.js"), "profilesListRun");

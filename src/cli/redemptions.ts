@@ -1,6 +1,15 @@
 // redemptions export | list | get.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  examples,
+  feedPageSizeOption,
+  limitOption,
+  oldLimitOption,
+  outputOptions,
+  parseIntArg,
+} from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 export function registerRedemptions(program: Command, rt: CliRuntime): void {
@@ -47,7 +56,8 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
       "--corrections",
       "also write a change row for each exclusion or restoration (from the event log, own cursor)",
     )
-    .option("--limit <n>", "rows per feed request (1-1000)", parseIntArg(1, 1000), 1000);
+    .addOption(feedPageSizeOption("rows"))
+    .addOption(oldLimitOption());
   examples(exp, [
     "partner-cli redemptions export --out redemptions.csv",
     "partner-cli redemptions export --out redemptions.ndjson --format ndjson --corrections",
@@ -64,11 +74,13 @@ export function registerRedemptions(program: Command, rt: CliRuntime): void {
     .option("--brand <id-or-name>", "only this brand (id or exact name, any case; unknown: exit 5)")
     .option("--state <state>", "counting state: counted, excluded or test_code")
     .option("--all", "read every page (pinned with asOf)")
+    .addOption(limitOption("redemptions", " (from --page)"))
     .option("--page <n>", "page number, from 0", parseIntArg(0))
     .option("--page-size <n>", "items per page (1-200)", parseIntArg(1, 200));
   examples(list, [
     "partner-cli redemptions list --preset 7d",
     "partner-cli redemptions list --preset 7d --state excluded --all --json",
+    "partner-cli redemptions list --preset 30d --limit 500 --format csv > recent.csv",
   ]);
   outputOptions(list, { out: true });
   action(rt, list, () => import("../commands/redemptions/list.js"), "redemptionsListRun");

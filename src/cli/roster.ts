@@ -5,6 +5,7 @@ import {
   type CliRuntime,
   collect,
   examples,
+  limitOption,
   outputOptions,
   parseBoolArg,
   parseIntArg,
@@ -74,15 +75,17 @@ export function registerRoster(program: Command, rt: CliRuntime): void {
 
   const list = roster
     .command("list")
-    .description("list creators, one page at a time (or every page with --all)")
+    .description("list creators, one page at a time (or every page with --all, or at most --limit)")
     .option("--active <true|false>", "only active (true) or inactive (false) creators", parseBoolArg)
     .option("--updated-since <ts>", "only creators updated at or after this time (ISO 8601, or YYYY-MM-DD)")
     .option("--all", "read every page")
+    .addOption(limitOption("creators", " (from --page)"))
     .option("--page <n>", "page number, from 0", parseIntArg(0))
     .option("--page-size <n>", "creators per page, 1 to 200", parseIntArg(1, 200));
   examples(list, [
     "partner-cli roster list",
     "partner-cli roster list --active false --all",
+    "partner-cli roster list --limit 500 --format csv > first-500.csv",
     "partner-cli roster list --updated-since 2025-03-01T00:00:00Z --all --json",
   ]);
   outputOptions(list, { out: true });

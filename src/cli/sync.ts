@@ -1,6 +1,6 @@
 // sync [--to URL] [--only KINDS] [--from-start] [--full] | sync status [--to URL].
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, feedPageSizeOption, oldLimitOption } from "./define.js";
 import { notes } from "./help.js";
 
 const TO_HELP =
@@ -25,7 +25,8 @@ export function registerSync(program: Command, rt: CliRuntime): void {
       "--full",
       "read the whole roster instead of the creators updated since the last sync, and compare it",
     )
-    .option("--limit <n>", "items per feed request (1-1000)", parseIntArg(1, 1000), 1000)
+    .addOption(feedPageSizeOption("items"))
+    .addOption(oldLimitOption())
     .option(
       "--dry-run",
       "per kind, from the saved checkpoints: where the read would start, what it would read and which table it would write; writes nothing (a missing database file is not created)",

@@ -1,6 +1,14 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions, parseDuration, parseIntArg } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  examples,
+  limitOption,
+  outputOptions,
+  parseDuration,
+  parseIntArg,
+} from "./define.js";
 
 export function registerWebhooks(program: Command, rt: CliRuntime): void {
   const noun = program
@@ -12,7 +20,10 @@ export function registerWebhooks(program: Command, rt: CliRuntime): void {
     "partner-cli webhooks listen --secret-file whsec.txt --port 8787",
   ]);
 
-  const list = noun.command("list").description("the organization's webhook endpoints (at most 5)");
+  const list = noun
+    .command("list")
+    .description("the organization's webhook endpoints (at most 5)")
+    .addOption(limitOption("endpoints"));
   examples(list, ["partner-cli webhooks list", "partner-cli webhooks list --json"]);
   outputOptions(list);
   action(rt, list, () => import("../commands/webhooks/list.js"), "webhooksListRun");

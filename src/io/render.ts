@@ -114,31 +114,52 @@ export function printList<T>(
 export interface ListWriter<T> {
   /** Prints one batch (a page) of rows; a table waits for every row. */
   rows(items: readonly T[]): void;
-  /** Ends the list; answers the number of rows. */
-  end(emptyNote?: string): number;
+  /** Ends the list; answers the number of rows. `jsonTail`: the other keys of a JSON object list. */
+  end(emptyNote?: string, jsonTail?: Record<string, unknown>): number;
 }
 
-/** A list printed page by page (JSON, NDJSON, TSV and CSV stream; a table needs every row first). */
-export function listWriter<T>(io: Io, columns: readonly Column<T>[]): ListWriter<T> {
+/**
+ * A list printed page by page (JSON, NDJSON, TSV and CSV stream; a table needs every row first).
+ * `jsonKey`: JSON is an object whose array is under this key, the other keys given to end().
+ * Nothing is written before the first page is handed over, so a list whose first read fails
+ * leaves stdout empty.
+ */
+export function listWriter<T>(io: Io, columns: readonly Column<T>[], jsonKey?: string): ListWriter<T> {
   let count = 0;
   const held: T[] = [];
   const streamJson = io.json && io.format !== "ndjson";
-  if (streamJson) io.out("[");
+  let opened = false;
+  const open = () => {
+    if (streamJson && !opened) io.out(jsonKey === undefined ? "[" : `{${JSON.stringify(jsonKey)}:[`);
+    opened = true;
+  };
   return {
     rows(items) {
+      open();
       if (streamJson) for (const c of items) io.out(`${count++ === 0 ? "" : ","}${JSON.stringify(c)}`);
       else if (io.json) for (const c of items) io.out(`${JSON.stringify(c)}\n`);
       else if (io.format === "table") held.push(...items);
       else if (items.length) outRows(io, items, columns, count === 0);
       if (!streamJson) count += items.length;
     },
-    end(emptyNote) {
-      if (streamJson) io.out("]\n");
+    end(emptyNote, jsonTail) {
+      open();
+      if (streamJson) io.out(jsonKey === undefined ? "]\n" : `]${objectTail(jsonTail ?? {})}}\n`);
       else if (io.format === "table") printList(io, held, columns, emptyNote);
-      else if (count === 0 && !io.json) outRows(io, [], columns, true);
+      else if (count === 0 && !io.json) {
+        if (emptyNote) io.err(emptyNote);
+        outRows(io, [], columns, true);
+      }
       return count;
     },
   };
+}
+
+/** `,"k":v` for each key, to close a JSON object after its array. */
+function objectTail(o: Record<string, unknown>): string {
+  return Object.entries(o)
+    .map(([k, v]) => `,${JSON.stringify(k)}:${JSON.stringify(v ?? null)}`)
+    .join("");
 }
 
 /** Print one record: a JSON object with --json, else "field  value" lines (TSV when piped, CSV as one row). */

@@ -392,7 +392,7 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
         PARTNER_BASE_URL: own.url,
         PARTNER_API_KEY: own.writeKey,
       };
-      const args = ["redemptions", "export", "--out", out, "--limit", "50"];
+      const args = ["redemptions", "export", "--out", out, "--page-size", "50"];
       const first = execa("node", [BIN, ...args], { env, reject: false, stdin: "ignore", timeout: 90_000 });
       const size = () => (existsSync(out) ? statSync(out).size : 0);
       for (let i = 0; i < 2000 && size() < 20_000 && first.exitCode === null; i++) await sleep(10);

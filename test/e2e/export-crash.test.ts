@@ -44,7 +44,7 @@ describe("redemptions export (e2e)", () => {
       for (let i = 0; i < 20; i++) {
         // New rows arrive between runs, so every run has pages to write when it is killed.
         await simulate(s.sb, { campaign: campaignId, claims: 400, redemptions: 400, seed: 100 + i });
-        const child = execa("node", [BIN, "redemptions", "export", "--out", out, "--limit", "50"], {
+        const child = execa("node", [BIN, "redemptions", "export", "--out", out, "--page-size", "50"], {
           env: envFor(configDir),
           reject: false,
           stdin: "ignore",
@@ -94,7 +94,7 @@ describe("redemptions export (e2e)", () => {
         const out = join(tempDir(), "shared.csv");
         const [a, b] = await Promise.all(
           [tempDir(), tempDir()].map((configDir) =>
-            cli(["redemptions", "export", "--out", out, "--limit", "1000"], { env: envFor(configDir) }),
+            cli(["redemptions", "export", "--out", out, "--page-size", "1000"], { env: envFor(configDir) }),
           ),
         );
         const codes = [a!.exitCode, b!.exitCode].sort();

@@ -66,7 +66,7 @@ const envFor = (configDir: string, key = s.writeKey) => ({
 const more = (n: number) =>
   simulate(s.sb, { campaign: campaignId, claims: n + 10, redemptions: n, seed: seed++ });
 const exportTo = (env: NodeJS.ProcessEnv, out: string, ...args: string[]) =>
-  cli(["redemptions", "export", "--out", out, "--limit", "400", ...args], { env });
+  cli(["redemptions", "export", "--out", out, "--page-size", "400", ...args], { env });
 const cursorOf = async (env: NodeJS.ProcessEnv, target: string) => {
   const r = await cli(["cursors", "show", target, "--json"], { env });
   expect(r.exitCode, r.stderr).toBe(0);
@@ -236,7 +236,7 @@ describe("whose file it is", () => {
     expect((await exportTo(env, cron)).exitCode).toBe(0);
     await more(30);
     // The README's line without --out: no cursor is read or saved.
-    const quick = await cli(["redemptions", "export", "--limit", "400"], { env });
+    const quick = await cli(["redemptions", "export", "--page-size", "400"], { env });
     expect(quick.exitCode, quick.stderr).toBe(0);
     expect(quick.stderr).toContain("no cursor saved");
     expectOnce(idsIn(Buffer.from(quick.stdout), false), await feedIds(s.sb));
@@ -261,11 +261,11 @@ describe("whose file it is", () => {
   it("a named cursor for stdout continues across runs; stdout without one after an older version's stdout cursor is refused", async () => {
     const configDir = tempDir();
     const env = envFor(configDir);
-    const first = await cli(["redemptions", "export", "--cursor", "pipe", "--limit", "400"], { env });
+    const first = await cli(["redemptions", "export", "--cursor", "pipe", "--page-size", "400"], { env });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toContain('cursor "pipe" saved');
     await more(7);
-    const second = await cli(["redemptions", "export", "--cursor", "pipe", "--limit", "400"], { env });
+    const second = await cli(["redemptions", "export", "--cursor", "pipe", "--page-size", "400"], { env });
     expect(second.exitCode, second.stderr).toBe(0);
     expectOnce(
       [...idsIn(Buffer.from(first.stdout), false), ...idsIn(Buffer.from(second.stdout), false)],
@@ -288,11 +288,11 @@ describe("whose file it is", () => {
       },
     };
     writeFileSync(configFile, JSON.stringify(data));
-    const refused = await cli(["redemptions", "export", "--limit", "400"], { env });
+    const refused = await cli(["redemptions", "export", "--page-size", "400"], { env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stdout).toBe("");
     expect(refused.stderr).toContain("add --cursor default");
-    const kept = await cli(["redemptions", "export", "--cursor", "default", "--limit", "400"], { env });
+    const kept = await cli(["redemptions", "export", "--cursor", "default", "--page-size", "400"], { env });
     expect(kept.exitCode, kept.stderr).toBe(0);
     expect(kept.stderr).toContain("Exported 0 new redemptions");
   }, 120_000);
@@ -387,7 +387,9 @@ describe("a cursor belongs to the organization and its file", () => {
       PARTNER_API_KEY: "",
       PARTNER_BASE_URL: "",
     };
-    const r = await cli(["redemptions", "export", "--out", out, "--limit", "100", "--corrections"], { env });
+    const r = await cli(["redemptions", "export", "--out", out, "--page-size", "100", "--corrections"], {
+      env,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(idsIn(out).length).toBeGreaterThan(1000);
     expect(readFileSync(configFile).equals(before)).toBe(true);
@@ -471,7 +473,7 @@ describe("locks", () => {
     await s.http("POST", "/faults", { control: true, body: { latencyMs: 50 } });
     const child = execa(
       "node",
-      [BIN, "redemptions", "export", "--out", out, "--cursor", cursor, "--limit", "20"],
+      [BIN, "redemptions", "export", "--out", out, "--cursor", cursor, "--page-size", "20"],
       {
         env: { NO_COLOR: "1", ...env },
         reject: false,

@@ -386,7 +386,7 @@ describe("redemptions export: file mode, --bom and workbooks", () => {
         control: true,
         body: { rates: { 502: 1 }, pathPrefix: "/events" },
       });
-      const failed = await run(["--out", "day.xlsx", "--corrections", "--limit", "2"]);
+      const failed = await run(["--out", "day.xlsx", "--corrections", "--page-size", "2"]);
       expect(failed.exitCode).toBe(7);
       expect(readdirSync(dir)).toEqual([]);
       await http(own, "POST", "/faults", { control: true, body: { rates: {}, pathPrefix: null } });

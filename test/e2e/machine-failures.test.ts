@@ -113,14 +113,14 @@ describe.skipIf(blocker !== undefined)("a full disk (a small tmpfs): exit 10, th
     const disk = tmpfs("128k");
     const out = join(disk.dir, "redemptions.csv");
     const env = s.env();
-    const r = await cli(["redemptions", "export", "--out", out, "--limit", "100"], { env });
+    const r = await cli(["redemptions", "export", "--out", out, "--page-size", "100"], { env });
     expectMachine(r, "ENOSPC", out, /Free space on the file system of .*df -h/);
     expect(r.stderr).toContain("every row up to its saved cursor");
     // What is on disk is what the cursor covers: nothing half-written, no duplicate.
     const partial = csvIds(out);
     expect(new Set(partial).size).toBe(partial.length);
     disk.remount("size=16m");
-    const again = await cli(["redemptions", "export", "--out", out, "--limit", "100"], { env });
+    const again = await cli(["redemptions", "export", "--out", out, "--page-size", "100"], { env });
     expect(again.exitCode, again.stderr).toBe(0);
     const ids = csvIds(out);
     expect(ids.slice(0, partial.length)).toEqual(partial);
@@ -132,7 +132,7 @@ describe.skipIf(blocker !== undefined)("a full disk (a small tmpfs): exit 10, th
     const disk = tmpfs("64k");
     const out = join(disk.dir, "events.ndjson");
     const env = s.env();
-    const r = await cli(["events", "sync", "--out", out, "--limit", "50"], { env });
+    const r = await cli(["events", "sync", "--out", out, "--page-size", "50"], { env });
     expectMachine(r, "ENOSPC", out, /Free space/);
     const before = readFileSync(out, "utf8");
     expect(before === "" || before.endsWith("\n")).toBe(true);
@@ -152,7 +152,9 @@ describe.skipIf(blocker !== undefined)("a full disk (a small tmpfs): exit 10, th
     const disk = tmpfs("256k");
     const db = join(disk.dir, "copy.sqlite");
     const env = s.env();
-    const r = await cli(["sync", "--to", `sqlite:${db}`, "--only", "redemptions", "--limit", "200"], { env });
+    const r = await cli(["sync", "--to", `sqlite:${db}`, "--only", "redemptions", "--page-size", "200"], {
+      env,
+    });
     expectMachine(r, "ENOSPC", db, /Free space/);
     expect(r.stderr).toContain("reported as SQLITE_FULL");
     expect(r.stderr).toContain("with its checkpoint");
@@ -444,7 +446,7 @@ describe.skipIf(!pgAvailable())(
     it("a backend terminated mid-sync (57P01): reconnects, continues from the checkpoint, the copy is exact", async () => {
       const sch = schema();
       const t = await terminator(1);
-      const r = await cli(["sync", "--to", to(sch), "--only", "redemptions", "--limit", "50"], {
+      const r = await cli(["sync", "--to", to(sch), "--only", "redemptions", "--page-size", "50"], {
         env: s.env(),
       });
       const killed = await t.stop();
@@ -459,7 +461,7 @@ describe.skipIf(!pgAvailable())(
     it("a connection that keeps being lost: exit 7 after the retries, naming the server and what is kept", async () => {
       const sch = schema();
       const t = await terminator(1000);
-      const r = await cli(["sync", "--to", to(sch), "--only", "redemptions", "--limit", "50"], {
+      const r = await cli(["sync", "--to", to(sch), "--only", "redemptions", "--page-size", "50"], {
         env: s.env({ PARTNER_RETRY_DEADLINE_MS: "4000", PARTNER_RETRY_BASE_MS: "20" }),
       });
       await t.stop();

@@ -47,11 +47,11 @@ function setup() {
 }
 
 describe("events sync", () => {
-  test("copies the log once across runs, pages of --limit, skips nothing, saves the cursor", async () => {
+  test("copies the log once across runs, pages of --page-size, skips nothing, saves the cursor", async () => {
     const { out, run } = setup();
     const before = org.events.list().map((e) => e.id);
     const mine = Array.from({ length: 7 }, () => emit());
-    const first = await run(["--limit", "3", "--json"]);
+    const first = await run(["--page-size", "3", "--json"]);
     expect(first.exitCode).toBe(0);
     const s1 = JSON.parse(first.stdout).summary;
     expect(s1.appended).toBe(before.length + 7);
@@ -59,10 +59,10 @@ describe("events sync", () => {
     expect(first.stderr).toMatch(/^Synced \d+ new events into /m);
     expect(idsIn(out)).toEqual([...before, ...mine]);
 
-    const again = await run(["--limit", "3", "--json"]);
+    const again = await run(["--page-size", "3", "--json"]);
     expect(JSON.parse(again.stdout).summary.appended).toBe(0);
     const more = [emit(), emit()];
-    const third = await run(["--limit", "3", "--json"]);
+    const third = await run(["--page-size", "3", "--json"]);
     const s3 = JSON.parse(third.stdout).summary;
     expect(s3.appended).toBe(2);
     // The saved cursor is used: only the last page or so is re-read.

@@ -81,7 +81,7 @@ async function recordedRun(configDir: string, out: string, limit: number) {
   });
   const t = s.context({ configDir });
   try {
-    const summary = await redemptionsExportRun({ out, limit }, t.ctx);
+    const summary = await redemptionsExportRun({ out, pageSize: limit }, t.ctx);
     return { summary, saves };
   } finally {
     await t.ctx.close();
@@ -139,7 +139,7 @@ describe("redemptions export: rendered pages, blocks of pages, at most one save 
     // New rows after the repeated last page: only they are appended, byte for byte in feed order.
     await simulate(s.sb, { campaign, claims: 160, redemptions: 150, seed: 22 });
     const t = s.context({ configDir });
-    const again = await redemptionsExportRun({ out, limit: 100 }, t.ctx).finally(() => t.ctx.close());
+    const again = await redemptionsExportRun({ out, pageSize: 100 }, t.ctx).finally(() => t.ctx.close());
     expect(again.rows).toBe(150);
     expect(readFileSync(out).equals(await wholeFeedCsv())).toBe(true);
   });

@@ -25,7 +25,7 @@ describe("redemptions export resumed across growing pages", () => {
     const run = async (limit: number) => {
       const t = box.context({ configDir });
       try {
-        return await exportRun({ out, limit }, t.ctx);
+        return await exportRun({ out, pageSize: limit }, t.ctx);
       } finally {
         await t.ctx.close();
       }

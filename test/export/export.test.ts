@@ -26,7 +26,7 @@ describe("redemptions export", () => {
     const out = join(dir, "r.csv");
     const configDir = tempDir();
     const a = box.context({ configDir });
-    const s1 = await exportRun({ out, limit: 700 }, a.ctx);
+    const s1 = await exportRun({ out, pageSize: 700 }, a.ctx);
     await a.ctx.close();
     const all = await feedIds(box.sb);
     const ids = csvIds(out);
@@ -89,7 +89,7 @@ describe("redemptions export", () => {
       const { ctx } = box.context({
         env: { PARTNER_RETRY_BASE_MS: "5", PARTNER_RETRY_DEADLINE_MS: "60000" },
       });
-      await exportRun({ out, limit: 100 }, ctx);
+      await exportRun({ out, pageSize: 100 }, ctx);
       await ctx.close();
     } finally {
       await box.http("POST", "/faults", { control: true, body: { rates: {}, pathPrefix: null } });

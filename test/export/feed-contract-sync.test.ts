@@ -43,7 +43,7 @@ describe("events sync when the service breaks the event log's contract", () => {
       const configDir = tempDir();
       const out = join(tempDir(), "events.ndjson");
       const sync = () =>
-        box.run(["events", "sync", "--out", out, "--limit", String(LIMIT), "--json"], { configDir });
+        box.run(["events", "sync", "--out", out, "--page-size", String(LIMIT), "--json"], { configDir });
       const at = 2 * LIMIT;
       const r = await withFeedFault(box, { feed: "events", kind, at }, sync);
       expect(r.exitCode, r.stderr).toBe(4);
@@ -65,7 +65,9 @@ describe("events sync when the service breaks the event log's contract", () => {
     const all = await logIds();
     const out = join(tempDir(), "events.ndjson");
     const r = await withFeedFault(box, { feed: "events", kind: "repeat-ids", at: LIMIT, count: 2 }, () =>
-      box.run(["events", "sync", "--out", out, "--limit", String(LIMIT), "--json"], { configDir: tempDir() }),
+      box.run(["events", "sync", "--out", out, "--page-size", String(LIMIT), "--json"], {
+        configDir: tempDir(),
+      }),
     );
     expect(r.exitCode, r.stderr).toBe(0);
     expect(storeIds(out)).toEqual(all);
@@ -79,7 +81,7 @@ describe("sync --to sqlite: when the service breaks the redemption feed's contra
   useFeedCampaign(box, { claims: 320, redemptions: 300, seed: 5 });
   const LIMIT = 50;
   const sync = (to: string, configDir: string) =>
-    box.run(["sync", "--to", to, "--only", "redemptions", "--limit", String(LIMIT)], { configDir });
+    box.run(["sync", "--to", to, "--only", "redemptions", "--page-size", String(LIMIT)], { configDir });
 
   for (const kind of BREAKS) {
     it(`${kind}: exit 4, nothing of the bad page in the database, the checkpoint at the last good page; the next run completes the copy`, async () => {

@@ -23,7 +23,7 @@ describe("redemptions export when the service breaks the feed's contract", () =>
   const setFeedFault = (feed: Record<string, unknown> | null) =>
     box.http("POST", "/faults", { control: true, body: { feed } });
   const exportTo = (out: string, configDir: string) =>
-    box.run(["redemptions", "export", "--out", out, "--limit", String(LIMIT), "--json"], { configDir });
+    box.run(["redemptions", "export", "--out", out, "--page-size", String(LIMIT), "--json"], { configDir });
   const lines = (path: string) => readFileSync(path, "utf8").split("\n").slice(0, -1);
   const idOfLine = (line: string) => line.split(",")[0]!;
 
@@ -135,7 +135,7 @@ describe("redemptions export when the service breaks the feed's contract", () =>
     };
     const clock = { now, sleep: async () => {} };
     const a = box.context({ configDir, clock, env: { PARTNER_FEED_MAX_DURATION: "1h" } });
-    const err = await exportRun({ out, limit: LIMIT }, a.ctx).catch((e: unknown) => e);
+    const err = await exportRun({ out, pageSize: LIMIT }, a.ctx).catch((e: unknown) => e);
     await a.ctx.close();
     expect(err).toBeInstanceOf(PendingError);
     expect((err as Error).message).toMatch(

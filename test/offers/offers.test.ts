@@ -120,7 +120,9 @@ describe("offers list", () => {
   it("one page: says how to get more", async () => {
     const t = await list({ pageSize: 3, page: 1 }, { globals: { json: true } });
     expect(JSON.parse(t.stdout())).toHaveLength(3);
-    expect(t.stderr()).toMatch(/offers 4-6 of 8; use --page 2/);
+    expect(t.stderr()).toMatch(
+      /^Showing 4-6 of 8 offers \(page 1\); use --page 2, --limit N or --all for more\.$/m,
+    );
   });
 
   it("--distributable filters canDistribute within the page, or across pages with --all", async () => {

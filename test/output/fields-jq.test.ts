@@ -217,7 +217,7 @@ describe("--jq", () => {
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(
-      /^Error: jq: error \(at <stdin>:0\): Cannot index array with string \("foo"\)$/m,
+      /^Error: jq: error \(at <stdin>:\d+\): Cannot index array with string \("foo"\)$/m,
     );
   });
 

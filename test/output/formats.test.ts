@@ -300,7 +300,9 @@ describe("lists that stop at a page say so on stderr, in every format", () => {
   it.each(["json", "ndjson", "csv", "tsv"])("roster list --format %s", async (format) => {
     const r = await s.run(["roster", "list", "--page-size", "5", "--format", format]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/Showing 1-5 of \d+ \(page 0\); use --page 1 or --all for more\./);
+    expect(r.stderr).toMatch(
+      /Showing 1-5 of \d+ creators \(page 0\); use --page 1, --limit N or --all for more\./,
+    );
   });
 
   it("roster list --json (it used to return a page silently)", async () => {

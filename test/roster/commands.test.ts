@@ -114,7 +114,9 @@ describe("roster list", () => {
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toBe("externalId\tname\temail\thandle\tactive\tupdatedAt");
     expect(lines).toHaveLength(6);
-    expect(r.stderr).toMatch(/Showing 1-5 of 12 \(page 0\); use --page 1 or --all/);
+    expect(r.stderr).toMatch(
+      /Showing 1-5 of 12 creators \(page 0\); use --page 1, --limit N or --all for more\./,
+    );
     const j = await runFn(box.sb, (ctx) => rosterListRun({ page: 2, pageSize: 5 }, ctx), {
       globals: { json: true },
     });

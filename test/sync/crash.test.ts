@@ -59,7 +59,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
           seed: 200 + i,
         });
         const before = await committed(d);
-        const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
+        const child = execa("node", [BIN, "sync", "--to", d.to, "--page-size", "50"], {
           env: envFor(configDir),
           reject: false,
           stdin: "ignore",
@@ -99,7 +99,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
     await s.http("POST", "/faults", { control: true, body: { latencyMs: 25 } });
     let r: Awaited<ReturnType<typeof execa>>;
     try {
-      const child = execa("node", [BIN, "sync", "--to", d.to, "--limit", "50"], {
+      const child = execa("node", [BIN, "sync", "--to", d.to, "--page-size", "50"], {
         env: envFor(configDir),
         reject: false,
         stdin: "ignore",
@@ -131,8 +131,8 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
     await s.http("POST", "/faults", { control: true, body: { latencyMs: 30 } });
     try {
       const [a, b] = await Promise.all([
-        cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(configDir) }),
-        cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(configDir) }),
+        cli(["sync", "--to", d.to, "--page-size", "200"], { env: envFor(configDir) }),
+        cli(["sync", "--to", d.to, "--page-size", "200"], { env: envFor(configDir) }),
       ]);
       const codes = [a.exitCode, b.exitCode].sort();
       expect(codes, `${a.stderr}\n${b.stderr}`).toEqual([0, 9]);
@@ -158,7 +158,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
       let runs: Awaited<ReturnType<typeof cli>>[];
       try {
         runs = await Promise.all(
-          dirs.map((dir) => cli(["sync", "--to", d.to, "--limit", "200"], { env: envFor(dir) })),
+          dirs.map((dir) => cli(["sync", "--to", d.to, "--page-size", "200"], { env: envFor(dir) })),
         );
       } finally {
         await s.http("POST", "/faults", { control: true, body: { latencyMs: 0 } });

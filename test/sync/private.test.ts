@@ -42,7 +42,7 @@ describe("sync: the SQLite copy is private", () => {
     };
     const child = execa(
       "sh",
-      ["-c", 'umask 000 && exec node "$@"', "sh", BIN, "sync", "--to", to, "--limit", "100"],
+      ["-c", 'umask 000 && exec node "$@"', "sh", BIN, "sync", "--to", to, "--page-size", "100"],
       { env: env(), reject: false, stdin: "ignore" },
     );
     while (child.exitCode === null) {

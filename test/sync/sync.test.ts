@@ -40,7 +40,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
   it("a cold sync copies every kind; the database equals the service; a rerun changes nothing", async () => {
     const d = await fresh();
     const configDir = tempDir();
-    const r = await sync(d, ["--json", "--limit", "300"], { configDir });
+    const r = await sync(d, ["--json", "--page-size", "300"], { configDir });
     expect(r.exitCode, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout).summary;
     expect(summary.kinds.redemptions.read).toBe(1200);
@@ -123,7 +123,7 @@ describe.each(destinationKinds())("sync into %s", (kind) => {
     });
     let r: Awaited<ReturnType<typeof sync>>;
     try {
-      r = await sync(d, ["--limit", "100"], {
+      r = await sync(d, ["--page-size", "100"], {
         env: { PARTNER_RETRY_BASE_MS: "5", PARTNER_RETRY_DEADLINE_MS: "60000" },
       });
     } finally {

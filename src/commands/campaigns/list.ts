@@ -1,9 +1,9 @@
 import { listCampaigns } from "../../api/campaigns.js";
-import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { type Column, printList } from "../../io/render.js";
+import type { Column } from "../../io/render.js";
 import { stateStyle } from "../../io/table.js";
 import type { Campaign } from "../../spec/campaigns.js";
+import { pagingOf, printPaged } from "../shared/list.js";
 import { resolveBrandFilter } from "./resolve.js";
 
 export interface CampaignsListOptions {
@@ -11,6 +11,7 @@ export interface CampaignsListOptions {
   brand?: string | undefined;
   externalReference?: string | undefined;
   all?: boolean | undefined;
+  limit?: number | undefined;
 }
 
 export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
@@ -28,19 +29,15 @@ export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
 ];
 
 export async function campaignsListRun(o: CampaignsListOptions, ctx: Context): Promise<void> {
+  pagingOf(o); // bad paging flags are refused before any request
   const api = await ctx.api();
   const brandId = (await resolveBrandFilter(api, o.brand))?.id;
   const query = { status: o.status, brandId, externalReference: o.externalReference };
-  let rows: Campaign[];
-  if (o.all) {
-    rows = [];
-    for await (const c of allItems((page) => listCampaigns(api, { ...query, page, pageSize: 200 })))
-      rows.push(c);
-  } else {
-    const page = await listCampaigns(api, { ...query, page: 0 });
-    rows = page.items;
-    if (page.totalCount > rows.length)
-      ctx.io.err(`Showing ${rows.length} of ${page.totalCount} campaigns; add --all for every one.`);
-  }
-  printList(ctx.io, rows, CAMPAIGN_COLUMNS, "No campaigns match.");
+  await printPaged(ctx.io, o, {
+    fetchPage: (page, pageSize) => listCampaigns(api, { ...query, page, pageSize }),
+    columns: CAMPAIGN_COLUMNS,
+    noun: "campaigns",
+    emptyNote: "No campaigns match.",
+    noPageFlag: true,
+  });
 }

@@ -17,6 +17,7 @@ import { resolve } from "node:path";
 import { listEvents } from "../../api/events.js";
 import { getMe } from "../../api/me.js";
 import type { Context } from "../../context.js";
+import { feedPageSize } from "../shared/list.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import type { ApiClient } from "../../api/client.js";
 import { machineFailure } from "../../io/machine-failure.js";
@@ -47,7 +48,9 @@ export interface EventsSyncOptions {
   type?: string | undefined;
   out?: string | undefined;
   fromStart?: boolean | undefined;
-  /** Page size (1..1,000; the spec's loop uses 1,000). */
+  /** Items per feed request (1..1,000; the spec's loop uses 1,000): --page-size. */
+  pageSize?: number | undefined;
+  /** The old name of --page-size (hidden; a notice says so). */
   limit?: number | undefined;
 }
 
@@ -102,12 +105,12 @@ interface SyncState {
 const refuse = (out: string, what: string) =>
   new OutputChangedError(`Refusing to sync into ${out}: ${what}.`, WAYS_ON);
 
-async function checkArgs(o: EventsSyncOptions): Promise<SyncArgs> {
+async function checkArgs(o: EventsSyncOptions, io: Context["io"]): Promise<SyncArgs> {
   const type = o.type ? checkTypeArg(o.type) : null;
   if (o.out === "-" || o.out === "")
     throw new UsageError("events sync needs a file for --out (the event store), not stdout.");
   const out = await resolveOutPath(resolve(o.out ?? "events.ndjson"));
-  return { type, out, fromStart: o.fromStart === true, limit: o.limit ?? 1000 };
+  return { type, out, fromStart: o.fromStart === true, limit: feedPageSize(o, io) };
 }
 
 const destOf = (args: SyncArgs): Destination => ({ kind: "file", path: args.out });
@@ -276,7 +279,7 @@ function report(s: SyncState): void {
 
 /** checkArgs → locks → checkStore (no request yet) → GET /me, checkOrganization → openCursor → syncPages → report. */
 export async function eventsSyncRun(o: EventsSyncOptions, ctx: Context): Promise<SyncSummary> {
-  const args = await checkArgs(o);
+  const args = await checkArgs(o, ctx.io);
   const attributes = attributesOf(await ctx.target());
   const held: Held = { locks: [] };
   const assertHeld = () => {

@@ -1,15 +1,16 @@
 import { listLinks } from "../../api/links.js";
-import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { type Column, printList } from "../../io/render.js";
+import type { Column } from "../../io/render.js";
 import { stateStyle } from "../../io/table.js";
 import type { ShareLink } from "../../spec/links.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
+import { pagingOf, printPaged } from "../shared/list.js";
 
 export interface LinksListOptions {
   campaign: string;
   active?: boolean | undefined;
   all?: boolean | undefined;
+  limit?: number | undefined;
 }
 
 export const LINK_COLUMNS: Column<ShareLink>[] = [
@@ -23,22 +24,14 @@ export const LINK_COLUMNS: Column<ShareLink>[] = [
 ];
 
 export async function linksListRun(o: LinksListOptions, ctx: Context): Promise<void> {
+  pagingOf(o); // bad paging flags are refused before any request
   const api = await ctx.api();
   const campaign = await resolveCampaign(api, o.campaign);
-  let rows: ShareLink[];
-  if (o.all) {
-    rows = [];
-    for await (const l of allItems((page) =>
-      listLinks(api, campaign.id, { active: o.active, page, pageSize: 200 }),
-    ))
-      rows.push(l);
-  } else {
-    const page = await listLinks(api, campaign.id, { active: o.active, page: 0 });
-    rows = page.items;
-    if (page.totalCount > rows.length)
-      ctx.io.err(
-        `Showing ${rows.length} of ${page.totalCount} links; add --all for every one (or use links export).`,
-      );
-  }
-  printList(ctx.io, rows, LINK_COLUMNS, "No share links match.");
+  await printPaged(ctx.io, o, {
+    fetchPage: (page, pageSize) => listLinks(api, campaign.id, { active: o.active, page, pageSize }),
+    columns: LINK_COLUMNS,
+    noun: "links",
+    emptyNote: "No share links match.",
+    noPageFlag: true,
+  });
 }

@@ -1,14 +1,13 @@
 import { profileView } from "../../config/profiles.js";
 import type { Context } from "../../context.js";
-import type { NoOptions } from "../shared/run.js";
-import { printList } from "../../io/render.js";
+import { type LimitOnly, printSome } from "../shared/list.js";
 
-export async function profilesListRun(_opts: NoOptions, ctx: Context): Promise<void> {
+export async function profilesListRun(o: LimitOnly, ctx: Context): Promise<void> {
   const data = await (await ctx.config()).read();
   const rows = Object.keys(data.profiles)
     .sort()
     .map((name) => profileView(name, data.profiles[name]!, data.currentProfile === name));
-  printList(
+  printSome(
     ctx.io,
     rows,
     [
@@ -19,6 +18,11 @@ export async function profilesListRun(_opts: NoOptions, ctx: Context): Promise<v
       { header: "key", value: (r) => r.apiKey },
       { header: "canWrite", value: (r) => r.canWrite },
     ],
-    'No profiles are stored; run "partner-cli login" (until then commands use the embedded sandbox at a terminal, or with --sandbox).',
+    {
+      limit: o.limit,
+      noun: "profiles",
+      emptyNote:
+        'No profiles are stored; run "partner-cli login" (until then commands use the embedded sandbox at a terminal, or with --sandbox).',
+    },
   );
 }

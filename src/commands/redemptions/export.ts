@@ -16,6 +16,7 @@
 //   (export-feed.ts) → finish.
 import { UsageError } from "../../errors.js";
 import type { Context } from "../../context.js";
+import { feedPageSize } from "../shared/list.js";
 import {
   attributesOf,
   type CheckpointStore,
@@ -58,7 +59,9 @@ export interface RedemptionsExportOptions {
   since?: string | undefined;
   continueFrom?: string | undefined;
   corrections?: boolean | undefined;
-  /** Page size of feed reads (1..1,000). */
+  /** Items per feed request (1..1,000): --page-size. */
+  pageSize?: number | undefined;
+  /** The old name of --page-size (hidden; a notice says so). */
   limit?: number | undefined;
 }
 
@@ -116,7 +119,7 @@ async function checkArgs(o: RedemptionsExportOptions, ctx: Context): Promise<Exp
     continueFrom: o.continueFrom !== undefined ? await resolveOutPath(o.continueFrom) : null,
     bom: o.bom === true,
     corrections: o.corrections === true,
-    limit: o.limit ?? 1000,
+    limit: feedPageSize(o, ctx.io),
   };
 }
 

@@ -1,18 +1,16 @@
 import { redemptionRange } from "../../api/redemptions.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
-import { type Column, printList } from "../../io/render.js";
+import type { Column } from "../../io/render.js";
 import { stateStyle } from "../../io/table.js";
 import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
+import { type ListPaging, pagingOf, printPaged } from "../shared/list.js";
 import type { Redemption, RedemptionRangePage } from "../../spec/redemptions.js";
 
-export interface RedemptionsListOptions extends RangeFlags {
+export interface RedemptionsListOptions extends RangeFlags, ListPaging {
   campaign?: string | undefined;
   brand?: string | undefined;
   state?: string | undefined;
-  all?: boolean | undefined;
-  page?: number | undefined;
-  pageSize?: number | undefined;
 }
 
 export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
@@ -25,34 +23,33 @@ export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
   { header: "brand", value: (r) => r.brand.name, truncate: true, drop: 2 },
 ];
 
-/** Range mode; with --all every page is read with the asOf of the first, so later pages stay stable. */
+/**
+ * Range mode: the default page, every page (--all) or at most --limit redemptions; the pages after
+ * the first are read with the asOf of the first, so they stay stable while redemptions arrive.
+ */
 export async function redemptionsListRun(o: RedemptionsListOptions, ctx: Context): Promise<void> {
   const range = checkRange(o);
+  pagingOf(o); // bad paging flags are refused before any request
   const api = await ctx.api();
   // --campaign takes an id or a reference, --brand an id or a name: resolved before any read, so a
   // value that matches nothing is exit 5, not an empty list.
   const campaignId = await resolveCampaignFilter(api, o.campaign);
   const brandId = (await resolveBrandFilter(api, o.brand))?.id;
   const base = { ...range, campaignId, brandId, countingState: o.state };
-  const first: RedemptionRangePage = await redemptionRange(api, {
-    ...base,
-    page: o.page ?? 0,
-    pageSize: o.all ? 200 : o.pageSize,
+  let first: RedemptionRangePage | undefined;
+  const r = await printPaged(ctx.io, o, {
+    fetchPage: async (page, pageSize) => {
+      const p = await redemptionRange(api, { ...base, page, pageSize, asOf: first?.asOf });
+      first ??= p;
+      return p;
+    },
+    columns: REDEMPTION_LIST_COLUMNS,
+    noun: "redemptions",
+    emptyNote: "No redemptions in this range.",
   });
-  const items = [...first.items];
-  if (o.all) {
-    for (let page = first.page + 1; page * first.pageSize < first.totalCount; page++) {
-      const p = await redemptionRange(api, { ...base, page, pageSize: first.pageSize, asOf: first.asOf });
-      if (p.items.length === 0) break;
-      items.push(...p.items);
-    }
-  }
-  printList(ctx.io, items, REDEMPTION_LIST_COLUMNS, "No redemptions in this range.");
-  const r = first.range;
-  const shown = o.all ? `all ${items.length}` : `${items.length} of ${first.totalCount}`;
+  if (!first) return;
+  const w = first.range;
   ctx.io.err(
-    `${shown} redemptions, ${r.from} through ${r.through} (${r.timeZone}${r.preset !== "custom" ? `, ${r.preset}` : ""}), as of ${first.asOf}.`,
+    `${r.shown} of ${first.totalCount} redemptions, ${w.from} through ${w.through} (${w.timeZone}${w.preset !== "custom" ? `, ${w.preset}` : ""}), as of ${first.asOf}.`,
   );
-  if (!o.all && first.totalCount > (first.page + 1) * first.pageSize)
-    ctx.io.err("More pages: use --page N or --all.");
 }

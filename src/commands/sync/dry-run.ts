@@ -12,6 +12,7 @@ import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../sync/schema.js";
 import { realDatabasePath } from "../../sync/sqlite.js";
 import type { Kind } from "../../sync/syncer.js";
 import { scrub, type SyncTarget } from "../../sync/target.js";
+import { LIMITS } from "../../spec/limits.js";
 import { checkOrganization, checkSchema } from "./checks.js";
 
 /** The options of `sync` a plan depends on. */
@@ -105,7 +106,7 @@ export async function syncDryRun(
     kinds: syncPlan(kinds, held.states, {
       fromStart: Boolean(o.fromStart),
       full: Boolean(o.full),
-      limit: o.limit ?? 1000,
+      limit: o.limit ?? LIMITS.feedLimitMax,
     }),
   };
   if (ctx.io.json) ctx.io.outJson(plan);

@@ -4,6 +4,7 @@
 // written) → migrations → each kind, page by page, rows and checkpoint in one transaction.
 import { getMe } from "../../api/me.js";
 import { type Context, retryFromEnv } from "../../context.js";
+import { feedPageSize } from "../shared/list.js";
 import type { ApiClient } from "../../api/client.js";
 import { backoffMs, DEFAULT_RETRY } from "../../api/retry-policy.js";
 import { CancelledError, NetworkError, UsageError } from "../../errors.js";
@@ -24,7 +25,9 @@ export interface SyncOptions {
   only?: string | undefined;
   fromStart?: boolean | undefined;
   full?: boolean | undefined;
-  /** Feed page size (1..1,000). */
+  /** Items per feed request (1..1,000): --page-size. */
+  pageSize?: number | undefined;
+  /** The old name of --page-size (hidden; a notice says so). */
   limit?: number | undefined;
   /** Say per kind what would be read and written, from the checkpoints; write nothing. */
   dryRun?: boolean | undefined;
@@ -84,18 +87,17 @@ export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary
 export async function syncRun(o: SyncOptions, ctx: Context): Promise<SyncSummary | SyncDryRun> {
   const kinds = parseKinds(o.only);
   const target = resolveSyncTarget(o.to, ctx.env);
-  if (o.limit !== undefined && !(Number.isInteger(o.limit) && o.limit >= 1 && o.limit <= 1000))
-    throw new UsageError("--limit must be a whole number from 1 to 1000.");
+  const pageSize = feedPageSize(o, ctx.io);
   // Who we talk to is checked before the database is touched: a bad key creates no file.
   const api = await ctx.api();
   const org = (await getMe(api)).organization;
   if (o.dryRun) {
     const { syncDryRun } = await import("./dry-run.js");
-    return syncDryRun(o, ctx, kinds, target, org);
+    return syncDryRun({ ...o, limit: pageSize }, ctx, kinds, target, org); // limit: the feed's page size
   }
   const settings = { ...DEFAULT_RETRY, ...retryFromEnv(ctx.env) };
   const started = ctx.clock.now().getTime();
-  const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false };
+  const run: SyncOnce = { kinds, target, api, org, totals: {}, connected: false, pageSize };
   // A connection lost mid-run is retried on a new one, like any temporary failure: the new run of
   // the same steps reads every checkpoint again, so nothing is written twice or skipped.
   for (let attempt = 0; ; attempt++) {
@@ -147,6 +149,8 @@ interface SyncOnce {
   totals: Record<string, KindSummary>;
   /** Whether a connection was made once in this run (then a lost one is retried). */
   connected: boolean;
+  /** Items per feed request (--page-size). */
+  pageSize: number;
 }
 
 /** One connection's run: lock, checks, migrations, every kind; what it committed is added to `totals`. */
@@ -190,7 +194,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       timeZone: org.reportingTimeZone,
       fromStart: Boolean(o.fromStart),
       full: Boolean(o.full),
-      limit: o.limit ?? 1000,
+      limit: run.pageSize,
       now,
       deadline: feedDeadline(ctx),
       signal: ctx.signal,
