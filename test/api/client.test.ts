@@ -122,7 +122,10 @@ describe("429 rate_limited", () => {
     // The client itself never sleeps on it.
     await faults({ next: ["429"], retryAfterSeconds: 30, pathPrefix: "/me" });
     const slept: number[] = [];
-    const { c } = mk({ retry: { deadlineMs: 2000 }, clock: { sleep: async (ms) => void slept.push(ms) } });
+    const { c } = mk({
+      retry: { deadlineMs: 2000 },
+      clock: { now: () => new Date(), sleep: async (ms) => void slept.push(ms) },
+    });
     const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(429);
