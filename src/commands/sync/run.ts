@@ -9,6 +9,7 @@ import type { ApiClient } from "../../api/client.js";
 import { backoffMs, DEFAULT_RETRY } from "../../api/retry-policy.js";
 import { CancelledError, NetworkError, UsageError } from "../../errors.js";
 import { machineFailure } from "../../io/machine-failure.js";
+import { startStatusText } from "../../io/progress.js";
 import { ConnectionLost } from "../../sync/connection.js";
 import { feedDeadline } from "../../export/feed-loop.js";
 import type { Destination } from "../../sync/destination.js";
@@ -186,7 +187,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
     if (meta.organization_name && meta.organization_name !== org.name)
       await dest.commit([], undefined, orgMeta);
 
-    const showProgress = ctx.io.stderrIsTTY;
+    const status = startStatusText(ctx.io);
     syncer = new Syncer({
       api,
       dest,
@@ -199,14 +200,14 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       deadline: feedDeadline(ctx),
       signal: ctx.signal,
       note: (line) => ctx.io.err(line),
-      progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,
+      progress: (text) => status.show(`Syncing… ${text}`),
     });
     for (const [k, s] of Object.entries(totals)) syncer.summary[k] = { ...s };
     try {
       await syncer.run(kinds);
       await dest.flush();
     } finally {
-      if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+      status.stop();
     }
     const summary: SyncSummary = {
       destination: dest.label,
