@@ -6,7 +6,7 @@ import type { EventEnvelope } from "../spec/events.js";
 import type { ShareLink } from "../spec/links.js";
 import type { Offer } from "../spec/offers.js";
 import type { Redemption } from "../spec/redemptions.js";
-import { dayOfMs } from "../sandbox/domain/dates.js";
+import { dayOfMs } from "../spec/days.js";
 
 export type Value = string | number | boolean | null;
 export type Row = Value[];

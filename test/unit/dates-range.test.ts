@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { resolveRange } from "../../src/sandbox/domain/dates.js";
 import {
   addDays,
   DayKeyer,
@@ -7,9 +8,8 @@ import {
   dayOfMs,
   daysOf,
   presetRange,
-  resolveRange,
   startOfDayMs,
-} from "../../src/sandbox/domain/dates.js";
+} from "../../src/spec/days.js";
 import { SandboxError } from "../../src/sandbox/errors.js";
 import { rangeProblems } from "../../src/spec/reports.js";
 

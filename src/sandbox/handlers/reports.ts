@@ -8,16 +8,8 @@
 // totals are exact sums of those campaign figures, so brand rows always sum to the totals.
 import { LIMITS } from "../../spec/limits.js";
 import { brandOf, campaignReference, campaignsOf, campaignView, findCampaign } from "../domain/campaigns.js";
-import {
-  addDays,
-  dayBoundariesSec,
-  dayIndex,
-  daysOf,
-  type ResolvedRange,
-  rangeInput,
-  resolveRange,
-  startOfDayMs,
-} from "../domain/dates.js";
+import { addDays, dayBoundariesSec, dayIndex, daysOf, startOfDayMs } from "../../spec/days.js";
+import { type ResolvedRange, rangeInput, resolveRange } from "../domain/dates.js";
 import {
   type Dec,
   estimatedCommission,
