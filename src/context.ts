@@ -460,7 +460,7 @@ export function sandboxClash(by: string, clash: string): UsageError {
  * Whether PARTNER_NO_INPUT asks for --no-input: 1, true or yes (on); 0, false, no or empty (off),
  * any case; any other value is a usage error (as PARTNER_SANDBOX's).
  */
-export function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
+function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
   const raw = env.PARTNER_NO_INPUT;
   if (raw === undefined || raw.trim() === "") return false;
   const on = parseBoolean(raw);

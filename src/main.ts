@@ -155,7 +155,7 @@ export interface JsonError {
 }
 
 /** With --json, an error is this one object on stderr (one line). */
-export function jsonError(err: unknown, exitCode: number, target?: Target): JsonError {
+function jsonError(err: unknown, exitCode: number, target?: Target): JsonError {
   const e = err as Error;
   let message = e?.message ?? String(err);
   if (err instanceof CommanderError) message = message.replace(/^error: /, "");

@@ -135,8 +135,8 @@ export interface FeedDeadline {
   label: string;
 }
 
-export const FEED_MAX_DURATION_ENV = "PARTNER_FEED_MAX_DURATION";
-export const FEED_MAX_DURATION_DEFAULT = "6h";
+const FEED_MAX_DURATION_ENV = "PARTNER_FEED_MAX_DURATION";
+const FEED_MAX_DURATION_DEFAULT = "6h";
 
 /**
  * The deadline of a run that starts now: PARTNER_FEED_MAX_DURATION (a duration such as "6h", "90m";
@@ -290,7 +290,7 @@ function pipelinedReader<T>(read: FeedRead<T>, from: string | undefined, depth: 
 }
 
 /** A run remembers at least this many of the latest ids (up to twice as many) to skip one the service sends again. */
-export const RECENT_IDS = 10_000;
+const RECENT_IDS = 10_000;
 /** Cursors a run remembers; a longer cycle comes back to pages whose ids and order give it away. */
 const RECENT_CURSORS = 10_000;
 /** Pages in a row that bring nothing new (and do not end the walk) before the run stops. */

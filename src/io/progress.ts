@@ -60,12 +60,7 @@ export async function startProgress(io: Io, label: string, total: number): Promi
 }
 
 /** "Reading stdin: 1.2 GB | 31.4 MB/s": a count of bytes with no known end, fitted to `columns`. */
-export function renderBytes(
-  label: string,
-  bytes: number,
-  ratePerSec: number | undefined,
-  columns: number,
-): string {
+function renderBytes(label: string, bytes: number, ratePerSec: number | undefined, columns: number): string {
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
   return fitLine(
     `${label}: ${mb(bytes)}${ratePerSec === undefined ? "" : ` | ${mb(ratePerSec)}/s`}`,

@@ -92,23 +92,3 @@ export function dayIndex(bounds: Float64Array, sec: number): number {
   }
   return lo;
 }
-
-/** A calendar-day key of an instant for de-duplication (days since 1970 in `tz`), cached per day boundary. */
-export class DayKeyer {
-  private readonly tz: string;
-  private lo = 1;
-  private hi = 0;
-  private key = 0;
-  constructor(tz: string) {
-    this.tz = tz;
-  }
-  /** Days since 1970-01-01 of the instant's local date in the time zone. */
-  keyOf(sec: number): number {
-    if (sec >= this.lo && sec < this.hi) return this.key;
-    const day = dayOfMs(sec * 1000, this.tz);
-    this.lo = Math.floor(startOfDayMs(day, this.tz) / 1000);
-    this.hi = Math.floor(startOfDayMs(addDays(day, 1), this.tz) / 1000);
-    this.key = Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
-    return this.key;
-  }
-}

@@ -85,7 +85,7 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const obj = (v: unknown): Data | null => (v && typeof v === "object" ? (v as Data) : null);
 
 /** What an event is about: the resource type and id that "latest event per resource" groups by. */
-export function eventResource(e: EventEnvelope): [string | null, string | null] {
+function eventResource(e: EventEnvelope): [string | null, string | null] {
   const d = obj(e.data) ?? {};
   if (e.type === "redemption.recorded") return ["redemption", str(d.id)];
   if (e.type.startsWith("redemption.")) return ["redemption", str(d.redemptionId)];

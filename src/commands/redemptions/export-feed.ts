@@ -64,7 +64,7 @@ function common(s: ExportState, name: string) {
 }
 
 /** The bytes of a step's fresh rows: all of its page's rows (a view), or those not skipped. */
-export function pageBytes(s: FeedStep<string>): Buffer {
+function pageBytes(s: FeedStep<string>): Buffer {
   const { items, rows } = s.page as RowsPage;
   const row = (i: number) => rows.buf.subarray(i === 0 ? 0 : rows.ends[i - 1], rows.ends[i]);
   if (!s.taken) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);

@@ -60,7 +60,7 @@ const KIND_ALIASES: Record<string, Kind> = {
   events: "events",
 };
 
-export function parseKinds(only: string | undefined): Kind[] {
+function parseKinds(only: string | undefined): Kind[] {
   if (only === undefined) return [...KINDS];
   const out = new Set<Kind>();
   for (const part of only.split(",").map((s) => s.trim().toLowerCase())) {
