@@ -171,21 +171,7 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       ctx.io.err(
         `Applied schema migration${migrationsApplied.length > 1 ? "s" : ""} ${migrationsApplied.join(", ")}.`,
       );
-    const orgMeta = {
-      organization_id: org.id,
-      organization_name: org.name,
-    };
-    if (!meta.organization_id) {
-      await dest.commit([], undefined, {
-        ...orgMeta,
-        reporting_time_zone: org.reportingTimeZone,
-        first_synced_at: now().toISOString(),
-      });
-    } else if (meta.reporting_time_zone !== org.reportingTimeZone) {
-      await recomputeDays(dest, org.reportingTimeZone, meta.reporting_time_zone, ctx);
-    }
-    if (meta.organization_name && meta.organization_name !== org.name)
-      await dest.commit([], undefined, orgMeta);
+    await recordOrganization(dest, meta, org, ctx);
 
     const status = startStatusText(ctx.io);
     syncer = new Syncer({
@@ -237,6 +223,31 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
   } finally {
     await dest.close();
   }
+}
+
+/** The destination's record of the organization: written on the first run, kept current after. */
+async function recordOrganization(
+  dest: Destination,
+  meta: Awaited<ReturnType<Destination["meta"]>>,
+  org: SyncOnce["org"],
+  ctx: Context,
+): Promise<void> {
+  const now = () => ctx.clock.now();
+  const orgMeta = {
+    organization_id: org.id,
+    organization_name: org.name,
+  };
+  if (!meta.organization_id) {
+    await dest.commit([], undefined, {
+      ...orgMeta,
+      reporting_time_zone: org.reportingTimeZone,
+      first_synced_at: now().toISOString(),
+    });
+  } else if (meta.reporting_time_zone !== org.reportingTimeZone) {
+    await recomputeDays(dest, org.reportingTimeZone, meta.reporting_time_zone, ctx);
+  }
+  if (meta.organization_name && meta.organization_name !== org.name)
+    await dest.commit([], undefined, orgMeta);
 }
 
 /** The organization's reporting time zone changed: recompute every redemption's redeemed_day. */
