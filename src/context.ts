@@ -193,6 +193,27 @@ export class Context {
     return store.read();
   }
 
+  /** The sandbox chosen on purpose (--sandbox, PARTNER_SANDBOX): its notice names what it leaves unused. */
+  private async sandboxChosen(
+    chosenBy: string,
+  ): Promise<{ kind: "chosen"; notice: (dataDir: string) => string }> {
+    const data = await this.storedData();
+    const profileName = this.env.PARTNER_PROFILE || data.currentProfile;
+    const unused = [
+      this.env.PARTNER_API_KEY ? "PARTNER_API_KEY" : undefined,
+      this.env.PARTNER_BASE_URL ? "PARTNER_BASE_URL" : undefined,
+      profileName && data.profiles[profileName] ? `profile "${profileName}"` : undefined,
+    ].filter((x): x is string => x !== undefined);
+    const unusedNote = unused.length
+      ? `; ${joinAnd(unused)} ${unused.length === 1 ? "is" : "are"} not used`
+      : "";
+    return {
+      kind: "chosen",
+      notice: (dataDir) =>
+        `Using the embedded sandbox (chosen with ${chosenBy}${unusedNote}); its data is in ${dataDir}.`,
+    };
+  }
+
   /** Decides the target without starting anything: a real one, the sandbox chosen on purpose, or none. */
   private async resolveCredentials(): Promise<
     | { kind: "target"; target: Target }
@@ -200,23 +221,7 @@ export class Context {
     | { kind: "none" }
   > {
     const chosenBy = sandboxChoice(this.globals, this.env);
-    if (chosenBy) {
-      const data = await this.storedData();
-      const profileName = this.env.PARTNER_PROFILE || data.currentProfile;
-      const unused = [
-        this.env.PARTNER_API_KEY ? "PARTNER_API_KEY" : undefined,
-        this.env.PARTNER_BASE_URL ? "PARTNER_BASE_URL" : undefined,
-        profileName && data.profiles[profileName] ? `profile "${profileName}"` : undefined,
-      ].filter((x): x is string => x !== undefined);
-      const unusedNote = unused.length
-        ? `; ${joinAnd(unused)} ${unused.length === 1 ? "is" : "are"} not used`
-        : "";
-      return {
-        kind: "chosen",
-        notice: (dataDir) =>
-          `Using the embedded sandbox (chosen with ${chosenBy}${unusedNote}); its data is in ${dataDir}.`,
-      };
-    }
+    if (chosenBy) return await this.sandboxChosen(chosenBy);
     const rawKey = this.env.PARTNER_API_KEY;
     const envKey = rawKey ? checkApiKey(rawKey, "PARTNER_API_KEY") : undefined;
     const explicitProfile = this.globals.profile || this.env.PARTNER_PROFILE || undefined;
@@ -460,7 +465,7 @@ export function sandboxClash(by: string, clash: string): UsageError {
  * Whether PARTNER_NO_INPUT asks for --no-input: 1, true or yes (on); 0, false, no or empty (off),
  * any case; any other value is a usage error (as PARTNER_SANDBOX's).
  */
-export function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
+function noInputFromEnv(env: NodeJS.ProcessEnv): boolean {
   const raw = env.PARTNER_NO_INPUT;
   if (raw === undefined || raw.trim() === "") return false;
   const on = parseBoolean(raw);

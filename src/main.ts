@@ -155,7 +155,7 @@ export interface JsonError {
 }
 
 /** With --json, an error is this one object on stderr (one line). */
-export function jsonError(err: unknown, exitCode: number, target?: Target): JsonError {
+function jsonError(err: unknown, exitCode: number, target?: Target): JsonError {
   const e = err as Error;
   let message = e?.message ?? String(err);
   if (err instanceof CommanderError) message = message.replace(/^error: /, "");
@@ -199,17 +199,13 @@ export function versionArgv(argv: string[]): string[] {
 
 export interface RunOptions extends Partial<Omit<ContextInit, "globals">> {}
 
-export async function run(given: string[], options: RunOptions = {}): Promise<number> {
-  const argv = versionArgv(given);
-  const streams = options.streams ?? processStreams();
-  const env = options.env ?? process.env;
-  let ctx: Context | undefined;
-  const abort = new AbortController();
-  const ownSignals = options.signal === undefined;
-  // First Ctrl-C: commands stop at a safe point and exit 130. A second one, pressed by a person
-  // (not within a second: libraries such as when-exit re-send the first signal at once), quits now.
+/**
+ * First Ctrl-C: commands stop at a safe point and exit 130. A second one, pressed by a person
+ * (not within a second: libraries such as when-exit re-send the first signal at once), quits now.
+ */
+function sigintHandler(abort: AbortController): () => void {
   let firstSigintAt = 0;
-  const onSigint = () => {
+  return () => {
     if (abort.signal.aborted) {
       if (Date.now() - firstSigintAt > 1000) process.exit(EXIT.interrupted);
       return;
@@ -217,6 +213,16 @@ export async function run(given: string[], options: RunOptions = {}): Promise<nu
     firstSigintAt = Date.now();
     abort.abort();
   };
+}
+
+export async function run(given: string[], options: RunOptions = {}): Promise<number> {
+  const argv = versionArgv(given);
+  const streams = options.streams ?? processStreams();
+  const env = options.env ?? process.env;
+  let ctx: Context | undefined;
+  const abort = new AbortController();
+  const ownSignals = options.signal === undefined;
+  const onSigint = sigintHandler(abort);
   if (ownSignals) process.on("SIGINT", onSigint);
 
   // The Context (and what it imports) loads when a command runs, not for --help or a usage error.

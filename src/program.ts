@@ -167,12 +167,9 @@ export interface BuildOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export function buildProgram(
-  rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
-  options: BuildOptions = {},
-): CommanderCommand {
-  const program = new Command("partner-cli");
-  program
+/** The program's description, version and the global flags every command accepts. */
+function declareGlobalOptions(program: Command): Command {
+  return program
     .description("Run coupon campaigns through creators on the Creator Campaign Partner API.")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
@@ -195,7 +192,15 @@ export function buildProgram(
     .option(
       "--sandbox",
       "use the embedded sandbox on purpose, even when a profile or key exists (env PARTNER_SANDBOX=1)",
-    )
+    );
+}
+
+export function buildProgram(
+  rt: CliRuntime & { streams: Pick<IoStreams, "stdout" | "stderr"> },
+  options: BuildOptions = {},
+): CommanderCommand {
+  const program = declareGlobalOptions(new Command("partner-cli"));
+  program
     .showHelpAfterError("(run with --help for usage)")
     .showSuggestionAfterError(true)
     .exitOverride()

@@ -83,7 +83,7 @@ export function setLinkActive(
 }
 
 /** The outcome of a queue request is unknown (500, reset or timeout after it was sent). */
-export class UncertainQueueError extends CliError {}
+class UncertainQueueError extends CliError {}
 
 /**
  * POST .../assignments, retry class "create". Failures that prove nothing was queued (429, 502,

@@ -89,7 +89,7 @@ export interface CapResult {
 }
 
 /** A page as a batch: more follow when the page is not empty and does not reach totalCount. */
-export function pageBatch<T>(p: Page<T>): Batch<T> {
+function pageBatch<T>(p: Page<T>): Batch<T> {
   const more = p.items.length > 0 && p.pageSize > 0 && (p.page + 1) * p.pageSize < p.totalCount;
   return { items: p.items, more, total: p.totalCount };
 }

@@ -14,7 +14,7 @@ export type WebhookDetail = { webhook: Webhook; recentDeliveries: WebhookDeliver
 export type WebhookWithSecret = { webhook: Webhook; secret: string };
 
 /** A write happened but its answer (with the only copy of the secret) was lost. Exit 1. */
-export class SecretLostError extends CliError {
+class SecretLostError extends CliError {
   readonly webhookId: string;
   constructor(message: string, webhookId: string, hint: string) {
     super(message, hint);

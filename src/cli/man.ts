@@ -12,7 +12,7 @@ const SOURCE = "partner-cli";
 const MANUAL = "partner-cli manual";
 
 /** Text for roff: backslashes, hyphens and non-ASCII escaped, a control character at a line start neutralised. */
-export function roff(text: string): string {
+function roff(text: string): string {
   return text
     .replace(/\\/g, "\\e")
     .replace(/-/g, "\\-")

@@ -7,7 +7,7 @@ import { action, type CliRuntime, examples, parseDuration, parseIntArg } from ".
 import { notes } from "./help.js";
 import { OFFER_STATES } from "../spec/offer-states.js";
 
-export const DEFAULT_SANDBOX_PORT = 4010;
+const DEFAULT_SANDBOX_PORT = 4010;
 
 function parseRate(value: string): number {
   const n = Number(value);

@@ -11,7 +11,7 @@ import { ConfigError, NativeModuleError } from "../errors.js";
 import { machineFailure } from "../io/machine-failure.js";
 import { loadNative, type NativeUse, platformArch } from "../io/native.js";
 
-export const KEYCHAIN_SERVICE = "partner-cli";
+const KEYCHAIN_SERVICE = "partner-cli";
 
 export function keychainAccount(configDir: string, profile: string): string {
   return `${profile} (${configDir})`;

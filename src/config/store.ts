@@ -49,9 +49,8 @@ export interface ConfigData {
   jobs: Record<string, PendingJob>;
 }
 
-/** Mode of the config file and of its directory, whatever the umask. */
-export const FILE_MODE = 0o600;
-export const DIR_MODE = 0o700;
+/** Mode of the config file, whatever the umask. */
+const FILE_MODE = 0o600;
 
 export class ConfigStore {
   readonly dir: string;

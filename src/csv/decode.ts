@@ -9,7 +9,7 @@
 import { UsageError } from "../errors.js";
 
 /** Encodings people meet in files from Excel and CRMs (all known to TextDecoder). */
-export const ENCODING_EXAMPLES = [
+const ENCODING_EXAMPLES = [
   "utf-8",
   "utf-16le",
   "utf-16be",
@@ -37,7 +37,7 @@ const MAX_LINE_BYTES = 1024 * 1024;
  * #60888): a fast path that turns ’ “ ” € (bytes 0x92 0x93 0x94 0x80) into the C1 controls U+0092
  * U+0093 U+0094 U+0080. Streamed, ICU decodes it as the WHATWG windows-1252 it names.
  */
-export class Decoder {
+class Decoder {
   private readonly d: InstanceType<typeof TextDecoder>;
   constructor(
     readonly encoding: string,
@@ -69,7 +69,7 @@ export function decodeAll(
 const C1_RE = /[\u0080-\u009f]/;
 
 /** UTF-8 and UTF-16 spell a C1 control on purpose; any other encoding makes one only from a wrong guess. */
-export const isUnicode = (encoding: string) =>
+const isUnicode = (encoding: string) =>
   encoding === "utf-8" || encoding === "utf-16le" || encoding === "utf-16be";
 
 /**

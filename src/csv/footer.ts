@@ -40,7 +40,7 @@ export interface Footer {
 }
 
 export const MAX_HELD = 1000;
-export const MAX_HELD_CHARS = 1024 * 1024;
+const MAX_HELD_CHARS = 1024 * 1024;
 const FOOTER_SHOWN = 3;
 
 const BREAKS = /\r\n|\r|\n/g;

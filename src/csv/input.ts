@@ -180,27 +180,27 @@ async function* bounded(
   o.onRead?.(size, true);
 }
 
+/** A named input opened: a regular file (read twice, checked for changes by `stamp`) or a FIFO. */
+async function openFile(path: string): Promise<{ fh?: FileHandle; regular: boolean; stamp: string }> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, "r");
+    const st = await fh.stat();
+    if (st.isDirectory()) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
+    return { fh, regular: st.isFile(), stamp: `${st.size}/${st.mtimeMs}` };
+  } catch (err) {
+    await fh?.close().catch(() => {});
+    throw readError(path, err);
+  }
+}
+
 /**
  * Opens an input for reading once (`passes: 1`) or twice (`passes: 2`). Errors opening it are usage
  * errors naming the file.
  */
 export async function openInput(path: string, stdin: Readable, o: OpenInputOptions): Promise<InputFile> {
   const name = path === "-" ? "stdin" : path;
-  let fh: FileHandle | undefined;
-  let regular = false;
-  let stamp = "";
-  if (path !== "-") {
-    try {
-      fh = await open(path, "r");
-      const st = await fh.stat();
-      if (st.isDirectory()) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
-      regular = st.isFile();
-      stamp = `${st.size}/${st.mtimeMs}`;
-    } catch (err) {
-      await fh?.close().catch(() => {});
-      throw readError(path, err);
-    }
-  }
+  const { fh, regular, stamp } = path === "-" ? { regular: false, stamp: "" } : await openFile(path);
   const source = (): AsyncIterable<Uint8Array> =>
     regular
       ? fromHandle(fh!, name, true)

@@ -24,7 +24,7 @@ export const LINES: Places = {
 };
 
 /** Column letters of a column index from 0: 0 → A, 25 → Z, 26 → AA. */
-export function columnLetters(col: number): string {
+function columnLetters(col: number): string {
   let s = "";
   for (let n = col + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
@@ -42,7 +42,7 @@ export function columnIndex(letters: string): number {
 }
 
 /** A sheet name as Excel writes it in a reference: quoted ('My sheet'!A1) unless it is a plain word. */
-export function sheetRef(name: string): string {
+function sheetRef(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_.]*$/.test(name) && !/^[A-Za-z]{1,3}\d+$/.test(name)
     ? name
     : `'${name.replace(/'/g, "''")}'`;

@@ -440,6 +440,36 @@ export class CsvReader {
     return `, field ${col + 1}${h ? ` (${h})` : ""}`;
   }
 
+  /** The error for a quoted field never closed, at the line where it opens. */
+  private unclosedQuote(err: CsvParseError, rec: RawRecord, lines: string[]): CsvFileError {
+    const name = this.o.name;
+    // The line where the never-closed quoted field opens: the first prefix of the record that
+    // ends inside that same field.
+    let open = 0;
+    for (let k = 1; k <= Math.min(lines.length, 500); k++) {
+      try {
+        parse(lines.slice(0, k).join("\n"), { ...this.opts(), max_record_size: 0 });
+      } catch (e) {
+        const pe = e as CsvParseError;
+        if (pe.code === "CSV_QUOTE_NOT_CLOSED" && pe.column === err.column) {
+          open = k - 1;
+          break;
+        }
+      }
+    }
+    const line = lines[open] ?? "";
+    return new CsvFileError(
+      `${name}: line ${rec.line + open}${this.fieldName(err.column)}: a quoted field opens here and is never closed${open > 0 ? ` (the record starts on line ${rec.line})` : ""}.`,
+      rec.line + open,
+      this.quoteHint(
+        'Close the quote. If the quote is part of the text, quote the whole field and write the quote twice ("").',
+        rec.line + open,
+        line,
+      ),
+      excerpt(rec.line + open, line),
+    );
+  }
+
   /** The error for a record csv-parse refused, at the physical line and field where it stopped. */
   private describe(err: CsvParseError, rec: RawRecord): CsvFileError {
     const name = this.o.name;
@@ -455,33 +485,7 @@ export class CsvReader {
       at,
       lines[idx] ?? "",
     );
-    const unclosed = () => {
-      // The line where the never-closed quoted field opens: the first prefix of the record that
-      // ends inside that same field.
-      let open = 0;
-      for (let k = 1; k <= Math.min(lines.length, 500); k++) {
-        try {
-          parse(lines.slice(0, k).join("\n"), { ...this.opts(), max_record_size: 0 });
-        } catch (e) {
-          const pe = e as CsvParseError;
-          if (pe.code === "CSV_QUOTE_NOT_CLOSED" && pe.column === err.column) {
-            open = k - 1;
-            break;
-          }
-        }
-      }
-      const line = lines[open] ?? "";
-      return new CsvFileError(
-        `${name}: line ${rec.line + open}${this.fieldName(err.column)}: a quoted field opens here and is never closed${open > 0 ? ` (the record starts on line ${rec.line})` : ""}.`,
-        rec.line + open,
-        this.quoteHint(
-          'Close the quote. If the quote is part of the text, quote the whole field and write the quote twice ("").',
-          rec.line + open,
-          line,
-        ),
-        excerpt(rec.line + open, line),
-      );
-    };
+    const unclosed = () => this.unclosedQuote(err, rec, lines);
     switch (err.code) {
       case "CSV_QUOTE_NOT_CLOSED":
         return unclosed();

@@ -26,7 +26,7 @@ const FALSE_WORDS = new Set([
   ...["nein", "inaktiv"],
   ...["nao", "inativo", "inativa"],
 ]);
-export const ACTIVE_WORDS =
+const ACTIVE_WORDS =
   "true/false, yes/no, y/n, 1/0, active/inactive, enabled/disabled, or yes/no or active/inactive in Spanish, French, German or Portuguese";
 
 /**
@@ -57,7 +57,7 @@ const CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
  * The service's rules do not name them, so this is the client's own check: such a creator could not
  * be named on a command line, and the character would travel into every export.
  */
-export function controlCharReason(value: string): string | undefined {
+function controlCharReason(value: string): string | undefined {
   const m = CONTROL_RE.exec(value);
   return m ? controlReason(m[0].charCodeAt(0), m.index + 1) : undefined;
 }

@@ -108,14 +108,14 @@ const unescapeX = (s: string) =>
   s.indexOf("_x") < 0 ? s : s.replace(/_x([0-9A-Fa-f]{4})_/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
 
 /** A number format that shows a date or a time (its quoted text, [colors] and escapes left out). */
-export function isDateFormat(fmt: string | undefined): boolean {
+function isDateFormat(fmt: string | undefined): boolean {
   if (!fmt || fmt === "General" || fmt === "@") return false;
   const bare = fmt.replace(/"[^"]*"|\[[^\]]*\]|\\./g, "");
   return /[ymdhs]/i.test(bare) && !/^[#0.,%E+\-\s]*$/.test(bare);
 }
 
 /** A date serial as ISO text: YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS when it has a time of day. */
-export function dateText(serial: number, date1904 = false): string {
+function dateText(serial: number, date1904 = false): string {
   const days = serial + (date1904 ? 1462 : 0) - 25569;
   const ms = Math.round((days * 86_400_000) / 1000) * 1000;
   const iso = new Date(ms).toISOString();
@@ -124,7 +124,7 @@ export function dateText(serial: number, date1904 = false): string {
 }
 
 /** A number as Excel shows it: whole numbers in full digits (padded by a "0000" format), others shortest. */
-export function numberText(raw: string, fmt: string | undefined, date1904 = false): string {
+function numberText(raw: string, fmt: string | undefined, date1904 = false): string {
   const n = Number(raw);
   if (raw.trim() === "" || !Number.isFinite(n)) return raw;
   if (isDateFormat(fmt)) return dateText(n, date1904);
@@ -485,7 +485,7 @@ export class WorkbookRecords {
 }
 
 /** The index of the sheet asked for (a name, any case, or a number from 1; default the first visible), or -1. */
-export function chooseSheet(sheets: readonly SheetModel[], want: string | undefined): number {
+function chooseSheet(sheets: readonly SheetModel[], want: string | undefined): number {
   if (sheets.length === 0) return -1;
   if (want === undefined) {
     const i = sheets.findIndex((s) => !s.state || s.state === "visible");

@@ -253,6 +253,16 @@ export async function describeChange(
   return reasons;
 }
 
+/** The file's status, or undefined when there is no file. */
+async function statIfAny(path: string): Promise<BigIntStats | undefined> {
+  try {
+    return await stat(path, { bigint: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    return undefined;
+  }
+}
+
 /**
  * Checks `path` against the content a checkpoint committed (`state`), or, for a checkpoint saved by
  * an older partner-cli, against its committed length alone (`state` = {bytes}). Reads only.
@@ -262,12 +272,7 @@ export async function inspectOutput(
   state: FileState | { bytes: number } | undefined,
 ): Promise<Verdict> {
   const committed = state?.bytes ?? 0;
-  let st: BigIntStats | undefined;
-  try {
-    st = await stat(path, { bigint: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
+  const st = await statIfAny(path);
   if (st && !st.isFile()) return { kind: "changed", stat: st, reasons: ["is not a regular file"] };
   const size = st ? Number(st.size) : 0;
   if (!st || size === 0) {

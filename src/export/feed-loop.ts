@@ -135,8 +135,8 @@ export interface FeedDeadline {
   label: string;
 }
 
-export const FEED_MAX_DURATION_ENV = "PARTNER_FEED_MAX_DURATION";
-export const FEED_MAX_DURATION_DEFAULT = "6h";
+const FEED_MAX_DURATION_ENV = "PARTNER_FEED_MAX_DURATION";
+const FEED_MAX_DURATION_DEFAULT = "6h";
 
 /**
  * The deadline of a run that starts now: PARTNER_FEED_MAX_DURATION (a duration such as "6h", "90m";
@@ -195,6 +195,18 @@ interface PageReader<T> {
   stop(): void;
 }
 
+/** One read of the read-ahead: the page requested from `after`. */
+interface ReadSlot<T> {
+  after: string | undefined;
+  page: Promise<PageAt<T>>;
+  /** Set when the read succeeded. */
+  done?: PageAt<T> | undefined;
+  /** The next cursor told early, which the read after this one was (or will be) started from. */
+  guess?: string | undefined;
+  /** Dropped: started from a guess that proved wrong, or after a failed read. */
+  dropped?: boolean;
+}
+
 /**
  * A read-ahead of `depth` pages: up to `depth` pages beyond the one the caller holds are requested or
  * waiting. A read starts as soon as the cursor of the page before it is known (told early by `read`,
@@ -202,16 +214,7 @@ interface PageReader<T> {
  * due, and nothing after it is requested.
  */
 function pipelinedReader<T>(read: FeedRead<T>, from: string | undefined, depth: number): PageReader<T> {
-  interface Slot {
-    after: string | undefined;
-    page: Promise<PageAt<T>>;
-    /** Set when the read succeeded. */
-    done?: PageAt<T> | undefined;
-    /** The next cursor told early, which the read after this one was (or will be) started from. */
-    guess?: string | undefined;
-    /** Dropped: started from a guess that proved wrong, or after a failed read. */
-    dropped?: boolean;
-  }
+  type Slot = ReadSlot<T>;
   const queue: Slot[] = [];
   let stopped = false;
   let ended = false;
@@ -290,7 +293,7 @@ function pipelinedReader<T>(read: FeedRead<T>, from: string | undefined, depth: 
 }
 
 /** A run remembers at least this many of the latest ids (up to twice as many) to skip one the service sends again. */
-export const RECENT_IDS = 10_000;
+const RECENT_IDS = 10_000;
 /** Cursors a run remembers; a longer cycle comes back to pages whose ids and order give it away. */
 const RECENT_CURSORS = 10_000;
 /** Pages in a row that bring nothing new (and do not end the walk) before the run stops. */

@@ -136,7 +136,7 @@ export function lockBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.lock`);
 }
 
-export function describeOwner(r: OwnerRecord): string {
+function describeOwner(r: OwnerRecord): string {
   return `pid ${r.pid}, on host ${r.host}, since ${r.since}`;
 }
 

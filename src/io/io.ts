@@ -63,7 +63,7 @@ const FORMAT_BY_EXTENSION: Record<string, OutputFormat> = {
  * The format of this run: --format (checked), else --json, else the name of --out's file, else a
  * table on a terminal and TSV elsewhere. --json with another --format is a usage error.
  */
-export function resolveFormat(
+function resolveFormat(
   opts: Pick<OutputOptions, "format" | "json" | "out">,
   stdoutIsTTY: boolean,
 ): { format: OutputFormat; given: boolean } {
@@ -88,7 +88,7 @@ export function resolveFormat(
 }
 
 /** Terminal columns for tables: COLUMNS when set, else the terminal's width, else 80. */
-export function terminalWidth(env: NodeJS.ProcessEnv, columns: number | undefined): number {
+function terminalWidth(env: NodeJS.ProcessEnv, columns: number | undefined): number {
   const fromEnv = Number(env.COLUMNS);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
   return columns && columns > 0 ? columns : 80;

@@ -22,7 +22,7 @@ const NOT_LOADED_CODES = new Set(["ERR_MODULE_NOT_FOUND", "MODULE_NOT_FOUND", "E
 const NOT_LOADED_TEXT = /Cannot find (module|package|native binding)|No native build was found/i;
 
 /** Whether `err`, thrown while loading a package, means "it does not load here" (not a bug in it). */
-export function isNotLoaded(err: unknown): boolean {
+function isNotLoaded(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | undefined;
   if (typeof e?.code === "string" && NOT_LOADED_CODES.has(e.code)) return true;
   return typeof e?.message === "string" && NOT_LOADED_TEXT.test(e.message);
@@ -39,7 +39,7 @@ function codeOf(err: unknown, depth = 0): string | undefined {
 }
 
 /** The NativeModuleError for `pkg`, which failed to load with `err`. */
-export function nativeModuleError(pkg: string, err: unknown, use: NativeUse): NativeModuleError {
+function nativeModuleError(pkg: string, err: unknown, use: NativeUse): NativeModuleError {
   const code = codeOf(err);
   const first = (err instanceof Error ? err.message : String(err)).split("\n")[0]!.trim().replace(/\.+$/, "");
   return new NativeModuleError(

@@ -10,7 +10,7 @@ import { type CliError, UsageError } from "../errors.js";
 import { machineFailure, withPath } from "./machine-failure.js";
 
 /** Owner read and write, nobody else. */
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates `path` (it must not exist) with `mode`, set with fchmod so the umask cannot change it. */
 export function createPrivateFile(path: string, mode = PRIVATE_FILE_MODE): Promise<FileHandle> {

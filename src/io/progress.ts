@@ -16,6 +16,10 @@ const REDRAW_MS = 100;
 /** The rate is measured over this much recent time. */
 const RATE_WINDOW_MS = 10_000;
 
+/** `line` cut to fit a terminal `columns` wide (the status line must not wrap). */
+const fitLine = (line: string, columns: number) =>
+  line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line;
+
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /** "45s", "3m05s", "1h02m". */
@@ -48,8 +52,7 @@ export function renderBar(
   const room = columns - 1 - label.length - 3 - tail.length;
   const width = Math.max(10, Math.min(30, room));
   const full = Math.round(frac * width);
-  const line = `${label} [${"█".repeat(full)}${"░".repeat(width - full)}]${tail}`;
-  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line;
+  return fitLine(`${label} [${"█".repeat(full)}${"░".repeat(width - full)}]${tail}`, columns);
 }
 
 export async function startProgress(io: Io, label: string, total: number): Promise<Progress> {
@@ -57,20 +60,39 @@ export async function startProgress(io: Io, label: string, total: number): Promi
 }
 
 /** "Reading stdin: 1.2 GB | 31.4 MB/s": a count of bytes with no known end, fitted to `columns`. */
-export function renderBytes(
-  label: string,
-  bytes: number,
-  ratePerSec: number | undefined,
-  columns: number,
-): string {
+function renderBytes(label: string, bytes: number, ratePerSec: number | undefined, columns: number): string {
   const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-  const line = `${label}: ${mb(bytes)}${ratePerSec === undefined ? "" : ` | ${mb(ratePerSec)}/s`}`;
-  return line.length > columns - 1 ? line.slice(0, Math.max(0, columns - 1)) : line;
+  return fitLine(
+    `${label}: ${mb(bytes)}${ratePerSec === undefined ? "" : ` | ${mb(ratePerSec)}/s`}`,
+    columns,
+  );
 }
 
 /** The status line of an input read to its unknown end (a pipe): the bytes read so far and the rate. */
 export function startByteCount(io: Io, label: string): Progress {
   return startStatus(io, 0, (done, _max, rate, columns) => renderBytes(label, done, rate, columns));
+}
+
+/** A status line of free text ("Exported 1,200 rows…"), with the bar's rules: silent off a terminal or with --quiet. */
+export interface StatusText {
+  show(text: string): void;
+  stop(): void;
+}
+
+/** The status line for a count with no known end, told as a sentence; redrawn at most every REDRAW_MS. */
+export function startStatusText(io: Io): StatusText {
+  let text = "";
+  let shown = 0;
+  // Drawn first when there is something to say, then as the bar is: at most every REDRAW_MS.
+  let status: Progress | undefined;
+  return {
+    show(line) {
+      text = line;
+      if (status) status.update(++shown);
+      else status = startStatus(io, 0, (_done, _max, _rate, columns) => fitLine(text, columns));
+    },
+    stop: () => status?.stop(),
+  };
 }
 
 type Render = (done: number, total: number, ratePerSec: number | undefined, columns: number) => string;

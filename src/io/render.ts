@@ -53,11 +53,7 @@ export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[], 
  * CSV of the rows (identifiers as text, formula-like cells escaped, as the exports write it); made
  * later because the CSV writer is loaded only when CSV is asked for.
  */
-export function outCsv(
-  io: Io,
-  header: readonly string[] | undefined,
-  rows: readonly (readonly unknown[])[],
-): void {
+function outCsv(io: Io, header: readonly string[] | undefined, rows: readonly (readonly unknown[])[]): void {
   io.outLater(async () => {
     const { formatCsv } = await import("../csv/write.js");
     return formatCsv(rows as Cell[][], header);

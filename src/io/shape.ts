@@ -71,7 +71,7 @@ function leafNames(node: FieldNode, out: Set<string>): void {
 }
 
 /** Picks the fields out of a value; arrays are picked element by element. `found` collects the fields met. */
-export function project(v: unknown, tree: Map<string, FieldNode>, found: Set<string>): unknown {
+function project(v: unknown, tree: Map<string, FieldNode>, found: Set<string>): unknown {
   if (Array.isArray(v)) return v.map((x) => project(x, tree, found));
   if (!isRecord(v)) return v;
   const out: Record<string, unknown> = {};
@@ -90,7 +90,7 @@ export function project(v: unknown, tree: Map<string, FieldNode>, found: Set<str
 }
 
 /** The value at a path; through arrays, element by element. */
-export function valueAt(v: unknown, path: readonly string[]): unknown {
+function valueAt(v: unknown, path: readonly string[]): unknown {
   if (path.length === 0) return v;
   if (Array.isArray(v)) return v.map((x) => valueAt(x, path));
   if (!isRecord(v)) return undefined;
@@ -113,7 +113,7 @@ interface JqRunner {
 }
 
 /** Loads jq (about 80 ms the first time) and wraps it: output like `jq -r`, errors as usage errors. */
-export async function loadJqRunner(expr: string, pretty: boolean): Promise<JqRunner> {
+async function loadJqRunner(expr: string, pretty: boolean): Promise<JqRunner> {
   const { loadJq } = await import("jq-wasm");
   const jq = await loadJq();
   const flags = pretty ? ["-r"] : ["-r", "-c"];

@@ -62,7 +62,7 @@ const HEADER_FONT = { bold: true, name: "Calibri", size: 11 };
 type CellValue = string | number | boolean | Date | null;
 
 /** The workbook value of one cell: text stays text, timestamps become dates, numbers numbers. */
-export function xlsxValue(kind: ColumnKind, v: Cell): CellValue {
+function xlsxValue(kind: ColumnKind, v: Cell): CellValue {
   if (v === null || v === undefined || v === "") return null;
   switch (kind) {
     case "timestamp": {

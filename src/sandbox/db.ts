@@ -27,7 +27,7 @@ export interface TableDef {
 }
 
 /** Freezes a parsed record (and what it holds), so a change in place fails loudly. */
-export function deepFreeze<T>(v: T): T {
+function deepFreeze<T>(v: T): T {
   if (v !== null && typeof v === "object" && !Object.isFrozen(v)) {
     Object.freeze(v);
     for (const x of Object.values(v)) deepFreeze(x);

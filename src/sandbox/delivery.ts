@@ -18,12 +18,12 @@ import type { DeliveryRecord, EndpointRecord, EventEnvelope, OrgState } from "./
 /** Receivers must answer within 10 seconds (spec: Receiver rules). */
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 /** Environment variable that shortens the receiver timeout (for tests), in milliseconds. */
-export const TIMEOUT_ENV = "PARTNER_SANDBOX_WEBHOOK_TIMEOUT_MS";
+const TIMEOUT_ENV = "PARTNER_SANDBOX_WEBHOOK_TIMEOUT_MS";
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
 /** Longest a timer sleeps before re-checking what is due. */
 const MAX_TIMER_MS = 60_000;
 /** How long an embedded sandbox, as its command ends, keeps starting the attempts that are due. */
-export const SETTLE_MS = 1_000;
+const SETTLE_MS = 1_000;
 
 interface Outcome {
   status: number | null;
@@ -47,7 +47,7 @@ export function timeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_DELIVERY_TIMEOUT_MS;
 }
 
-export class DeliveryEngine {
+class DeliveryEngine {
   /** How long a receiver has to answer before the attempt counts as timed_out. */
   timeoutMs: number;
   private readonly sb: Sandbox;

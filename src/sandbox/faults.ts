@@ -85,7 +85,7 @@ export interface FaultConfig {
   feed?: FeedFault | undefined;
 }
 
-export function defaultFaults(): FaultConfig {
+function defaultFaults(): FaultConfig {
   return { latencyMs: 0, rates: {}, next: [], stallMs: 15_000, retryAfterSeconds: 1, rateLimit: 0 };
 }
 

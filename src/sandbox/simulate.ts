@@ -23,7 +23,7 @@ import {
   findCampaignByIdOrReference,
   recordRedeemed,
 } from "./domain/campaigns.js";
-import { addDays, dayOfMs, startOfDayMs } from "./domain/dates.js";
+import { addDays, dayOfMs, startOfDayMs } from "../spec/days.js";
 import { linksOf } from "./domain/links.js";
 import { isoOfSec, RedemptionRenderer } from "./domain/redemption-render.js";
 import { checkSupply, codesAvailable, handOutCodes, whyNoClaims, whyNoTestCodes } from "./domain/supply.js";

@@ -80,7 +80,7 @@ export function codeLimitSupplyProblem(limit: number, codesAvailable?: number | 
 }
 
 /** A campaign day against the offer's redemption dates. */
-export function dayProblem(day: string, offer: Pick<OfferTerms, "redemptionDates">): string | undefined {
+function dayProblem(day: string, offer: Pick<OfferTerms, "redemptionDates">): string | undefined {
   const rd = offer.redemptionDates;
   return rd && (day < rd.from || day > rd.through)
     ? `must be inside the offer's redemption dates ${rd.from} to ${rd.through}`

@@ -15,7 +15,7 @@ import { isCalendarDay } from "./ranges.js";
 export const CAMPAIGN_STATUSES = ["draft", "active", "paused", "ended"] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 /** Values a client sends to POST /campaigns/{id}/status. */
-export const STATUS_TARGETS = ["active", "paused", "ended"] as const;
+const STATUS_TARGETS = ["active", "paused", "ended"] as const;
 export type StatusTarget = (typeof STATUS_TARGETS)[number];
 
 /** The Campaign status table: statuses reachable next from each status (view-only aside). */
@@ -29,7 +29,7 @@ export const NEXT_STATUSES: Record<CampaignStatus, readonly CampaignStatus[]> = 
 export const COMMISSION_RATE = { min: "0", max: "1", places: 4 } as const;
 export const UNIT_SALE_PRICE = { min: "0", max: String(LIMITS.unitSalePriceMax), places: 2 } as const;
 
-export function campaignSchemas(k: Kit, mode: "strict" | "loose") {
+function campaignSchemas(k: Kit, mode: "strict" | "loose") {
   // Decimals arrive as JSON numbers from the service; the client also tolerates decimal strings.
   const Dec = mode === "strict" ? z.number() : z.union([z.number(), z.string()]);
   const BrandRef = k.obj({ id: z.string(), name: z.string() });
@@ -136,7 +136,7 @@ export function checkDecimal(
 }
 
 /** A decimal rule as zod: number or decimal string in, canonical decimal text out. */
-export function decimalRule(b: DecimalBounds) {
+function decimalRule(b: DecimalBounds) {
   return z.unknown().transform((v, ctx) => {
     if (v === undefined) {
       ctx.issues.push({ code: "custom", message: "is required", input: v });
@@ -150,12 +150,12 @@ export function decimalRule(b: DecimalBounds) {
     return r.value;
   });
 }
-export const RateRule = decimalRule(COMMISSION_RATE);
-export const UnitSalePriceRule = decimalRule(UNIT_SALE_PRICE);
+const RateRule = decimalRule(COMMISSION_RATE);
+const UnitSalePriceRule = decimalRule(UNIT_SALE_PRICE);
 
 // isCalendarDay lives in the zod-free ranges module; re-exported for the campaign rules' users.
 export { isCalendarDay };
-export const DayRule = z
+const DayRule = z
   .string({ error: req("a calendar day YYYY-MM-DD") })
   .refine(isCalendarDay, "must be a calendar day YYYY-MM-DD");
 
@@ -181,13 +181,13 @@ export const ExternalReferenceRule = z
       .refine(oneLine, "must be one line"),
   );
 
-export const CodeLimitRule = z
+const CodeLimitRule = z
   .number({ error: req("an integer") })
   .int("must be an integer")
   .min(LIMITS.codeLimitMin, `must be between ${LIMITS.codeLimitMin} and 10,000,000`)
   .max(LIMITS.codeLimitMax, `must be between ${LIMITS.codeLimitMin} and 10,000,000`);
 
-export const BaseGs1Rule = z
+const BaseGs1Rule = z
   .string({ error: req("a string") })
   .transform((s) => s.trim())
   .pipe(z.string().min(1, "is required"));
@@ -198,7 +198,7 @@ const TrimmedNonBlank = z
   .pipe(z.string().min(1, "must not be blank").refine(oneLine, "must be one line"));
 
 /** retailer: both emailDomain (one of the offer's allowedRetailers) and name, together. */
-export const RetailerRule = z.object(
+const RetailerRule = z.object(
   {
     emailDomain: TrimmedNonBlank.transform((s) => s.toLowerCase()),
     name: TrimmedNonBlank,

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Kit, kit, pageOf, Timestamp } from "./kit.js";
 import { LIMITS } from "./limits.js";
 
-export function creatorSchemas(k: Kit) {
+function creatorSchemas(k: Kit) {
   const Creator = k.obj({
     externalId: z.string(),
     name: z.string(),

@@ -35,7 +35,7 @@ export function isEventType(v: unknown): v is EventType {
   return typeof v === "string" && (EVENT_TYPES as readonly string[]).includes(v);
 }
 
-export function eventSchemas(k: Kit, strict: boolean) {
+function eventSchemas(k: Kit, strict: boolean) {
   // The reference objects and the traffic events' data are the ones of src/spec/redemptions.ts.
   const r = redemptionSchemas(k);
   const Data = {
@@ -104,9 +104,3 @@ export type EventData<T extends EventType> = z.infer<(typeof strictEvents.Data)[
 export type CampaignReference = z.infer<typeof strictEvents.CampaignReference>;
 export type CreatorReference = z.infer<typeof strictEvents.CreatorReference>;
 export type SupplyCodes = z.infer<typeof strictEvents.SupplyCodes>;
-
-/** Checks `data` against the shape of `type` (strict); returns the zod error or undefined. */
-export function checkEventData(type: EventType, data: unknown): z.ZodError | undefined {
-  const r = strictEvents.Data[type].safeParse(data);
-  return r.success ? undefined : r.error;
-}

@@ -4,12 +4,10 @@ import { z } from "zod";
 import { type Kit, kit, pageOf, Timestamp } from "./kit.js";
 import { LIMITS } from "./limits.js";
 
-export const JOB_STATUSES = ["queued", "running", "completed", "failed"] as const;
+const JOB_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export const ASSIGNMENT_SCOPES = ["roster", "selected"] as const;
+const ASSIGNMENT_SCOPES = ["roster", "selected"] as const;
 export type AssignmentScope = (typeof ASSIGNMENT_SCOPES)[number];
-/** Reasons the sandbox gives in unmatchedSample. Clients must accept others. */
-export const UNMATCHED_REASONS = ["not_on_roster", "inactive"] as const;
 
 /** Eight letters and digits in two groups of four: `AB12-CD34`. */
 export const SHORT_CODE_RE = /^[A-Z0-9]{4}-[A-Z0-9]{4}$/;
@@ -20,7 +18,7 @@ export function normalizeShortCode(input: string): string | undefined {
   return /^[A-Z0-9]{8}$/.test(s) ? `${s.slice(0, 4)}-${s.slice(4)}` : undefined;
 }
 
-export function linkSchemas(k: Kit, mode: "strict" | "loose") {
+function linkSchemas(k: Kit, mode: "strict" | "loose") {
   const CreatorRef = k.obj({ externalId: z.string(), name: z.string() });
   const ShareLink = k.obj({
     creator: CreatorRef,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Kit, kit } from "./kit.js";
 
-export function meSchemas(k: Kit) {
+function meSchemas(k: Kit) {
   const Me = k.obj({
     key: k.obj({ name: z.string(), canWrite: z.boolean() }),
     organization: k.obj({ id: z.string(), name: z.string(), reportingTimeZone: z.string() }),

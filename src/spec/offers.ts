@@ -4,7 +4,7 @@ import { OFFER_STATES } from "./offer-states.js";
 
 export { OFFER_STATES };
 
-export function offerSchemas(k: Kit) {
+function offerSchemas(k: Kit) {
   const Brand = k.obj({ id: z.string(), name: z.string() });
   const DateSpan = k.obj({ from: CalendarDay, through: CalendarDay });
   const Offer = k.obj({

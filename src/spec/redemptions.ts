@@ -24,7 +24,7 @@ export const RANGE_MODE_PARAMS = [
 /** Query parameters of feed mode of GET /redemptions. */
 export const FEED_MODE_PARAMS = ["after", "limit"] as const;
 
-export function referenceSchemas(k: Kit) {
+function referenceSchemas(k: Kit) {
   const CampaignReference = k.obj({
     id: z.string(),
     externalReference: z.string().nullable(),

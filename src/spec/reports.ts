@@ -118,7 +118,7 @@ function creatorCountSchemas(k: Kit, b: Base) {
   return { CreatorCount, CreatorCounts };
 }
 
-export function reportSchemas(k: Kit, mode: "strict" | "loose") {
+function reportSchemas(k: Kit, mode: "strict" | "loose") {
   const base = baseSchemas(k, mode);
   return {
     Range: base.Range,

@@ -6,14 +6,8 @@ import { EVENT_TYPES, type EventType, isEventType } from "./events.js";
 import { type Kit, kit, Timestamp } from "./kit.js";
 import { LIMITS } from "./limits.js";
 
-export const WEBHOOK_STATUSES = ["ok", "needs_attention", "paused"] as const;
-export const FAILURE_CATEGORIES = [
-  "rejected",
-  "redirected",
-  "timed_out",
-  "unreachable",
-  "not_signed",
-] as const;
+const WEBHOOK_STATUSES = ["ok", "needs_attention", "paused"] as const;
+const FAILURE_CATEGORIES = ["rejected", "redirected", "timed_out", "unreachable", "not_signed"] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
@@ -21,7 +15,7 @@ export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 export const RETRY_WAITS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000] as const;
 export const SIGNING_SECRET_PREFIX = "whsec_";
 
-export function webhookSchemas(k: Kit) {
+function webhookSchemas(k: Kit) {
   const Webhook = k.obj({
     id: z.string(),
     url: z.string(),
@@ -133,7 +127,7 @@ function v6Problem(ip: string): string | undefined {
 }
 
 /** True for loopback hosts (localhost, 127.0.0.0/8, ::1), given a URL hostname. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = hostname
     .replace(/^\[|\]$/g, "")
     .replace(/\.$/, "")

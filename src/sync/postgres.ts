@@ -45,7 +45,7 @@ const NETWORK_CODES = new Set([
 ]);
 
 /** A driver error as one of ours, its text scrubbed of the password. */
-export function pgError(err: unknown, t: PgTarget): unknown {
+function pgError(err: unknown, t: PgTarget): unknown {
   const e = err as { code?: string; message?: string };
   const msg = scrub(e?.message ?? String(err), t);
   const code = e?.code ?? "";
@@ -101,7 +101,7 @@ function copyValue(v: Value, col: Column): string {
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** The advisory-lock key of a schema: 64 bits of a hash, as a signed bigint. */
-export function advisoryKey(schema: string): string {
+function advisoryKey(schema: string): string {
   const h = createHash("sha256").update(`partner-cli sync|${schema}`).digest();
   return h.readBigInt64BE(0).toString();
 }

@@ -6,7 +6,7 @@ import type { EventEnvelope } from "../spec/events.js";
 import type { ShareLink } from "../spec/links.js";
 import type { Offer } from "../spec/offers.js";
 import type { Redemption } from "../spec/redemptions.js";
-import { dayOfMs } from "../sandbox/domain/dates.js";
+import { dayOfMs } from "../spec/days.js";
 
 export type Value = string | number | boolean | null;
 export type Row = Value[];
@@ -85,7 +85,7 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const obj = (v: unknown): Data | null => (v && typeof v === "object" ? (v as Data) : null);
 
 /** What an event is about: the resource type and id that "latest event per resource" groups by. */
-export function eventResource(e: EventEnvelope): [string | null, string | null] {
+function eventResource(e: EventEnvelope): [string | null, string | null] {
   const d = obj(e.data) ?? {};
   if (e.type === "redemption.recorded") return ["redemption", str(d.id)];
   if (e.type.startsWith("redemption.")) return ["redemption", str(d.redemptionId)];

@@ -64,7 +64,7 @@ export const FEEDS = {
 } as const;
 
 /** How far before the start of a roster read (by the service's clock) the next read begins. */
-export const ROSTER_OVERLAP_MS = 5 * 60_000;
+const ROSTER_OVERLAP_MS = 5 * 60_000;
 
 export interface KindSummary {
   /** Items read from the service (repeated ones and samples left out). */

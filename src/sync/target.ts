@@ -2,7 +2,7 @@
 // A password in a PostgreSQL URL is a secret: every label, message and trace uses the redacted form.
 import { UsageError } from "../errors.js";
 
-export const DEFAULT_SYNC_TO = "sqlite:./partner.sqlite";
+const DEFAULT_SYNC_TO = "sqlite:./partner.sqlite";
 
 export type SyncTarget =
   | { kind: "sqlite"; path: string; label: string }

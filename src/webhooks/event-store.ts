@@ -8,7 +8,7 @@
 // that the lines after a saved checkpoint are all envelopes, so a re-saved or foreign file is refused
 // before anything is written (commands/events/sync.ts).
 import type { BigIntStats } from "node:fs";
-import { type FileHandle, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { ContentDigest, type ContentSnapshot, type FileState, identityOf } from "../export/durable-output.js";
 import { takeLock } from "../io/file-lock.js";
 import { withPath } from "../io/machine-failure.js";
@@ -296,13 +296,4 @@ export async function openEventStore(path: string, o: StoreOpenOptions = {}): Pr
   const store = new StoreFile(path, fh, await fh.stat({ bigint: true }), o);
   await store.withLock(() => store.catchUp(!o.deferRepair));
   return store;
-}
-
-/** Size of a store file (0 when it does not exist). */
-export async function storeSize(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
 }

@@ -1,6 +1,8 @@
 // Imports point down: run modules (src/commands/) never import the declarations (src/cli/) or the
 // program that assembles them (src/program.ts, src/main.ts). What both need lives below, in
-// src/commands/shared/ or src/spec/.
+// src/commands/shared/ or src/spec/. And the CLI's code never reaches into the sandbox for a rule
+// or a helper (those live in src/spec/ or a shared leaf): only the modules that start or control a
+// sandbox import it.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,13 +29,26 @@ function relativeImports(source: string): string[] {
   return specs;
 }
 
-/** The imports of `file` (whose text is `source`) that reach above src/commands. */
-function upward(file: string, source: string): string[] {
+/** The imports of `file` (whose text is `source`) that reach into one of `places`, as "file → target". */
+function importsInto(places: string[], file: string, source: string): string[] {
   return relativeImports(source)
     .map((spec) => resolve(dirname(file), spec.replace(/\.js$/, ".ts")))
-    .filter((target) => ABOVE.some((a) => target === a || target.startsWith(`${a}/`)))
+    .filter((target) => places.some((a) => target === a || target.startsWith(`${a}/`)))
     .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`);
 }
+
+/** The imports of `file` (whose text is `source`) that reach above src/commands. */
+const upward = (file: string, source: string) => importsInto(ABOVE, file, source);
+
+const SANDBOX = join(SRC, "sandbox");
+/** The CLI's imports of the sandbox, each there to start or control one. */
+const STARTS_OR_CONTROLS_THE_SANDBOX = [
+  "context.ts → sandbox/embedded.ts", // --sandbox: the embedded sandbox started for one command
+  "commands/sandbox/start.ts → sandbox/server.ts", // sandbox start: the server
+  "commands/sandbox/start.ts → sandbox/embedded.ts", // sandbox start --data-dir: the data dir's lock
+  "commands/sandbox/start.ts → sandbox/faults.ts", // sandbox start --faults: the fault grammar
+  "commands/sandbox/faults.ts → sandbox/faults.ts", // sandbox faults: the fault kinds and grammar
+];
 
 describe("src/commands imports nothing above it", () => {
   it("the check finds an upward import, static, type-only or dynamic", () => {
@@ -51,5 +66,23 @@ describe("src/commands imports nothing above it", () => {
     expect(files.length).toBeGreaterThan(50);
     const found = files.flatMap((f) => upward(f, readFileSync(f, "utf8")));
     expect(found).toEqual([]);
+  });
+});
+
+describe("the CLI imports the sandbox only to start or control it", () => {
+  it("the check finds an import of the sandbox, and lets a start through", () => {
+    const file = join(SRC, "sync", "rows.ts");
+    expect(importsInto([SANDBOX], file, 'import { dayOfMs } from "../sandbox/domain/dates.js";')).toEqual([
+      "sync/rows.ts → sandbox/domain/dates.ts",
+    ]);
+    expect(importsInto([SANDBOX], file, 'import { dayOfMs } from "../spec/days.js";')).toEqual([]);
+  });
+
+  it("no file outside src/sandbox imports it, but those that start or control a sandbox", () => {
+    const files = tsFiles(SRC).filter((f) => !f.startsWith(`${SANDBOX}/`));
+    const found = files.flatMap((f) => importsInto([SANDBOX], f, readFileSync(f, "utf8")));
+    expect(found.filter((i) => !STARTS_OR_CONTROLS_THE_SANDBOX.includes(i))).toEqual([]);
+    // Each allowed import is still there (an entry for a gone import would hide a new one).
+    expect(STARTS_OR_CONTROLS_THE_SANDBOX.filter((i) => !found.includes(i))).toEqual([]);
   });
 });

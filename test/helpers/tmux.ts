@@ -1,6 +1,9 @@
 // A real terminal for end-to-end tests: a detached tmux session on a private socket running one
 // shell command, its screen read with capture-pane. Tests skip (saying so) when tmux is absent.
 import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
@@ -16,6 +19,8 @@ export interface TmuxSession {
   type(text: string): void;
   enter(): void;
   kill(): void;
+  /** From now on, every byte the pane's program writes is appended to `path` (tmux pipe-pane). */
+  record(path: string): void;
 }
 
 /** Starts `command` (a shell command line) in a new terminal, 220x50 unless `size` says. Call kill() when done. */
@@ -37,6 +42,7 @@ export function tmuxSession(command: string, name = "t", size = { width: 220, he
     },
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     enter: () => void tmux("send-keys", "-t", name, "Enter"),
+    record: (path) => void tmux("pipe-pane", "-o", "-t", name, `cat >> ${shq(path)}`),
     kill() {
       try {
         tmux("kill-server");
@@ -45,4 +51,37 @@ export function tmuxSession(command: string, name = "t", size = { width: 220, he
       }
     },
   };
+}
+
+export interface Recorded {
+  /** Every byte the command wrote to the terminal, escapes and carriage returns included. */
+  bytes: string;
+  /** The screen once it ended. */
+  screen: string;
+  exitCode: number;
+}
+
+/**
+ * Runs `command` in a terminal while recording every byte it writes there: what a screen capture
+ * cannot show (a status line drawn, then cleared) is in `bytes`. The command starts once the recording
+ * has (it waits for a key), and the result is read once its exit code is in the recording.
+ */
+export async function recordInTerminal(command: string, name = "rec"): Promise<Recorded> {
+  const log = join(mkdtempSync(join(tmpdir(), "pcli-rec-")), "pane.log");
+  const t = tmuxSession(`read _go; ${command}; echo EXIT=$?; sleep 600`, name);
+  try {
+    t.record(log);
+    t.enter();
+    const screen = await t.waitFor(/EXIT=\d+/, `the end of ${command}`, 120_000);
+    const until = Date.now() + 30_000;
+    let bytes = "";
+    while (!/EXIT=\d+/.test(bytes)) {
+      if (Date.now() > until) throw new Error(`the recording of ${command} has no exit code:\n${bytes}`);
+      await new Promise((r) => setTimeout(r, 50));
+      bytes = existsSync(log) ? readFileSync(log, "utf8") : "";
+    }
+    return { bytes, screen, exitCode: Number(/EXIT=(\d+)/.exec(bytes)![1]) };
+  } finally {
+    t.kill();
+  }
 }

@@ -3,7 +3,7 @@
 // service's decimal rounding, and one row per key within a page.
 import { afterAll, describe, expect, it } from "vitest";
 import { estimatedCommission } from "../../src/sandbox/domain/money.js";
-import { dayOfMs } from "../../src/sandbox/domain/dates.js";
+import { dayOfMs } from "../../src/spec/days.js";
 import { lastPerKey } from "../../src/sync/destination.js";
 import { dayInZone, decimalText, scaled } from "../../src/sync/rows.js";
 import { moneyFromQ, roundedQ } from "../../src/sync/schema.js";

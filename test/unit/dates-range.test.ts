@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { resolveRange } from "../../src/sandbox/domain/dates.js";
 import {
   addDays,
-  DayKeyer,
   dayBoundariesSec,
   dayIndex,
   dayOfMs,
   daysOf,
   presetRange,
-  resolveRange,
   startOfDayMs,
-} from "../../src/sandbox/domain/dates.js";
+} from "../../src/spec/days.js";
 import { SandboxError } from "../../src/sandbox/errors.js";
 import { rangeProblems } from "../../src/spec/reports.js";
 
@@ -47,14 +46,6 @@ describe("days in a time zone", () => {
     // America/Santiago springs forward at 24:00 → the day starts at 01:00.
     const start = startOfDayMs("2026-09-06", "America/Santiago");
     expect(new Date(start).toISOString()).toBe("2026-09-06T04:00:00.000Z");
-  });
-
-  it("keys days for per-day de-duplication", () => {
-    const k = new DayKeyer(NY);
-    const a = k.keyOf(ms("2026-11-01T04:00:00Z") / 1000);
-    expect(k.keyOf(ms("2026-11-02T04:59:59Z") / 1000)).toBe(a);
-    expect(k.keyOf(ms("2026-11-02T05:00:00Z") / 1000)).toBe(a + 1);
-    expect(k.keyOf(ms("2026-11-01T03:59:59Z") / 1000)).toBe(a - 1);
   });
 
   it("does calendar arithmetic", () => {

@@ -59,7 +59,7 @@ export interface Param {
  * -F values: true, false, null and JSON numbers become JSON values (integers only while exact);
  * everything else stays text. "0012" is not a JSON number, so identifiers with leading zeros stay text.
  */
-export function typedValue(v: string): unknown {
+function typedValue(v: string): unknown {
   if (v === "true") return true;
   if (v === "false") return false;
   if (v === "null") return null;
@@ -70,7 +70,7 @@ export function typedValue(v: string): unknown {
   return v;
 }
 
-export function parseParams(given: { text: string; typed: boolean }[]): Param[] {
+function parseParams(given: { text: string; typed: boolean }[]): Param[] {
   return given.map(({ text, typed }) => {
     const flag = typed ? "-F" : "-f";
     const eq = text.indexOf("=");
@@ -98,7 +98,7 @@ function keyPath(key: string): string[] {
 }
 
 /** The JSON body from parameters: nested keys with [sub], lists with []. */
-export function bodyFrom(params: Param[]): Record<string, unknown> {
+function bodyFrom(params: Param[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const { key, value } of params) {
     const path = keyPath(key);
@@ -139,7 +139,7 @@ function encodeLoose(s: string): string {
 }
 
 /** PATH → the path below /api/partner/v1 and its query parameters. Refuses URLs and dot segments. */
-export function splitPath(raw: string): { path: string; query: URLSearchParams } {
+function splitPath(raw: string): { path: string; query: URLSearchParams } {
   const t = raw.trim();
   if (t === "") throw new UsageError("PATH must not be empty.", "Example: partner-cli api GET /me");
   if (/^[a-z][a-z0-9+.-]*:/i.test(t) || t.startsWith("//"))

@@ -67,7 +67,7 @@ export function flagOfField(field: string): string {
   return FIELD_FLAG[field] ?? FIELD_FLAG[field.split(".")[0]!] ?? field;
 }
 
-export const REQUIRED: (keyof CampaignFlags)[] = [
+const REQUIRED: (keyof CampaignFlags)[] = [
   "name",
   "offer",
   "from",
@@ -166,7 +166,7 @@ export function formatProblems(f: Partial<CampaignFlags>): Problem[] {
 }
 
 /** The flag that sets a rule's field (the retailer as a whole: --retailer-domain, or --no-retailer when clearing). */
-export function ruleFlag(field: RuleField, clearRetailer = false): string {
+function ruleFlag(field: RuleField, clearRetailer = false): string {
   if (field === "retailer") return clearRetailer ? "--no-retailer" : FLAG.retailerDomain;
   return flagOfField(field);
 }

@@ -14,7 +14,7 @@ export interface CampaignsListOptions {
   limit?: number | undefined;
 }
 
-export const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
+const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   { header: "id", value: (c) => c.id, drop: 1 },
   { header: "externalReference", value: (c) => c.externalReference, truncate: true },
   { header: "name", value: (c) => c.name, truncate: true },

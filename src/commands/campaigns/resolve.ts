@@ -9,12 +9,12 @@ import type { Campaign } from "../../spec/campaigns.js";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function isUuid(s: string): boolean {
+function isUuid(s: string): boolean {
   return UUID_RE.test(s);
 }
 
 /** resolveCampaign's own "no campaign has this id or reference" (a 404, exit 5). */
-export class NoSuchCampaign extends ApiError {}
+class NoSuchCampaign extends ApiError {}
 
 /**
  * The campaign named by `idOrRef`: a uuid-shaped value is tried as an id first (and, when no

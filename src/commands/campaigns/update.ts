@@ -119,7 +119,7 @@ function needsOffer(f: UpdateFlags): boolean {
 }
 
 /** Problems that need the campaign's current values and its offer (PATCH rules 2-4), by flag name. */
-export function campaignProblems(
+function campaignProblems(
   f: UpdateFlags,
   clearRetailer: boolean,
   c: Campaign,
@@ -152,10 +152,7 @@ type Retailer = Campaign["retailer"] | CampaignPatch["retailer"];
 const retailerText = (r: Retailer) => (r ? `${r.emailDomain}${r.name ? ` (${r.name})` : ""}` : null);
 
 /** Each field of a PATCH body, dotted (dates.from), with the campaign's current value and the new one. */
-export function patchChanges(
-  c: Campaign,
-  body: CampaignPatch,
-): { field: string; current: unknown; new: unknown }[] {
+function patchChanges(c: Campaign, body: CampaignPatch): { field: string; current: unknown; new: unknown }[] {
   const out: { field: string; current: unknown; new: unknown }[] = [];
   const add = (field: string, current: unknown, next: unknown) => {
     if (next !== undefined) out.push({ field, current, new: next });

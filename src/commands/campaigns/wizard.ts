@@ -43,7 +43,7 @@ export interface WizardState {
 export type WithOffer = WizardState & { chosen: Offer };
 
 /** The steps after the offer, in order. */
-export const STEPS = [askName, askDates, askCodeLimit, askRetailer, askCommission, askReference] as const;
+const STEPS = [askName, askDates, askCodeLimit, askRetailer, askCommission, askReference] as const;
 
 /** Asks for every value no flag gave; the offer's rules are checked by the caller afterwards. */
 export async function runWizard(w: WizardState): Promise<{ offer: Offer; values: CampaignFlags }> {
@@ -57,9 +57,7 @@ export async function runWizard(w: WizardState): Promise<{ offer: Offer; values:
 }
 
 /** The offer: --offer's, or a brand then one of its distributable offers. */
-export async function chooseOffer(
-  w: Pick<WizardState, "prompt" | "values" | "offers" | "offer">,
-): Promise<Offer> {
+async function chooseOffer(w: Pick<WizardState, "prompt" | "values" | "offers" | "offer">): Promise<Offer> {
   if (w.values.offer !== undefined) return w.offer(w.values.offer);
   const offers = await w.offers();
   const usable = offers.filter((x) => x.canDistribute);
@@ -198,7 +196,7 @@ export async function askCommission(w: Pick<WizardState, "prompt" | "say" | "val
   if (per !== undefined) w.say(`Estimated commission per redemption: ${dollars(per)}`);
 }
 
-export async function askReference(w: Pick<WizardState, "prompt" | "values" | "now">): Promise<void> {
+async function askReference(w: Pick<WizardState, "prompt" | "values" | "now">): Promise<void> {
   if (w.values.externalReference !== undefined) return;
   w.values.externalReference = await w.prompt.input({
     message: "External reference (your own unique id for this campaign)",

@@ -29,7 +29,7 @@ const words = (values: string[], description = ""): Candidate[] =>
   values.map((value) => ({ value, description }));
 
 /** Walks the words typed so far through the tree, then answers for the last one. */
-export function completeWords(root: CommandNode, typed: string[]): Answer {
+function completeWords(root: CommandNode, typed: string[]): Answer {
   const cur = typed[typed.length - 1] ?? "";
   let node = root;
   const positionals: string[] = [];

@@ -116,7 +116,7 @@ function bashWalk(root: CommandNode, vf: ValueFlag[], pat: (n: string, w: string
   return lines;
 }
 
-export function bashScript(root: CommandNode): string {
+function bashScript(root: CommandNode): string {
   const vf = valueFlags(root);
   const pat = (node: string, word: string) => (node === "*" ? `*" ${word}"` : `"${node} ${word}"`);
   const lines: string[] = [];
@@ -280,7 +280,7 @@ function zshSource(source: ValueSource): string[] {
   ];
 }
 
-export function zshScript(root: CommandNode): string {
+function zshScript(root: CommandNode): string {
   const vf = valueFlags(root);
   const pat = (node: string, word: string) => (node === "*" ? `*" ${word}"` : `"${node} ${word}"`);
   const lines: string[] = [];
@@ -429,7 +429,7 @@ function fishNpx(): string[] {
   ];
 }
 
-export function fishScript(root: CommandNode): string {
+function fishScript(root: CommandNode): string {
   const vf = valueFlags(root);
   const pat = (node: string, word: string) => fq(node === "*" ? `* ${word}` : `${node} ${word}`);
   const lines: string[] = [];

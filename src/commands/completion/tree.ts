@@ -179,11 +179,6 @@ export function globalOptions(root: CommandNode): OptionInfo[] {
   return root.options.filter((o) => o.long !== "--version" && o.long !== "--help");
 }
 
-/** The full name of a command: `partner-cli campaigns create`. */
-export function fullName(root: CommandNode, node: CommandNode): string {
-  return [root.name, ...node.path].join(" ");
-}
-
 /** The options valid at a node: its own, then the program's (commander accepts those anywhere). */
 export function optionsAt(node: CommandNode, root: CommandNode): OptionInfo[] {
   if (node === root) return node.options;

@@ -21,6 +21,7 @@ import { feedPageSize } from "../shared/list.js";
 import { CancelledError, OutputChangedError, UsageError } from "../../errors.js";
 import type { ApiClient } from "../../api/client.js";
 import { machineFailure } from "../../io/machine-failure.js";
+import { startStatusText } from "../../io/progress.js";
 import {
   type Attributes,
   attributesOf,
@@ -221,39 +222,42 @@ async function openCursor(
 /** The log's pages: new events appended (fsynced), then the cursor saved with the store's state. */
 async function syncPages(s: SyncState): Promise<void> {
   const { ctx, args, summary } = s;
-  const showProgress = ctx.io.stderrIsTTY;
-  await runFeed<EventEnvelope>({
-    read: (after) => listEvents(s.api, { after, type: args.type ?? undefined, limit: args.limit }),
-    idOf: (e) => e.id,
-    order: BY_OCCURRED_AT,
-    name: "the event log",
-    deadline: feedDeadline(ctx),
-    from: s.pos,
-    signal: ctx.signal,
-    interrupted: () =>
-      new CancelledError(
-        `Interrupted; ${summary.appended} events saved to ${args.out} and the cursor kept. Run again to continue.`,
-      ),
-    handle: async (step) => {
-      summary.pages++;
-      summary.duplicates += step.repeated;
-      const items = [];
-      for (const e of step.fresh) {
-        if (e.sample) summary.samples++;
-        else items.push({ id: e.id, line: JSON.stringify(e) });
-      }
-      s.assertHeld();
-      const r = await s.store.append(items);
-      summary.appended += r.appended.length;
-      summary.duplicates += r.duplicates.length;
-      s.total += r.appended.length;
-      s.pos = step.next;
-      // The store is fsynced (append) before the cursor that covers it is saved.
-      await saveCursor(s);
-      if (showProgress) ctx.io.stderr.write(`\rSynced ${summary.appended} new events…`);
-    },
-  });
-  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+  const status = startStatusText(ctx.io);
+  try {
+    await runFeed<EventEnvelope>({
+      read: (after) => listEvents(s.api, { after, type: args.type ?? undefined, limit: args.limit }),
+      idOf: (e) => e.id,
+      order: BY_OCCURRED_AT,
+      name: "the event log",
+      deadline: feedDeadline(ctx),
+      from: s.pos,
+      signal: ctx.signal,
+      interrupted: () =>
+        new CancelledError(
+          `Interrupted; ${summary.appended} events saved to ${args.out} and the cursor kept. Run again to continue.`,
+        ),
+      handle: async (step) => {
+        summary.pages++;
+        summary.duplicates += step.repeated;
+        const items = [];
+        for (const e of step.fresh) {
+          if (e.sample) summary.samples++;
+          else items.push({ id: e.id, line: JSON.stringify(e) });
+        }
+        s.assertHeld();
+        const r = await s.store.append(items);
+        summary.appended += r.appended.length;
+        summary.duplicates += r.duplicates.length;
+        s.total += r.appended.length;
+        s.pos = step.next;
+        // The store is fsynced (append) before the cursor that covers it is saved.
+        await saveCursor(s);
+        status.show(`Synced ${summary.appended} new events…`);
+      },
+    });
+  } finally {
+    status.stop();
+  }
 }
 
 async function saveCursor(s: SyncState): Promise<void> {

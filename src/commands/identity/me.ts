@@ -4,7 +4,7 @@ import { printRecord } from "../../io/render.js";
 import type { NoOptions } from "../shared/run.js";
 
 /** One stderr line naming where the key and URL came from (the embedded sandbox announces itself). */
-export function describeTarget(t: Target): string | undefined {
+function describeTarget(t: Target): string | undefined {
   switch (t.source) {
     case "env":
       return `Using the key in PARTNER_API_KEY against ${t.baseUrl}${t.profileName ? ` (it overrides the key of profile "${t.profileName}")` : ""}.`;

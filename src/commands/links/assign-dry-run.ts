@@ -48,7 +48,7 @@ async function rosterStates(api: ApiClient, ids: string[]): Promise<Map<string, 
 }
 
 /** The selection summary the service would answer (spec: Selection summary), from reads. */
-export async function drySelection(
+async function drySelection(
   api: ApiClient,
   campaignId: string,
   request: AssignmentRequest,

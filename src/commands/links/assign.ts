@@ -81,7 +81,7 @@ function refuseReadFlagsWithoutIds(o: LinksAssignOptions): void {
 }
 
 /** The service's 400 when no new link can be assigned (exit 2). */
-export class NothingToAssign extends UsageError {}
+class NothingToAssign extends UsageError {}
 
 export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promise<void> {
   const sources = [

@@ -6,7 +6,7 @@ import type { Context } from "../../context.js";
 import { chooseRowsOutput, columns, openRowsOutput } from "../../io/table-file.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
 
-export const LINK_EXPORT_COLUMNS = columns([
+const LINK_EXPORT_COLUMNS = columns([
   ["externalId", "text"],
   ["name", "text", 24],
   ["shareUrl", "text", 40],
@@ -14,8 +14,6 @@ export const LINK_EXPORT_COLUMNS = columns([
   ["statsUrl", "text", 48],
   ["active", "boolean"],
 ]);
-
-export const LINK_EXPORT_HEADER = LINK_EXPORT_COLUMNS.map((c) => c.name);
 
 export interface LinksExportOptions {
   campaign: string;

@@ -12,7 +12,7 @@ import type { Campaign } from "../../spec/campaigns.js";
 import type { AssignmentJob, SelectionSummary } from "../../spec/links.js";
 
 export const POLL_START_MS = 250;
-export const POLL_FACTOR = 1.5;
+const POLL_FACTOR = 1.5;
 export const POLL_MAX_MS = 5000;
 
 export function isFinished(job: AssignmentJob): boolean {

@@ -17,7 +17,7 @@ export interface LinkOptions {
 
 type Verb = "get" | "create" | "pause" | "resume";
 
-export function linkFields(l: ShareLink): [string, unknown][] {
+function linkFields(l: ShareLink): [string, unknown][] {
   return [
     ["externalId", l.creator.externalId],
     ["name", l.creator.name],

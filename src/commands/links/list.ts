@@ -13,7 +13,7 @@ export interface LinksListOptions {
   limit?: number | undefined;
 }
 
-export const LINK_COLUMNS: Column<ShareLink>[] = [
+const LINK_COLUMNS: Column<ShareLink>[] = [
   { header: "externalId", value: (l) => l.creator.externalId },
   { header: "name", value: (l) => l.creator.name, truncate: true },
   { header: "active", value: (l) => l.active, color: stateStyle },

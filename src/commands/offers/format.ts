@@ -7,7 +7,7 @@ export const KNOWN_OFFER_STATES: readonly string[] = OFFER_STATES;
 
 type Span = { from: string; through: string } | null | undefined;
 
-export function spanText(s: Span): string | null {
+function spanText(s: Span): string | null {
   return s ? `${s.from}..${s.through}` : null;
 }
 

@@ -4,6 +4,7 @@ import type { FeedPage } from "../../api/paging.js";
 import { listEvents } from "../../api/events.js";
 import { getRedemption, redemptionFeed } from "../../api/redemptions.js";
 import { ApiError, CancelledError } from "../../errors.js";
+import { startStatusText } from "../../io/progress.js";
 import {
   BY_OCCURRED_AT,
   BY_RECORDED_AT,
@@ -63,7 +64,7 @@ function common(s: ExportState, name: string) {
 }
 
 /** The bytes of a step's fresh rows: all of its page's rows (a view), or those not skipped. */
-export function pageBytes(s: FeedStep<string>): Buffer {
+function pageBytes(s: FeedStep<string>): Buffer {
   const { items, rows } = s.page as RowsPage;
   const row = (i: number) => rows.buf.subarray(i === 0 ? 0 : rows.ends[i - 1], rows.ends[i]);
   if (!s.taken) return rows.buf.subarray(0, items.length ? rows.ends.at(-1) : 0);
@@ -156,89 +157,97 @@ export async function exportFeedRows(s: ExportState): Promise<void> {
   const pool = args.outPath ? new BufferPool() : undefined;
   /** Blocks of more than one page are copied into buffers of their own pool. */
   const blockPool = args.outPath ? new BufferPool(2) : undefined;
-  const showProgress = ctx.io.stderrIsTTY && args.outPath !== null;
-  const progress = () => showProgress && ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
+  // Rows on stdout are the data: no status line then (a terminal would mix the two).
+  const status = args.outPath !== null ? startStatusText(ctx.io) : undefined;
+  const progress = () => status?.show(`Exported ${summary.rows} rows…`);
   /** The next block, when the latest save recorded its intent. */
   let ready: Block | undefined;
   /** Steps written and committed with a block before their turn came. */
   const written = new Set<FeedStep<string>>();
   const keeper = idKeeper(cursors.feedPos);
-  await runFeed<string>({
-    ...common(s, "the redemption feed"),
-    read: async (after, onCursor): Promise<RowsPage> => {
-      // The next cursor is taken off the answer's text, so the next request goes out before this
-      // page is parsed, checked and rendered (runFeed checks it against the parsed page).
-      const page = recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }, onCursor), s);
-      const rows = renderRowBuffer(format, page.items, pool);
-      const { items } = page;
-      const { ids, keys } = keeper.of(after, page);
-      return {
-        items: ids,
-        keys,
-        nextCursor: page.nextCursor,
-        rows,
-        span: items.length ? [items[0]!.recordedAt, items[items.length - 1]!.recordedAt] : undefined,
-      };
-    },
-    idOf: keeper.idOf,
-    keysOf: (p) => (p as RowsPage).keys,
-    order: ROWS_ORDER,
-    from: cursors.feedPos,
-    readAhead: 2 * GROUP,
-    handle: async (step) => {
-      summary.pages++;
-      if (written.delete(step)) return void progress();
-      const block = ready?.steps[0] === step ? ready : blockOf(readSteps(step, 0), blockPool);
-      const intentSaved = block === ready;
-      ready = undefined;
-      let following: Block | undefined;
-      const advance = () => {
-        for (const st of block.steps) {
-          summary.rows += st.fresh.length;
-          summary.repeatedIds += st.duplicates;
-          cursors.total += st.fresh.length;
-        }
-        cursors.feedPos = block.steps.at(-1)!.next;
-      };
-      const next = () => {
-        const steps = readSteps(step, block.steps.length);
-        following = steps.length ? blockOf(steps, blockPool) : undefined;
-        return following?.buf;
-      };
-      if (await durableStep(s, block.buf, advance, { intentSaved, next })) ready = following;
-      for (const st of block.steps.slice(1)) written.add(st);
-      // Written (and its tail copied into the running digest): the pages' buffers can be reused.
-      if (pool) for (const st of block.steps) if (st.fresh.length) pool.give((st.page as RowsPage).rows.buf);
-      if (block.pooled) blockPool?.give(block.pooled);
-      progress();
-    },
-  });
-  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+  try {
+    await runFeed<string>({
+      ...common(s, "the redemption feed"),
+      read: async (after, onCursor): Promise<RowsPage> => {
+        // The next cursor is taken off the answer's text, so the next request goes out before this
+        // page is parsed, checked and rendered (runFeed checks it against the parsed page).
+        const page = recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }, onCursor), s);
+        const rows = renderRowBuffer(format, page.items, pool);
+        const { items } = page;
+        const { ids, keys } = keeper.of(after, page);
+        return {
+          items: ids,
+          keys,
+          nextCursor: page.nextCursor,
+          rows,
+          span: items.length ? [items[0]!.recordedAt, items[items.length - 1]!.recordedAt] : undefined,
+        };
+      },
+      idOf: keeper.idOf,
+      keysOf: (p) => (p as RowsPage).keys,
+      order: ROWS_ORDER,
+      from: cursors.feedPos,
+      readAhead: 2 * GROUP,
+      handle: async (step) => {
+        summary.pages++;
+        if (written.delete(step)) return void progress();
+        const block = ready?.steps[0] === step ? ready : blockOf(readSteps(step, 0), blockPool);
+        const intentSaved = block === ready;
+        ready = undefined;
+        let following: Block | undefined;
+        const advance = () => {
+          for (const st of block.steps) {
+            summary.rows += st.fresh.length;
+            summary.repeatedIds += st.duplicates;
+            cursors.total += st.fresh.length;
+          }
+          cursors.feedPos = block.steps.at(-1)!.next;
+        };
+        const next = () => {
+          const steps = readSteps(step, block.steps.length);
+          following = steps.length ? blockOf(steps, blockPool) : undefined;
+          return following?.buf;
+        };
+        if (await durableStep(s, block.buf, advance, { intentSaved, next })) ready = following;
+        for (const st of block.steps.slice(1)) written.add(st);
+        // Written (and its tail copied into the running digest): the pages' buffers can be reused.
+        if (pool)
+          for (const st of block.steps) if (st.fresh.length) pool.give((st.page as RowsPage).rows.buf);
+        if (block.pooled) blockPool?.give(block.pooled);
+        progress();
+      },
+    });
+  } finally {
+    status?.stop();
+  }
 }
 
 /** The feed into the workbook: positions move in memory, saved once the workbook is in place. */
 export async function exportFeedWorkbook(s: ExportState): Promise<void> {
   const { args, ctx, summary, cursors } = s;
   const book = s.held.workbook!;
-  const showProgress = ctx.io.stderrIsTTY;
-  await runFeed<Redemption>({
-    ...common(s, "the redemption feed"),
-    read: async (after) => recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }), s),
-    idOf: (r) => r.id,
-    order: BY_RECORDED_AT,
-    from: cursors.feedPos,
-    handle: async (step) => {
-      summary.pages++;
-      s.assertHeld();
-      await book.write(step.fresh.map((r) => redemptionCells(r)));
-      cursors.feedPos = step.next;
-      summary.rows += step.fresh.length;
-      summary.repeatedIds += step.duplicates;
-      cursors.total += step.fresh.length;
-      if (showProgress) ctx.io.stderr.write(`\rExported ${summary.rows} rows…`);
-    },
-  });
-  if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+  const status = startStatusText(ctx.io);
+  try {
+    await runFeed<Redemption>({
+      ...common(s, "the redemption feed"),
+      read: async (after) => recordedSince(await redemptionFeed(s.api, { after, limit: args.limit }), s),
+      idOf: (r) => r.id,
+      order: BY_RECORDED_AT,
+      from: cursors.feedPos,
+      handle: async (step) => {
+        summary.pages++;
+        s.assertHeld();
+        await book.write(step.fresh.map((r) => redemptionCells(r)));
+        cursors.feedPos = step.next;
+        summary.rows += step.fresh.length;
+        summary.repeatedIds += step.duplicates;
+        cursors.total += step.fresh.length;
+        status.show(`Exported ${summary.rows} rows…`);
+      },
+    });
+  } finally {
+    status.stop();
+  }
 }
 
 /** Rows of redemptions: one durable step, or into the workbook (positions move in memory). */

@@ -13,7 +13,7 @@ export interface RedemptionsListOptions extends RangeFlags, ListPaging {
   state?: string | undefined;
 }
 
-export const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
+const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
   { header: "id", value: (r) => r.id, drop: 1 },
   { header: "serializedGs1", value: (r) => r.serializedGs1 },
   { header: "redeemedAt", value: (r) => r.redeemedAt },

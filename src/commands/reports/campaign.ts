@@ -31,7 +31,7 @@ const CREATOR_COLUMNS: Column<CampaignReportCreator>[] = [
 ];
 
 /** Reads the report; with --all-creators every creators page is read and merged into one. */
-export async function fetchCampaignReport(
+async function fetchCampaignReport(
   ctx: Context,
   idOrRef: string,
   o: CampaignReportOptions,

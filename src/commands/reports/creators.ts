@@ -17,7 +17,7 @@ export interface CreatorsReportOptions extends RangeFlags {
 }
 
 /** Columns of the creator counts (identifiers as text; counts, money and rates as numbers in xlsx). */
-export const CREATOR_COUNT_TABLE = columns([
+const CREATOR_COUNT_TABLE = columns([
   ["creatorExternalId", "text"],
   ["creatorName", "text", 24],
   ["campaignId", "text", 38],
@@ -30,8 +30,6 @@ export const CREATOR_COUNT_TABLE = columns([
   ["commissionRate", "number"],
   ["estimatedUnitSalePrice", "money"],
 ]);
-
-export const CREATOR_COUNT_COLUMNS = CREATOR_COUNT_TABLE.map((c) => c.name);
 
 function row(c: CreatorCount) {
   return [

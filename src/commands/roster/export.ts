@@ -20,7 +20,7 @@ export interface ExportOptions {
 }
 
 /** The import format's columns: every one is text but `active`. */
-export const ROSTER_COLUMNS: readonly Column[] = ROSTER_HEADER.map((name) => ({
+const ROSTER_COLUMNS: readonly Column[] = ROSTER_HEADER.map((name) => ({
   name,
   kind: name === "active" ? "boolean" : "text",
   ...(name === "email" ? { width: 28 } : {}),

@@ -58,8 +58,8 @@ export interface RosterImportOptions extends ImportOptions {
   file: string;
 }
 
-export const DEFAULT_CONCURRENCY = 4;
-export const MAX_CONCURRENCY = 16;
+const DEFAULT_CONCURRENCY = 4;
+const MAX_CONCURRENCY = 16;
 
 /** How the input is read: the file name, --encoding, --delimiter (checked), the --column map, the size limit. */
 interface ReadSettings {
@@ -81,7 +81,7 @@ function maxInputBytes(text: string | undefined): number {
 }
 
 /** --sheet, checked: a name or a number from 1. */
-export function sheetFlag(sheet: string | undefined): string | undefined {
+function sheetFlag(sheet: string | undefined): string | undefined {
   if (sheet !== undefined && sheet.trim() === "")
     throw new UsageError(
       "--sheet needs a sheet name or a number from 1, e.g. --sheet Creators or --sheet 2.",

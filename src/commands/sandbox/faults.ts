@@ -56,7 +56,7 @@ function nextFaults(spec: string | undefined): FaultKind[] | undefined {
 }
 
 /** "events:cursor-loop@200", "redemptions:repeat-ids@100x5", or "off" (null). */
-export function parseFeedFault(spec: string | undefined): FaultSettings["feed"] {
+function parseFeedFault(spec: string | undefined): FaultSettings["feed"] {
   if (spec === undefined) return undefined;
   if (spec.trim().toLowerCase() === "off") return null;
   const m = /^(redemptions|events):([a-z-]+)@(\d+)(?:x(\d+))?$/.exec(spec.trim());

@@ -26,30 +26,53 @@ export interface StartedInfo {
 }
 
 export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): Promise<void> {
-  const { parseFaultSpec } = await import("../../sandbox/faults.js");
-  let rates: ReturnType<typeof parseFaultSpec> = {};
-  if (opts.faults !== undefined) {
-    try {
-      rates = parseFaultSpec(opts.faults);
-    } catch (err) {
-      throw new UsageError(
-        `--faults: ${(err as Error).message}.`,
-        'Use KIND=RATE pairs, for example "--faults 429=0.1,502=0.05,500=0.02".',
-      );
-    }
-  }
+  const rates = await faultRates(opts.faults);
   const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
-  const { startSandbox } = await import("../../sandbox/server.js");
-  const port = opts.port ?? 4010;
   let release: (() => Promise<void>) | undefined;
   if (dataDir) {
     const { lockDataDir } = await import("../../sandbox/embedded.js");
     release = await lockDataDir(dataDir, { wait: false });
     ctx.onClose(() => release?.());
   }
-  let sb: Awaited<ReturnType<typeof startSandbox>>;
+  const sb = await listen(opts, dataDir, rates);
+  const info: StartedInfo = {
+    baseUrl: sb.url,
+    writeKey: sb.writeKey,
+    readOnlyKey: sb.readOnlyKey,
+    dataDir: dataDir ?? null,
+  };
+  printStarted(ctx, info);
+  ctx.io.err("Serving; press Ctrl-C (or send SIGTERM) to stop.");
+
+  await untilStopped(ctx.signal, (stop) => opts.onListening?.(info, stop));
+  await sb.close();
+  await release?.();
+  release = undefined;
+  ctx.io.err(dataDir ? `Sandbox stopped; state saved in ${dataDir}.` : "Sandbox stopped.");
+}
+
+type FaultRates = ReturnType<typeof import("../../sandbox/faults.js").parseFaultSpec>;
+
+/** --faults as rates per kind (none without it); a usage error says the grammar. */
+async function faultRates(spec: string | undefined): Promise<FaultRates> {
+  if (spec === undefined) return {};
+  const { parseFaultSpec } = await import("../../sandbox/faults.js");
   try {
-    sb = await startSandbox({
+    return parseFaultSpec(spec);
+  } catch (err) {
+    throw new UsageError(
+      `--faults: ${(err as Error).message}.`,
+      'Use KIND=RATE pairs, for example "--faults 429=0.1,502=0.05,500=0.02".',
+    );
+  }
+}
+
+/** The sandbox listening as asked; an address that cannot be had is a usage error naming the next step. */
+async function listen(opts: SandboxStartOptions, dataDir: string | undefined, rates: FaultRates) {
+  const { startSandbox } = await import("../../sandbox/server.js");
+  const port = opts.port ?? 4010;
+  try {
+    return await startSandbox({
       port,
       host: opts.host,
       dataDir,
@@ -74,13 +97,10 @@ export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): 
       throw new UsageError(`Not allowed to listen on port ${port}.`, "Use a port above 1023, or --port 0.");
     throw err;
   }
+}
 
-  const info: StartedInfo = {
-    baseUrl: sb.url,
-    writeKey: sb.writeKey,
-    readOnlyKey: sb.readOnlyKey,
-    dataDir: dataDir ?? null,
-  };
+/** Where the sandbox listens and its keys: JSON, a page for a person at a terminal, or a record. */
+function printStarted(ctx: Context, info: StartedInfo): void {
   // These are the sandbox's own keys: printing them is the point of this command.
   if (ctx.io.json) {
     ctx.io.out(`${JSON.stringify(info)}\n`);
@@ -108,11 +128,4 @@ export async function sandboxStartRun(opts: SandboxStartOptions, ctx: Context): 
       ["dataDir", info.dataDir],
     ]);
   }
-  ctx.io.err("Serving; press Ctrl-C (or send SIGTERM) to stop.");
-
-  await untilStopped(ctx.signal, (stop) => opts.onListening?.(info, stop));
-  await sb.close();
-  await release?.();
-  release = undefined;
-  ctx.io.err(dataDir ? `Sandbox stopped; state saved in ${dataDir}.` : "Sandbox stopped.");
 }

@@ -58,7 +58,7 @@ export interface HintOf {
  * The page hint, when the list printed was cut: "Showing 1-50 of 1,200 creators (page 0); use
  * --page 1, --limit N or --all for more." Without a known total (a list filtered here), the count.
  */
-export function pageHint(r: CapResult, h: HintOf & { page?: number | undefined }): string | undefined {
+function pageHint(r: CapResult, h: HintOf & { page?: number | undefined }): string | undefined {
   if (!r.cut) return undefined;
   const n = (v: number) => v.toLocaleString("en-US");
   const span =

@@ -9,6 +9,7 @@ import type { ApiClient } from "../../api/client.js";
 import { backoffMs, DEFAULT_RETRY } from "../../api/retry-policy.js";
 import { CancelledError, NetworkError, UsageError } from "../../errors.js";
 import { machineFailure } from "../../io/machine-failure.js";
+import { startStatusText } from "../../io/progress.js";
 import { ConnectionLost } from "../../sync/connection.js";
 import { feedDeadline } from "../../export/feed-loop.js";
 import type { Destination } from "../../sync/destination.js";
@@ -59,7 +60,7 @@ const KIND_ALIASES: Record<string, Kind> = {
   events: "events",
 };
 
-export function parseKinds(only: string | undefined): Kind[] {
+function parseKinds(only: string | undefined): Kind[] {
   if (only === undefined) return [...KINDS];
   const out = new Set<Kind>();
   for (const part of only.split(",").map((s) => s.trim().toLowerCase())) {
@@ -170,23 +171,9 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       ctx.io.err(
         `Applied schema migration${migrationsApplied.length > 1 ? "s" : ""} ${migrationsApplied.join(", ")}.`,
       );
-    const orgMeta = {
-      organization_id: org.id,
-      organization_name: org.name,
-    };
-    if (!meta.organization_id) {
-      await dest.commit([], undefined, {
-        ...orgMeta,
-        reporting_time_zone: org.reportingTimeZone,
-        first_synced_at: now().toISOString(),
-      });
-    } else if (meta.reporting_time_zone !== org.reportingTimeZone) {
-      await recomputeDays(dest, org.reportingTimeZone, meta.reporting_time_zone, ctx);
-    }
-    if (meta.organization_name && meta.organization_name !== org.name)
-      await dest.commit([], undefined, orgMeta);
+    await recordOrganization(dest, meta, org, ctx);
 
-    const showProgress = ctx.io.stderrIsTTY;
+    const status = startStatusText(ctx.io);
     syncer = new Syncer({
       api,
       dest,
@@ -199,14 +186,14 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
       deadline: feedDeadline(ctx),
       signal: ctx.signal,
       note: (line) => ctx.io.err(line),
-      progress: showProgress ? (text) => ctx.io.stderr.write(`\r\u001b[KSyncing… ${text}`) : undefined,
+      progress: (text) => status.show(`Syncing… ${text}`),
     });
     for (const [k, s] of Object.entries(totals)) syncer.summary[k] = { ...s };
     try {
       await syncer.run(kinds);
       await dest.flush();
     } finally {
-      if (showProgress) ctx.io.stderr.write("\r\u001b[K");
+      status.stop();
     }
     const summary: SyncSummary = {
       destination: dest.label,
@@ -236,6 +223,31 @@ async function syncOnce(o: SyncOptions, ctx: Context, run: SyncOnce): Promise<Sy
   } finally {
     await dest.close();
   }
+}
+
+/** The destination's record of the organization: written on the first run, kept current after. */
+async function recordOrganization(
+  dest: Destination,
+  meta: Awaited<ReturnType<Destination["meta"]>>,
+  org: SyncOnce["org"],
+  ctx: Context,
+): Promise<void> {
+  const now = () => ctx.clock.now();
+  const orgMeta = {
+    organization_id: org.id,
+    organization_name: org.name,
+  };
+  if (!meta.organization_id) {
+    await dest.commit([], undefined, {
+      ...orgMeta,
+      reporting_time_zone: org.reportingTimeZone,
+      first_synced_at: now().toISOString(),
+    });
+  } else if (meta.reporting_time_zone !== org.reportingTimeZone) {
+    await recomputeDays(dest, org.reportingTimeZone, meta.reporting_time_zone, ctx);
+  }
+  if (meta.organization_name && meta.organization_name !== org.name)
+    await dest.commit([], undefined, orgMeta);
 }
 
 /** The organization's reporting time zone changed: recompute every redemption's redeemed_day. */

@@ -16,7 +16,7 @@ import type { TableName } from "../../sync/schema.js";
 import { resolveSyncTarget, scrub } from "../../sync/target.js";
 import { checkSchema } from "./checks.js";
 
-export const EVENT_LOG_DAYS = 30;
+const EVENT_LOG_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 export interface KindStatus {
@@ -45,7 +45,7 @@ export interface SyncStatus {
 }
 
 /** A local clock further than this from the service's is worth a warning. */
-export const CLOCK_SKEW_WARN_MS = 60_000;
+const CLOCK_SKEW_WARN_MS = 60_000;
 
 const KIND_TABLES: [string, TableName | null, string[]][] = [
   ["redemptions", "redemptions", [FEEDS.redemptions]],
@@ -79,7 +79,7 @@ export function age(seconds: number | null): string {
   return `${Math.round(seconds / 86400)}d`;
 }
 
-export function recoveryText(daysBehind: number): string {
+function recoveryText(daysBehind: number): string {
   return [
     `The event log keeps ${EVENT_LOG_DAYS} days, and this copy last read it to the end ${daysBehind} days ago: events of the days in between that fall outside the window are gone from the log, and reading on from the saved cursor does not report the gap.`,
     `A rebuild from resource reads (partner-cli sync --from-start --full) recovers every redemption with its current counting state (the feed serves current states, so exclusions and restorations missed in the gap are repaired), the roster, campaigns, offers and share links, and the events of the last ${EVENT_LOG_DAYS} days.`,
@@ -87,7 +87,7 @@ export function recoveryText(daysBehind: number): string {
   ].join("\n");
 }
 
-export async function readStatus(dest: Destination, nowMs: number): Promise<SyncStatus> {
+async function readStatus(dest: Destination, nowMs: number): Promise<SyncStatus> {
   const version = await checkSchema(dest);
   if (version === 0)
     throw new UsageError(

@@ -29,7 +29,7 @@ async function keyStorage(ctx: Context): Promise<Pick<VersionInfo, "profile" | "
   return { profile: name, keyStorage: p ? keyStorageOf(p) : "none" };
 }
 
-export async function versionInfo(ctx: Context): Promise<VersionInfo> {
+async function versionInfo(ctx: Context): Promise<VersionInfo> {
   return {
     version: VERSION,
     commit: COMMIT ?? null,

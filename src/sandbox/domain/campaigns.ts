@@ -7,8 +7,7 @@
 //   - staff prepare test codes:                        recordTestCodes(state, campaignId, n)
 //   - a verified redemption is counted / excluded:     recordRedeemed(state, campaignId, +1 / -1)
 //   Each of the first two also sets canChangeRetailer = false ("false once the first code is
-//   prepared"); markCodePrepared(state, campaignId) does only that, for a code prepared before it is
-//   handed out. None of them touches updatedAt (counters are not edits); each writes the record.
+//   prepared"). None of them touches updatedAt (counters are not edits); each writes the record.
 //   Do not hand out codes when codesRemaining(rec) <= 0 (supply.ts says how many may be handed out).
 import { randomUUID } from "node:crypto";
 import {
@@ -100,12 +99,6 @@ function change(state: OrgState, campaignId: string, fn: (rec: CampaignRecord) =
   const rec = campaignsArea(state).campaigns.edit(campaignId, fn);
   if (!rec) throw new Error(`no campaign ${campaignId}`);
   return rec;
-}
-
-export function markCodePrepared(state: OrgState, campaignId: string): CampaignRecord {
-  return change(state, campaignId, (rec) => {
-    rec.canChangeRetailer = false;
-  });
 }
 
 export function recordCodesIssued(state: OrgState, campaignId: string, count = 1): CampaignRecord {

@@ -48,7 +48,7 @@ function release(job: JobRecord): void {
 }
 
 /** Environment variable that sets the pace (tests): "<creators per step>/<duration of a step>", e.g. "2/20s". */
-export const PACE_ENV = "PARTNER_SANDBOX_JOB_PACE";
+const PACE_ENV = "PARTNER_SANDBOX_JOB_PACE";
 
 /** The pace from PARTNER_SANDBOX_JOB_PACE, or the default (1,000 creators every 100 ms of sandbox time). */
 export function paceFromEnv(env: NodeJS.ProcessEnv = process.env): { tickMs: number; chunk: number } {
@@ -70,7 +70,7 @@ const isFinished = (job: JobRecord) => job.status === "completed" || job.status 
  * queued → running (first step, nothing processed so a poller can see both states), then
  * JOB_PACE.chunk creators per step; completed (or failed) at the end. Times are those of the step.
  */
-export function stepJob(sb: Sandbox, state: OrgState, job: JobRecord, atMs = sb.clock.nowMs()): boolean {
+function stepJob(sb: Sandbox, state: OrgState, job: JobRecord, atMs = sb.clock.nowMs()): boolean {
   const now = toIso(atMs);
   const more = () => {
     job.nextStepAtMs = atMs + JOB_PACE.tickMs;
@@ -149,7 +149,7 @@ const MAX_TIMER_MS = 60_000;
  * after the previous one), its times still those of the pace. Nothing else steps a job, so the
  * answers are the same embedded or served.
  */
-export class JobRunner {
+class JobRunner {
   /** Unfinished jobs: job id → organization and when its next step is due (sandbox-clock ms). */
   private readonly open = new Map<string, { orgId: string; dueMs: number }>();
   private timer: NodeJS.Timeout | undefined;

@@ -10,8 +10,8 @@ import type { CampaignRecord, LinkRecord, LinkRef, OrgState } from "../store.js"
 import { findCampaign } from "./campaigns.js";
 
 /** Fictional public hosts of share and stats pages (handlers do not know the sandbox's own URL). */
-export const SHARE_HOST = "https://go.sandbox.partner.example";
-export const STATS_HOST = "https://stats.sandbox.partner.example";
+const SHARE_HOST = "https://go.sandbox.partner.example";
+const STATS_HOST = "https://stats.sandbox.partner.example";
 
 export function linksOf(state: OrgState, campaignId: string): Table<LinkRecord> {
   return state.linksOf(campaignId);
@@ -86,11 +86,4 @@ export function findLinkByShortCode(
 ): { campaign: CampaignRecord; link: LinkRecord } | undefined {
   const norm = normalizeShortCode(code);
   return norm ? resolve(state, state.store.shortCodes.get(norm)) : undefined;
-}
-
-export function findLinkByStatsToken(
-  state: OrgState,
-  token: string,
-): { campaign: CampaignRecord; link: LinkRecord } | undefined {
-  return resolve(state, state.store.statsTokens.get(token));
 }

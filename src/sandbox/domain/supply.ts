@@ -13,7 +13,7 @@ import {
 } from "./campaigns.js";
 
 /** Codes the campaign's offer still has (Infinity: the offer sets no supply, or is gone). */
-export function offerSupply(state: OrgState, rec: CampaignRecord): number {
+function offerSupply(state: OrgState, rec: CampaignRecord): number {
   const offer = state.offers.get(rec.offer.baseGs1);
   return offer?.codesAvailable === null || !offer ? Number.POSITIVE_INFINITY : offer.codesAvailable;
 }
@@ -59,7 +59,7 @@ export function handOutCodes(state: OrgState, rec: CampaignRecord, n: number, ki
 }
 
 /** The supply codes of a campaign (issued includes staff test codes). */
-export function supplyCodes(rec: CampaignRecord) {
+function supplyCodes(rec: CampaignRecord) {
   return {
     limit: rec.codes.limit,
     issued: rec.codes.issued + rec.codes.testCodes,

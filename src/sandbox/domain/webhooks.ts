@@ -19,14 +19,14 @@ import {
 } from "../store.js";
 
 /** Finished deliveries kept per endpoint (recentDeliveries shows 50); pending ones are never pruned. */
-export const FINISHED_DELIVERIES_KEPT = 200;
+const FINISHED_DELIVERIES_KEPT = 200;
 export const ROTATION_OVERLAP_MS = LIMITS.rotationOverlapHours * 3_600_000;
 
 export function newSecret(): string {
   return SIGNING_SECRET_PREFIX + randomBytes(24).toString("base64url");
 }
 
-export function endpointStatus(ep: EndpointRecord): WebhookStatus {
+function endpointStatus(ep: EndpointRecord): WebhookStatus {
   if (!ep.active) return "paused";
   return ep.failingSince ? "needs_attention" : "ok";
 }
@@ -72,7 +72,7 @@ export function toDelivery(d: DeliveryRecord): WebhookDelivery {
   };
 }
 
-export function isPending(d: DeliveryRecord): boolean {
+function isPending(d: DeliveryRecord): boolean {
   return d.nextAttemptAtMs !== null;
 }
 
@@ -129,7 +129,7 @@ export function pruneFinished(state: OrgState, endpointId: string): void {
 // ---- samples -------------------------------------------------------------------------------
 
 /** Fictional data for a sample of `type` (POST /webhooks/{id}/test). */
-export function sampleData(type: EventType, nowIso: string): Record<string, unknown> {
+function sampleData(type: EventType, nowIso: string): Record<string, unknown> {
   const campaign = { id: randomUUID(), externalReference: "sample-campaign", name: "Sample campaign" };
   const creator = { externalId: "sample-creator", name: "Sample Creator" };
   switch (type) {

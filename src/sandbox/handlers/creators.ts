@@ -16,7 +16,7 @@ import type { OrgState } from "../store.js";
 type Outcome = "added" | "updated" | "unchanged";
 
 /** Applies a checked write to the roster. Returns the outcome, or reasons when it must be rejected. */
-export function upsertCreator(
+function upsertCreator(
   state: OrgState,
   externalId: string,
   w: CreatorWrite,

@@ -16,7 +16,7 @@ import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { boolParam, pageByKey, pageParams } from "../paging.js";
 import { campaignOr404, refuseViewOnly } from "./campaigns.js";
 import { parseBody } from "./control.js";
-import { campaignsArea, type JobRecord } from "../store.js";
+import { campaignsArea, type JobRecord, type OrgState } from "../store.js";
 import { createLink, linksOf, linkView } from "../domain/links.js";
 import { JOB_PACE, jobInProgress, jobView } from "../domain/jobs.js";
 
@@ -68,25 +68,12 @@ function patchOne(req: SandboxRequest) {
   return ok(linkView(state, rec.id, link));
 }
 
-function queueJob(req: SandboxRequest) {
-  const { state, sb } = req;
-  const rec = campaignOr404(state, req.params.id!);
-  if (req.body === null || typeof req.body !== "object" || Array.isArray(req.body))
-    throw invalid('The body must be {externalIds: [...]} or {scope: "roster"}.', {
-      body: ["must be a JSON object"],
-    });
-  const r = AssignmentBody.safeParse(req.body);
-  if (!r.success) throw invalid("The assignment request is not valid.", issueDetails(r.error));
-  const body = r.data;
-  if (rec.status === "ended") throw ended("The campaign has ended; no links can be assigned.");
-  refuseViewOnly(state, rec);
-  const running = jobInProgress(state, rec.id);
-  if (running)
-    throw conflict(`Assignment job ${running.id} is already ${running.status} for this campaign.`, {
-      jobId: [running.id],
-    });
-
-  const links = linksOf(state, rec.id);
+/** Which creators an assignment request names: those to give a link, those not matched, and the summary. */
+function selectCreators(
+  state: OrgState,
+  links: ReturnType<typeof linksOf>,
+  body: z.infer<typeof AssignmentBody>,
+) {
   const pending: string[] = [];
   const unmatchedIds: string[] = [];
   const sample: UnmatchedEntry[] = [];
@@ -124,6 +111,29 @@ function queueJob(req: SandboxRequest) {
     unmatched: unmatchedIds.length,
     unmatchedSample: sample,
   };
+  return { pending, unmatchedIds, selection };
+}
+
+function queueJob(req: SandboxRequest) {
+  const { state, sb } = req;
+  const rec = campaignOr404(state, req.params.id!);
+  if (req.body === null || typeof req.body !== "object" || Array.isArray(req.body))
+    throw invalid('The body must be {externalIds: [...]} or {scope: "roster"}.', {
+      body: ["must be a JSON object"],
+    });
+  const r = AssignmentBody.safeParse(req.body);
+  if (!r.success) throw invalid("The assignment request is not valid.", issueDetails(r.error));
+  const body = r.data;
+  if (rec.status === "ended") throw ended("The campaign has ended; no links can be assigned.");
+  refuseViewOnly(state, rec);
+  const running = jobInProgress(state, rec.id);
+  if (running)
+    throw conflict(`Assignment job ${running.id} is already ${running.status} for this campaign.`, {
+      jobId: [running.id],
+    });
+
+  const { pending, unmatchedIds, selection } = selectCreators(state, linksOf(state, rec.id), body);
+  const { matched } = selection;
   if (pending.length === 0) {
     const why =
       matched === 0

@@ -5,7 +5,8 @@ import { LIMITS } from "../../spec/limits.js";
 import { COUNTING_STATES, FEED_MODE_PARAMS, RANGE_MODE_PARAMS } from "../../spec/redemptions.js";
 import { toIso } from "../clock.js";
 import { brandOf, findCampaign } from "../domain/campaigns.js";
-import { dayBoundariesSec, rangeInput, resolveRange } from "../domain/dates.js";
+import { dayBoundariesSec } from "../../spec/days.js";
+import { rangeInput, resolveRange } from "../domain/dates.js";
 import { FLAG_EXCLUDED, FLAG_TEST, type Traffic } from "../domain/traffic.js";
 import { invalid, notFound } from "../errors.js";
 import type { Handlers, SandboxRequest, SandboxResponse } from "../http.js";
@@ -61,7 +62,7 @@ function feedWindow(req: SandboxRequest, t: Traffic): { start: number; size: num
 }
 
 /** The feed page of redemptions [start, start + size) as JSON bytes, written straight from the columns. */
-export function feedPageBytes(state: OrgState, t: Traffic, start: number, size: number): Buffer {
+function feedPageBytes(state: OrgState, t: Traffic, start: number, size: number): Buffer {
   const end = Math.min(t.redemptionCount, start + size);
   const w = new FeedPageWriter(new RedemptionRenderer(state, t), t, (end - start) * 640 + 256);
   w.raw(ITEMS_OPEN);
@@ -245,7 +246,7 @@ function range(req: SandboxRequest, t: Traffic): SandboxResponse {
 }
 
 /** The index of a redemption id of this organization, or undefined. */
-export function redemptionIndex(state: OrgState, id: string): number | undefined {
+function redemptionIndex(state: OrgState, id: string): number | undefined {
   const t = trafficOf(state);
   const i = t.redemptionIds.indexOf(id);
   return i !== undefined && i < t.redemptionCount ? i : undefined;

@@ -8,16 +8,8 @@
 // totals are exact sums of those campaign figures, so brand rows always sum to the totals.
 import { LIMITS } from "../../spec/limits.js";
 import { brandOf, campaignReference, campaignsOf, campaignView, findCampaign } from "../domain/campaigns.js";
-import {
-  addDays,
-  dayBoundariesSec,
-  dayIndex,
-  daysOf,
-  type ResolvedRange,
-  rangeInput,
-  resolveRange,
-  startOfDayMs,
-} from "../domain/dates.js";
+import { addDays, dayBoundariesSec, dayIndex, daysOf, startOfDayMs } from "../../spec/days.js";
+import { type ResolvedRange, rangeInput, resolveRange } from "../domain/dates.js";
 import {
   type Dec,
   estimatedCommission,
@@ -53,6 +45,36 @@ interface Aggregate {
 const CREATOR_SPAN = 2 ** 25;
 const linkKey = (ci: number, creator: number) => ci * CREATOR_SPAN + creator;
 
+type Bump = (ci: number, creator: number, day: number, field: keyof Counts) => void;
+
+/** Link views of the masked campaigns within the bounds, once per origin per link per reporting day. */
+function countViews(t: Traffic, bounds: Float64Array, mask: Uint8Array, bump: Bump): void {
+  const startS = bounds[0]!;
+  const endS = bounds[bounds.length - 1]!;
+  const seen = new Map<number, Set<number>>();
+  const vc = t.viewCampaign.data;
+  const vcr = t.viewCreator.data;
+  const vo = t.viewOrigin.data;
+  const va = t.viewAt.data;
+  for (let i = 0; i < t.viewCount; i++) {
+    const ci = vc[i]!;
+    if (!mask[ci]) continue;
+    const at = va[i]!;
+    if (at < startS || at >= endS) continue;
+    const day = dayIndex(bounds, at);
+    const lk = linkKey(ci, vcr[i]!);
+    let s = seen.get(lk);
+    if (!s) {
+      s = new Set();
+      seen.set(lk, s);
+    }
+    const key = vo[i]! * 1024 + day;
+    if (s.has(key)) continue;
+    s.add(key);
+    bump(ci, vcr[i]!, day, "linkViews");
+  }
+}
+
 /**
  * Counts traffic of the selected campaign indexes within the range's days.
  * views: whether to count link views (once per origin per link per reporting day).
@@ -76,7 +98,7 @@ function aggregate(
     mask[ci] = 1;
     out.campaigns.set(ci, zero());
   }
-  const bump = (ci: number, creator: number, day: number, field: keyof Counts) => {
+  const bump: Bump = (ci, creator, day, field) => {
     out.campaigns.get(ci)![field]++;
     if (opts.creators && creator >= 0) {
       const k = linkKey(ci, creator);
@@ -90,30 +112,7 @@ function aggregate(
     if (opts.daily && day >= 0) out.daily[day]![field]++;
   };
 
-  if (opts.views) {
-    const seen = new Map<number, Set<number>>();
-    const vc = t.viewCampaign.data;
-    const vcr = t.viewCreator.data;
-    const vo = t.viewOrigin.data;
-    const va = t.viewAt.data;
-    for (let i = 0; i < t.viewCount; i++) {
-      const ci = vc[i]!;
-      if (!mask[ci]) continue;
-      const at = va[i]!;
-      if (at < startS || at >= endS) continue;
-      const day = dayIndex(bounds, at);
-      const lk = linkKey(ci, vcr[i]!);
-      let s = seen.get(lk);
-      if (!s) {
-        s = new Set();
-        seen.set(lk, s);
-      }
-      const key = vo[i]! * 1024 + day;
-      if (s.has(key)) continue;
-      s.add(key);
-      bump(ci, vcr[i]!, day, "linkViews");
-    }
-  }
+  if (opts.views) countViews(t, bounds, mask, bump);
 
   const cc = t.codeCampaign.data;
   const ccr = t.codeCreator.data;

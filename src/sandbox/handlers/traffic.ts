@@ -1,7 +1,7 @@
 // Control routes of shopper traffic (not part of the Partner API): simulate traffic, record one link
 // open, and set the organization's reporting time zone and alert recipients.
 import { z } from "zod";
-import { isTimeZone } from "../domain/dates.js";
+import { isTimeZone } from "../../spec/days.js";
 import { invalid, notFound } from "../errors.js";
 import { ok, type Handlers } from "../http.js";
 import { recordView, SimulateBody, simulate } from "../simulate.js";

@@ -16,9 +16,9 @@ import type { RosterSource } from "./read.js";
 import type { ImportSettings } from "./state.js";
 
 /** How many distinct ids are looked up. */
-export const SAMPLE_SIZE = 20;
+const SAMPLE_SIZE = 20;
 /** The most records read (and held) for the sample: a file of rejected or repeated rows is not held whole. */
-export const SAMPLE_MAX_RECORDS = 10_000;
+const SAMPLE_MAX_RECORDS = 10_000;
 
 interface Sampled {
   line: number;
@@ -30,7 +30,7 @@ interface Sampled {
  * holding the first SAMPLE_MAX_RECORDS records have fewer). The blocks read for them are handed out
  * again: the source returned reads the same records as `src` would have.
  */
-export async function sampleIds(
+async function sampleIds(
   src: RosterSource,
   clearEmpty: boolean,
   n: number,

@@ -58,7 +58,7 @@ export async function openOutputs(
 }
 
 /** --dry-run shows this many rows as they would be sent. */
-export const DRY_RUN_SAMPLE = 5;
+const DRY_RUN_SAMPLE = 5;
 const SAMPLE_FIELDS = ["externalId", "name", "email", "handle", "active"] as const;
 
 /**
