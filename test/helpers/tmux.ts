@@ -1,6 +1,7 @@
 // A real terminal for end-to-end tests: a detached tmux session on a private socket running one
 // shell command, its screen read with capture-pane. Tests skip (saying so) when tmux is absent.
 import { execFileSync, spawnSync } from "node:child_process";
+import { until } from "./wait.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
@@ -9,6 +10,20 @@ export const tmuxSkipNote = hasTmux ? "" : " (SKIPPED: tmux is not installed)";
 
 /** Quotes a value for the shell command tmux runs. */
 export const shq = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+
+/** Waits until `screen()` matches `re` and returns it; on a timeout the error shows the last screen. */
+export async function screenShows(screen: () => string, re: RegExp, what: string, timeoutMs = 30_000) {
+  let last = "";
+  try {
+    const shows = () => {
+      last = screen();
+      return re.test(last) ? last : undefined;
+    };
+    return await until(shows, timeoutMs, what);
+  } catch {
+    throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
+  }
+}
 
 export interface TmuxSession {
   screen(): string;
@@ -26,15 +41,7 @@ export function tmuxSession(command: string, name = "t", size = { width: 220, he
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
   return {
     screen,
-    async waitFor(re, what, timeoutMs = 30_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const s = screen();
-        if (re.test(s)) return s;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    waitFor: (re, what, timeoutMs = 30_000) => screenShows(screen, re, what, timeoutMs),
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     enter: () => void tmux("send-keys", "-t", name, "Enter"),
     kill() {

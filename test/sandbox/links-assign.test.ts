@@ -12,6 +12,7 @@ import { brandAccess, eventsOf, link, main, path, putCreator, setStatus } from "
 import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
+import { until } from "../helpers/wait.js";
 
 const box = useSandbox({ seed: "empty" });
 
@@ -28,16 +29,16 @@ async function batch(s: RunningSandbox, creators: { externalId: string; name: st
 /** Polls the job until it finishes; returns every state seen. */
 async function poll(s: RunningSandbox, campaignId: string, jobId: string, everyMs = 20) {
   const seen: AssignmentJob[] = [];
-  for (let i = 0; i < 1000; i++) {
+  const finished = async () => {
     const job = strict(
       strictLinks.AssignmentJob,
       await http(s, "GET", `/campaigns/${campaignId}/assignments/${jobId}`),
     );
     seen.push(job);
-    if (job.status === "completed" || job.status === "failed") return seen;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error("job did not finish");
+    return job.status === "completed" || job.status === "failed";
+  };
+  await until(finished, 60_000, "the job finished", everyMs);
+  return seen;
 }
 
 describe("request body", () => {
@@ -354,7 +355,9 @@ describe("a 10,000-creator roster", () => {
         unmatchedSample: [],
       });
       expect(job.totalCount).toBe(10_000);
-      const seen = await poll(big, c.id, job.id, 25);
+      // The accepted job is queued (its first step falls due at once: a poll may come after it).
+      expect(job.status).toBe("queued");
+      const seen = [job, ...(await poll(big, c.id, job.id, 25))];
       const statuses = new Set(seen.map((j) => j.status));
       expect(statuses).toEqual(new Set(["queued", "running", "completed"]));
       const running = seen.filter((j) => j.status === "running").map((j) => j.assignedCount);
@@ -409,15 +412,15 @@ describe("restart", () => {
       );
       jobId = job.id;
       // stop part-way: running with the first chunk assigned
-      for (;;) {
+      const partWay = async () => {
         const j = strict(
           strictLinks.AssignmentJob,
           await http(first, "GET", `/campaigns/${c.id}/assignments/${job.id}`),
         );
-        if (j.status === "running" && j.assignedCount > 0) break;
         expect(j.status).not.toBe("completed");
-        await new Promise((r) => setTimeout(r, 5));
-      }
+        return j.status === "running" && j.assignedCount > 0;
+      };
+      await until(partWay, 30_000, "the job running part-way", 5);
     });
     // The database holds the job part-way.
     const savedJob = await readStore(
