@@ -107,6 +107,36 @@ class DeliveryEngine {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
+  /**
+   * Resolves once the engine has nothing left to do now: no attempt in flight, none about to start
+   * (a pump asked for) and no delivery due on the sandbox clock for an active endpoint. What is due
+   * later waits for time to move. Tests await it before asserting that nothing (more) was sent.
+   */
+  async quiet(): Promise<void> {
+    for (;;) {
+      // One turn of the event loop: a pump asked for (pumpSoon) runs first.
+      await new Promise<void>((r) => setImmediate(r));
+      if (this.stopped || Date.now() > this.startsUntil) return;
+      if (this.busy.size > 0) await this.idle();
+      else if (this.soon || this.dueNow()) this.pump();
+      else return;
+    }
+  }
+
+  /** Whether an active endpoint not busy has a delivery due now on the sandbox clock. */
+  private dueNow(): boolean {
+    const now = this.sb.clock.nowMs();
+    for (const state of this.sb.store.orgs.values()) {
+      const a = state.webhooks;
+      for (const d of a.deliveries.where("next_attempt_ms", { notNull: true })) {
+        if (d.nextAttemptAtMs === null || d.nextAttemptAtMs > now) continue;
+        const ep = a.endpoints.get(d.endpointId);
+        if (ep?.active && !this.busy.has(ep.id)) return true;
+      }
+    }
+    return false;
+  }
+
   /** The endpoints of each organization, read again only after the endpoints table was written. */
   private readonly endpointCache = new Map<string, { writes: number; list: EndpointRecord[] }>();
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir, useSandbox } from "../helpers/harness.js";
+import { until } from "../helpers/wait.js";
 
 const s = useSandbox({ seed: "demo" });
 
@@ -109,8 +110,7 @@ describe.skipIf(!hasTools)("with a Secret Service (GNOME Keyring in a private D-
 </busconfig>`,
     );
     bus = spawn("dbus-daemon", [`--config-file=${config}`, "--nofork"], { stdio: "ignore" });
-    for (let i = 0; i < 100 && !existsSync(join(home, "bus")); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await until(() => existsSync(join(home, "bus")), 5000, "the D-Bus socket").catch(() => {});
     env = {
       HOME: home,
       XDG_RUNTIME_DIR: home,
@@ -127,7 +127,7 @@ describe.skipIf(!hasTools)("with a Secret Service (GNOME Keyring in a private D-
     });
     keyring.stdin!.end("test-password");
     // Ready when secret-tool can store into the login collection.
-    for (let i = 0; i < 100; i++) {
+    const stored = async () => {
       const probe = await execa(
         "secret-tool",
         ["store", "--label=probe", "service", "probe", "account", "probe"],
@@ -137,11 +137,12 @@ describe.skipIf(!hasTools)("with a Secret Service (GNOME Keyring in a private D-
           reject: false,
         },
       );
-      if (probe.exitCode === 0) return;
-      said += `probe: ${probe.stderr}\n`;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`GNOME Keyring did not come up in the private D-Bus session: ${said}`);
+      said += probe.exitCode === 0 ? "" : `probe: ${probe.stderr}\n`;
+      return probe.exitCode === 0;
+    };
+    await until(stored, 10_000, "GNOME Keyring", 100).catch(() => {
+      throw new Error(`GNOME Keyring did not come up in the private D-Bus session: ${said}`);
+    });
   });
   afterAll(() => {
     keyring?.kill();

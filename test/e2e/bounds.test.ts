@@ -20,8 +20,8 @@ import { BIN, cli } from "../helpers/cli.js";
 import { runIn } from "../helpers/run.js";
 import { http, tempDir } from "../helpers/sandbox.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
+import { until } from "../helpers/wait.js";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NO_STACK = /ECOMPROMISED|\n\s+at .+:\d+:\d+|Unexpected error/;
 
 const box = useSandbox();
@@ -395,7 +395,9 @@ describe("a run stopped with SIGSTOP keeps its lock", () => {
       const args = ["redemptions", "export", "--out", out, "--page-size", "50"];
       const first = execa("node", [BIN, ...args], { env, reject: false, stdin: "ignore", timeout: 90_000 });
       const size = () => (existsSync(out) ? statSync(out).size : 0);
-      for (let i = 0; i < 2000 && size() < 20_000 && first.exitCode === null; i++) await sleep(10);
+      await until(() => size() >= 20_000 || first.exitCode !== null, 20_000, "20 kB exported").catch(
+        () => {},
+      );
       expect(first.exitCode).toBeNull();
       first.kill("SIGSTOP");
       try {

@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { day } from "../campaigns/helpers.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
+import { screenShows } from "../helpers/tmux.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 
@@ -120,15 +121,7 @@ describe("campaigns create: interactive setup in a real terminal (tmux)", () => 
       const session = "setup";
       const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
       const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
-      const waitFor = async (re: RegExp, what: string) => {
-        const until = Date.now() + 30_000;
-        for (;;) {
-          const s = screen();
-          if (re.test(s)) return s;
-          if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      };
+      const waitFor = (re: RegExp, what: string) => screenShows(screen, re, what);
       const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
       const command = [
         "env",

@@ -11,11 +11,10 @@ import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { randomMoment, until } from "../helpers/wait.js";
 
 const csvIds = (bytes: Buffer) =>
   (parse(bytes, { columns: true }) as Record<string, string>[]).map((r) => r.id!);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("redemptions export (e2e)", () => {
   const s = useSandbox();
@@ -52,12 +51,11 @@ describe("redemptions export (e2e)", () => {
         const before = size();
         if (i % 2 === 0) {
           // Half the kills land while rows are being written: wait until the file grows, then a bit more.
-          const deadline = Date.now() + 20_000;
-          while (size() <= before && child.exitCode === null && Date.now() < deadline) await sleep(10);
-          await sleep(Math.floor(Math.random() * 150));
+          await until(() => size() > before || child.exitCode !== null, 20_000).catch(() => {});
+          await randomMoment(150);
         } else {
           // The other half at any moment, start-up included.
-          await sleep(Math.floor(Math.random() * 1500));
+          await randomMoment(1500);
         }
         if (child.exitCode === null && child.kill("SIGKILL")) {
           killed++;

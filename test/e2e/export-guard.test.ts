@@ -27,8 +27,7 @@ import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { until } from "../helpers/wait.js";
 
 /** The ids in an export file (CSV, or NDJSON for *.ndjson). */
 function idsIn(
@@ -480,8 +479,9 @@ describe("locks", () => {
         stdin: "ignore",
       },
     );
-    const deadline = Date.now() + 30_000;
-    while ((!existsSync(out) || statSync(out).size === 0) && Date.now() < deadline) await sleep(10);
+    await until(() => existsSync(out) && statSync(out).size > 0, 30_000, "the first rows written").catch(
+      () => {},
+    );
     child.kill("SIGSTOP");
     return {
       async finish() {

@@ -11,6 +11,7 @@ import { makeCampaign } from "../helpers/fixtures.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { until } from "../helpers/wait.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -109,11 +110,7 @@ describe("links (built bin)", () => {
       reject: false,
       stdin: "ignore",
     });
-    const until = Date.now() + 60_000;
-    while (savedJobs().length === 0) {
-      if (Date.now() > until) throw new Error("the job id was never saved");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(() => savedJobs().length > 0, 60_000, "the job id saved");
     child.kill("SIGKILL");
     const killed = await child;
     expect(killed.signal).toBe("SIGKILL");

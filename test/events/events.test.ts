@@ -5,6 +5,7 @@ import type { OrgState } from "../../src/sandbox/store.js";
 import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
+import { until } from "../helpers/wait.js";
 
 const s = useSandbox({ seed: "empty" });
 let org: OrgState;
@@ -129,8 +130,11 @@ describe("events tail", () => {
     const { ctx, stderr } = s.context();
     // The run's Ctrl-C signal, for the test.
     (ctx as unknown as { signal: AbortSignal }).signal = ac.signal;
-    setTimeout(() => ac.abort(), 100);
-    await eventsTailRun({ interval: 20 }, ctx);
+    const run = eventsTailRun({ interval: 20 }, ctx);
+    // Ctrl-C once it follows the log.
+    await until(() => stderr().includes("Following the event log"), 10_000, "the tail following");
+    ac.abort();
+    await run;
     expect(stderr()).toContain("Stopped following");
     await ctx.close();
   });

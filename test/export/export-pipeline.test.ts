@@ -18,6 +18,7 @@ import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { FEED, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { feedIds } from "./arrange.js";
+import { until } from "../helpers/wait.js";
 
 interface Save {
   /** The output file's size when the save started. */
@@ -60,6 +61,19 @@ const csvIds = (bytes: Buffer) =>
 /** Runs an export of `out`, recording every save of its checkpoints. */
 async function recordedRun(configDir: string, out: string, limit: number) {
   const saves: Save[] = [];
+  const t = s.context({ configDir });
+  // Feed requests in flight (the read-ahead): a save waits until they have landed.
+  let inFlight = 0;
+  const api = await t.ctx.api();
+  const call = api.call.bind(api);
+  api.call = (async (spec: Parameters<typeof call>[0]) => {
+    inFlight++;
+    try {
+      return await call(spec);
+    } finally {
+      inFlight--;
+    }
+  }) as typeof api.call;
   const real = CheckpointStore.prototype.save;
   vi.spyOn(CheckpointStore.prototype, "save").mockImplementation(async function (
     this: CheckpointStore,
@@ -67,8 +81,8 @@ async function recordedRun(configDir: string, out: string, limit: number) {
     put,
     remove,
   ) {
-    // Give the read-ahead time to land, so that pages are there to be recorded with a save.
-    await new Promise((r) => setTimeout(r, 15));
+    // Let the read-ahead land, so that pages are there to be recorded with a save.
+    await until(() => inFlight === 0, 30_000, "the read-ahead landed", 1);
     const sizeBefore = statSync(out, { throwIfNoEntry: false })?.size ?? 0;
     const result = await real.call(this, dest, put, remove);
     const cursorFile = this.fileOf(dest);
@@ -79,7 +93,6 @@ async function recordedRun(configDir: string, out: string, limit: number) {
     if (cp?.file) saves.push({ sizeBefore, file: cp.file, cursorFile, text });
     return result;
   });
-  const t = s.context({ configDir });
   try {
     const summary = await redemptionsExportRun({ out, pageSize: limit }, t.ctx);
     return { summary, saves };

@@ -15,6 +15,7 @@ import { SEED } from "../../src/sandbox/seed.js";
 import { type Campaign, strictCampaigns } from "../../src/spec/campaigns.js";
 import { type RunResult, runResult } from "./result.js";
 import { capturedOf, http, type RunningSandbox, type TestContextOptions, testContext } from "./sandbox.js";
+import { until } from "./wait.js";
 
 export { SEED };
 export type { RunResult };
@@ -131,11 +132,14 @@ export async function makeCampaign(t: SandboxLike, o: CampaignInit = {}): Promis
 async function assignRoster(sb: RunningSandbox, id: string, key: string) {
   const job = await http(sb, "POST", `/campaigns/${id}/assignments`, { body: { scope: "roster" }, key });
   must("assign", job, 202);
-  for (let i = 0; i < 200; i++) {
-    const j = await http(sb, "GET", `/campaigns/${id}/assignments/${job.body.job.id}`, { key });
-    if (j.body.status === "completed" || j.body.status === "failed") return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await until(
+    async () => {
+      const j = await http(sb, "GET", `/campaigns/${id}/assignments/${job.body.job.id}`, { key });
+      return j.body.status === "completed" || j.body.status === "failed";
+    },
+    30_000,
+    "the roster assignment job finished",
+  );
 }
 
 /** A campaign as GET /campaigns/{id} shows it (strictly parsed). */

@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "./wait.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
@@ -12,6 +13,20 @@ export const tmuxSkipNote = hasTmux ? "" : " (SKIPPED: tmux is not installed)";
 
 /** Quotes a value for the shell command tmux runs. */
 export const shq = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+
+/** Waits until `screen()` matches `re` and returns it; on a timeout the error shows the last screen. */
+export async function screenShows(screen: () => string, re: RegExp, what: string, timeoutMs = 30_000) {
+  let last = "";
+  try {
+    const shows = () => {
+      last = screen();
+      return re.test(last) ? last : undefined;
+    };
+    return await until(shows, timeoutMs, what);
+  } catch {
+    throw new Error(`timed out waiting for ${what}; screen:\n${last}`);
+  }
+}
 
 export interface TmuxSession {
   screen(): string;
@@ -31,15 +46,7 @@ export function tmuxSession(command: string, name = "t", size = { width: 220, he
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
   return {
     screen,
-    async waitFor(re, what, timeoutMs = 30_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const s = screen();
-        if (re.test(s)) return s;
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    waitFor: (re, what, timeoutMs = 30_000) => screenShows(screen, re, what, timeoutMs),
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     enter: () => void tmux("send-keys", "-t", name, "Enter"),
     record: (path) => void tmux("pipe-pane", "-o", "-t", name, `cat >> ${shq(path)}`),
@@ -73,13 +80,14 @@ export async function recordInTerminal(command: string, name = "rec"): Promise<R
     t.record(log);
     t.enter();
     const screen = await t.waitFor(/EXIT=\d+/, `the end of ${command}`, 120_000);
-    const until = Date.now() + 30_000;
-    let bytes = "";
-    while (!/EXIT=\d+/.test(bytes)) {
-      if (Date.now() > until) throw new Error(`the recording of ${command} has no exit code:\n${bytes}`);
-      await new Promise((r) => setTimeout(r, 50));
-      bytes = existsSync(log) ? readFileSync(log, "utf8") : "";
-    }
+    const bytes = await until(
+      () => {
+        const b = existsSync(log) ? readFileSync(log, "utf8") : "";
+        return /EXIT=\d+/.test(b) && b;
+      },
+      30_000,
+      `the exit code of ${command} in its recording`,
+    );
     return { bytes, screen, exitCode: Number(/EXIT=(\d+)/.exec(bytes)![1]) };
   } finally {
     t.kill();

@@ -5,6 +5,7 @@ import { type ImportOptions, rosterImportRun } from "../../src/commands/roster/i
 import { creator, creatorCount, errorText, writeTemp } from "./harness.js";
 import { runFn } from "../helpers/fixtures.js";
 import { useSandbox } from "../helpers/harness.js";
+import { until } from "../helpers/wait.js";
 
 const s = useSandbox();
 beforeEach(async () => {
@@ -381,11 +382,13 @@ describe("roster import", () => {
         globals: { json: true },
         signal: ac.signal,
         intercept: async (spec, call) => {
-          if (++calls === 2) {
-            s.sb.faults.set({ latencyMs: 400 });
-            setTimeout(() => ac.abort(), 100);
-          }
-          return call(spec);
+          if (++calls !== 2) return call(spec);
+          // Batch 2 stalls at the sandbox; Ctrl-C once the sandbox holds it.
+          s.sb.faults.set({ next: ["stall"], stallMs: 30_000 });
+          const sent = call(spec);
+          await until(() => s.sb.faults.config.next.length === 0, 10_000, "batch 2 at the sandbox");
+          ac.abort();
+          return sent;
         },
       },
     );

@@ -9,6 +9,7 @@ import { createIo } from "../../src/io/io.js";
 import { formatEta, renderBar, startProgress } from "../../src/io/progress.js";
 import { BIN } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
+import { screenShows } from "../helpers/tmux.js";
 import { useSandbox } from "../helpers/harness.js";
 
 function ttyIo(tty = true) {
@@ -102,15 +103,7 @@ describe("roster import in a real terminal (tmux)", () => {
       const session = "import";
       const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
       const screen = () => tmux("capture-pane", "-p", "-J", "-t", session);
-      const waitFor = async (re: RegExp, what: string) => {
-        const until = Date.now() + 60_000;
-        for (;;) {
-          const s = screen();
-          if (re.test(s)) return s;
-          if (Date.now() > until) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      };
+      const waitFor = (re: RegExp, what: string) => screenShows(screen, re, what, 60_000);
       const q = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
       const command = [
         "env",

@@ -3,11 +3,13 @@
 // so concurrent commands take turns.
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getMe } from "../../src/api/me.js";
+import { systemClock } from "../../src/clock.js";
 import { startEmbeddedSandbox } from "../../src/sandbox/embedded.js";
 import { DB_FILE } from "../../src/sandbox/store.js";
 import { http, type RunningSandbox, tempDir, testContext } from "../helpers/sandbox.js";
+import { until } from "../helpers/wait.js";
 
 const asSb = (e: { url: string; writeKey: string }) => e as unknown as RunningSandbox;
 
@@ -76,13 +78,19 @@ describe("embedded sandbox", () => {
   it("a second command waits for the first (lock), then sees its writes", async () => {
     const dir = join(tempDir(), "sandbox");
     const a = await startEmbeddedSandbox(dir);
+    await http(asSb(a), "PUT", "/creators/first", { body: { name: "First" } });
+    // The lock's retry loop pauses on the system clock: its first pause means B tried and was refused.
+    const pauses = vi.spyOn(systemClock, "sleep");
     let bReady = false;
     const bPromise = startEmbeddedSandbox(dir).then((b) => {
       bReady = true;
       return b;
     });
-    await http(asSb(a), "PUT", "/creators/first", { body: { name: "First" } });
-    await new Promise((r) => setTimeout(r, 400));
+    try {
+      await until(() => pauses.mock.calls.length > 0, 10_000, "the second command waiting for the lock");
+    } finally {
+      pauses.mockRestore();
+    }
     expect(bReady).toBe(false);
     await a.close();
     const b = await bPromise;

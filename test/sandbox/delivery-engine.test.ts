@@ -73,7 +73,8 @@ async function attempts(id: string, n: number) {
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until the engine has nothing due now: then "nothing (more) was sent" is a fact, not a guess. */
+const quiet = () => deliveryEngine(s.sb.sandbox)!.quiet();
 
 describe("a delivery", () => {
   it("POSTs the envelope with the spec's headers and a signature openssl agrees with", async () => {
@@ -138,7 +139,7 @@ describe("a delivery", () => {
       failed: 0,
     });
     await rx.waitFor(1);
-    await sleep(150);
+    await quiet();
     expect(rx.requests.map((r) => r.headers["service-event-id"])).toEqual([job.id]);
     expect(rx.requests.map((r) => r.headers["service-event-id"])).not.toContain(before.id);
     expect(other.requests).toHaveLength(0);
@@ -164,7 +165,7 @@ describe("a delivery", () => {
       const sig = splitSignature(r.headers["service-signature"] as string);
       expect(sig.v1).toEqual([opensslHmac(secret, sig.t, r.body)]);
     }
-    await sleep(100);
+    await quiet();
     expect(c.requests).toHaveLength(0);
     expect((await detail(ec.id)).recentDeliveries).toEqual([]);
   });
@@ -176,6 +177,18 @@ describe("a delivery", () => {
     await rx.waitFor(4);
     expect(rx.requests.map((r) => r.headers["service-event-id"])).toEqual(ids);
     expect(rx.maxConcurrent).toBe(1);
+  });
+
+  it("quiet() resolves once every delivery due now was sent and recorded", async () => {
+    rx.fallback = { status: 200, delayMs: 20 };
+    const { id } = await register(rx.url);
+    const ids = [emit().id, emit().id, emit().id];
+    await quiet();
+    expect(rx.requests.map((r) => r.headers["service-event-id"])).toEqual(ids);
+    const d = await detail(id);
+    expect(d.recentDeliveries.map((x) => [x.eventId, x.attempts, x.deliveredAt !== null])).toEqual(
+      [...ids].reverse().map((e) => [e, 1, true]),
+    );
   });
 
   it("keeps at most 50 recentDeliveries, newest first", async () => {
@@ -211,7 +224,7 @@ describe("retries", () => {
       expect(Math.abs(gap - WAITS[i]!)).toBeLessThanOrEqual(1000);
       // Not due before the wait has passed...
       await advance(WAITS[i]! - 3000);
-      await sleep(60);
+      await quiet();
       expect(rx.requests).toHaveLength(i + 1);
       // ...due once it has.
       await advance(3000);
@@ -227,7 +240,7 @@ describe("retries", () => {
     expect(final).toMatchObject({ attempts: 7, nextAttemptAt: null, lastFailureCategory: "rejected" });
     expect(final.failedAt).not.toBeNull();
     await advance(72 * HOUR);
-    await sleep(80);
+    await quiet();
     expect(rx.requests).toHaveLength(7);
     // The endpoint stays active.
     expect((await detail(id)).webhook).toMatchObject({ active: true, status: "needs_attention" });
@@ -265,7 +278,7 @@ describe("retries", () => {
     const d = await attempts(id, 1);
     expect(d.recentDeliveries[0]).toMatchObject({ lastStatusCode: 302, lastFailureCategory: "redirected" });
     expect(d.recentDeliveries[0]!.nextAttemptAt).not.toBeNull();
-    await sleep(100);
+    await quiet();
     expect(target.requests).toHaveLength(0);
   });
 
@@ -322,7 +335,7 @@ describe("endpoint changes", () => {
     const sample = await s.http("POST", `/webhooks/${id}/test`, { body: { type: "campaign.supply_low" } });
     expect(sample.status).toBe(202);
     await advance(2 * HOUR);
-    await sleep(100);
+    await quiet();
     expect(rx.requests).toHaveLength(1);
     let d = await detail(id);
     expect(d.recentDeliveries.map((x) => x.eventId)).toEqual([sample.body.id, first.id]);
@@ -351,7 +364,7 @@ describe("endpoint changes", () => {
     await attempts(id, 1);
     expect((await s.http("DELETE", `/webhooks/${id}`)).status).toBe(204);
     await advance(2 * HOUR);
-    await sleep(100);
+    await quiet();
     expect(rx.requests).toHaveLength(1);
   });
 

@@ -3,6 +3,7 @@
 import { expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { verifySignature } from "../../src/webhooks/signature.js";
+import { deliveryEngine } from "../../src/sandbox/delivery.js";
 import { events } from "./traffic-util.js";
 import { TRAFFIC, makeCampaign, simulate } from "../helpers/fixtures.js";
 import { receiver, until } from "./webhooks-receiver.js";
@@ -31,7 +32,7 @@ it("every logged event parses strictly for its type and is delivered once with a
       expect(r.success, `${e.type}: ${JSON.stringify(r.error?.issues)}`).toBe(true);
     }
     await rx.waitFor(log.length, 20_000);
-    await new Promise((r) => setTimeout(r, 100));
+    await deliveryEngine(s.sb.sandbox)!.quiet();
     const ids = rx.requests.map((r) => r.headers["service-event-id"]);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(log.map((e) => e.id).sort());

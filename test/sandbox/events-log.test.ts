@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES, strictEvents } from "../../src/spec/events.js";
 import { toIso } from "../../src/sandbox/clock.js";
+import { deliveryEngine } from "../../src/sandbox/delivery.js";
 import type { EventEnvelope, OrgState } from "../../src/sandbox/store.js";
 import { receiver } from "./webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
@@ -238,7 +239,7 @@ describe("replay", () => {
       expect(reg.status).toBe(201);
       await readAll();
       await s.http("GET", `/events/${(await page("?limit=1")).items[0]!.id}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await deliveryEngine(s.sb.sandbox)!.quiet();
       expect(rx.requests).toHaveLength(0);
       await s.http("DELETE", `/webhooks/${reg.body.webhook.id}`);
     } finally {

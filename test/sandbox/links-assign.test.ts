@@ -12,6 +12,7 @@ import { brandAccess, eventsOf, link, main, path, putCreator, setStatus } from "
 import { makeCampaign } from "../helpers/fixtures.js";
 import { useSandbox, withSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
+import { until } from "../helpers/wait.js";
 
 const box = useSandbox({ seed: "empty" });
 
@@ -28,16 +29,46 @@ async function batch(s: RunningSandbox, creators: { externalId: string; name: st
 /** Polls the job until it finishes; returns every state seen. */
 async function poll(s: RunningSandbox, campaignId: string, jobId: string, everyMs = 20) {
   const seen: AssignmentJob[] = [];
-  for (let i = 0; i < 1000; i++) {
+  const finished = async () => {
+    const job = strict(
+      strictLinks.AssignmentJob,
+      await http(s, "GET", `/campaigns/${campaignId}/assignments/${jobId}`),
+    );
+    seen.push(job);
+    return job.status === "completed" || job.status === "failed";
+  };
+  await until(finished, 60_000, "the job finished", everyMs);
+  return seen;
+}
+
+/**
+ * Runs `fn` with the pace's tick set to `tickMs`: made longer than a test can take, no step falls
+ * due in real time, and a job moves only when the sandbox clock is advanced (stepByStep).
+ */
+async function withPace<T>(tickMs: number, fn: () => Promise<T>): Promise<T> {
+  const was = JOB_PACE.tickMs;
+  JOB_PACE.tickMs = tickMs;
+  try {
+    return await fn();
+  } finally {
+    JOB_PACE.tickMs = was;
+  }
+}
+
+/** Reads the job, advancing the sandbox clock one tick between two reads, until it finishes. */
+async function stepByStep(s: RunningSandbox, campaignId: string, jobId: string) {
+  const seen: AssignmentJob[] = [];
+  for (let i = 0; i < 100; i++) {
     const job = strict(
       strictLinks.AssignmentJob,
       await http(s, "GET", `/campaigns/${campaignId}/assignments/${jobId}`),
     );
     seen.push(job);
     if (job.status === "completed" || job.status === "failed") return seen;
-    await new Promise((r) => setTimeout(r, everyMs));
+    const step = await http(s, "POST", "/advance", { control: true, body: { duration: JOB_PACE.tickMs } });
+    expect(step.status).toBe(200);
   }
-  throw new Error("job did not finish");
+  throw new Error("the job did not finish in 100 steps");
 }
 
 describe("request body", () => {
@@ -202,44 +233,46 @@ describe("refusals (no job created)", () => {
     });
   });
 
-  it("409 while another job is queued or running (names the job), 409 ended, 409 brand access lost", async () => {
-    const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
-    await batch(box.sb, [
-      { externalId: "q-1", name: "Q1" },
-      { externalId: "q-2", name: "Q2" },
-    ]);
-    const { job } = strict(
-      strictLinks.AssignmentAccepted,
-      await assign(box.sb, c.id, { externalIds: ["q-1"] }),
-      202,
-    );
-    const n0 = jobsCount(box.sb);
-    const busy = await assign(box.sb, c.id, { externalIds: ["q-2"] });
-    const d = expectError(busy, 409, "conflict", ["jobId"]);
-    expect(d).toEqual({ jobId: [job.id] });
-    expect(busy.body.error.message).toContain(job.id);
-    expect(jobsCount(box.sb)).toBe(n0);
-    await poll(box.sb, c.id, job.id);
-    // another campaign is not blocked by it; after completion a new job is accepted
-    const next = strict(
-      strictLinks.AssignmentAccepted,
-      await assign(box.sb, c.id, { externalIds: ["q-2"] }),
-      202,
-    );
-    await poll(box.sb, c.id, next.job.id);
+  // A minute's tick: the first job is still running when the second request comes, however slow the machine.
+  it("409 while another job is queued or running (names the job), 409 ended, 409 brand access lost", () =>
+    withPace(60_000, async () => {
+      const c = await makeCampaign(box.sb, { baseGs1: SEED.offers.sodaZero, codeLimit: 5 });
+      await batch(box.sb, [
+        { externalId: "q-1", name: "Q1" },
+        { externalId: "q-2", name: "Q2" },
+      ]);
+      const { job } = strict(
+        strictLinks.AssignmentAccepted,
+        await assign(box.sb, c.id, { externalIds: ["q-1"] }),
+        202,
+      );
+      const n0 = jobsCount(box.sb);
+      const busy = await assign(box.sb, c.id, { externalIds: ["q-2"] });
+      const d = expectError(busy, 409, "conflict", ["jobId"]);
+      expect(d).toEqual({ jobId: [job.id] });
+      expect(busy.body.error.message).toContain(job.id);
+      expect(jobsCount(box.sb)).toBe(n0);
+      await stepByStep(box.sb, c.id, job.id);
+      // another campaign is not blocked by it; after completion a new job is accepted
+      const next = strict(
+        strictLinks.AssignmentAccepted,
+        await assign(box.sb, c.id, { externalIds: ["q-2"] }),
+        202,
+      );
+      await stepByStep(box.sb, c.id, next.job.id);
 
-    await putCreator(box.sb, "q-3");
-    await brandAccess(box.sb, c.offer.brand.id, false);
-    try {
+      await putCreator(box.sb, "q-3");
+      await brandAccess(box.sb, c.offer.brand.id, false);
+      try {
+        expectError(await assign(box.sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
+      } finally {
+        await brandAccess(box.sb, c.offer.brand.id, true);
+      }
+      await setStatus(box.sb, c.id, "ended");
       expectError(await assign(box.sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
-    } finally {
-      await brandAccess(box.sb, c.offer.brand.id, true);
-    }
-    await setStatus(box.sb, c.id, "ended");
-    expectError(await assign(box.sb, c.id, { externalIds: ["q-3"] }), 409, "conflict");
-    expectError(await assign(box.sb, c.id, { scope: "roster" }), 409, "conflict");
-    expect(jobsCount(box.sb)).toBe(n0 + 1);
-  });
+      expectError(await assign(box.sb, c.id, { scope: "roster" }), 409, "conflict");
+      expect(jobsCount(box.sb)).toBe(n0 + 1);
+    }));
 });
 
 describe("GET job", () => {
@@ -309,24 +342,26 @@ describe("failed jobs", () => {
     expect(ok).toMatchObject({ status: "completed", assignedCount: 5, failedCount: 0, lastError: null });
   });
 
-  it("a campaign ended while its job runs fails the job", async () => {
-    const c = await makeCampaign(box.sb);
-    const ids = Array.from({ length: 5 }, (_, i) => `e-${i}`);
-    await batch(
-      box.sb,
-      ids.map((externalId) => ({ externalId, name: externalId })),
-    );
-    const { job } = strict(
-      strictLinks.AssignmentAccepted,
-      await assign(box.sb, c.id, { externalIds: ids }),
-      202,
-    );
-    await setStatus(box.sb, c.id, "ended");
-    const done = (await poll(box.sb, c.id, job.id)).at(-1)!;
-    expect(done).toMatchObject({ status: "failed", assignedCount: 0, failedCount: 5 });
-    expect(done.lastError).toMatch(/ended/);
-    expect(done.unassignableExternalIds).toEqual(ids);
-  });
+  // A minute's tick: the job has not finished when the campaign ends, however slow the machine.
+  it("a campaign ended while its job runs fails the job", () =>
+    withPace(60_000, async () => {
+      const c = await makeCampaign(box.sb);
+      const ids = Array.from({ length: 5 }, (_, i) => `e-${i}`);
+      await batch(
+        box.sb,
+        ids.map((externalId) => ({ externalId, name: externalId })),
+      );
+      const { job } = strict(
+        strictLinks.AssignmentAccepted,
+        await assign(box.sb, c.id, { externalIds: ids }),
+        202,
+      );
+      await setStatus(box.sb, c.id, "ended");
+      const done = (await stepByStep(box.sb, c.id, job.id)).at(-1)!;
+      expect(done).toMatchObject({ status: "failed", assignedCount: 0, failedCount: 5 });
+      expect(done.lastError).toMatch(/ended/);
+      expect(done.unassignableExternalIds).toEqual(ids);
+    }));
 });
 
 describe("a 10,000-creator roster", () => {
@@ -354,7 +389,9 @@ describe("a 10,000-creator roster", () => {
         unmatchedSample: [],
       });
       expect(job.totalCount).toBe(10_000);
-      const seen = await poll(big, c.id, job.id, 25);
+      // The accepted job is queued (its first step falls due at once: a poll may come after it).
+      expect(job.status).toBe("queued");
+      const seen = [job, ...(await withPace(3_600_000, () => stepByStep(big, c.id, job.id)))];
       const statuses = new Set(seen.map((j) => j.status));
       expect(statuses).toEqual(new Set(["queued", "running", "completed"]));
       const running = seen.filter((j) => j.status === "running").map((j) => j.assignedCount);
@@ -409,15 +446,15 @@ describe("restart", () => {
       );
       jobId = job.id;
       // stop part-way: running with the first chunk assigned
-      for (;;) {
+      const partWay = async () => {
         const j = strict(
           strictLinks.AssignmentJob,
           await http(first, "GET", `/campaigns/${c.id}/assignments/${job.id}`),
         );
-        if (j.status === "running" && j.assignedCount > 0) break;
         expect(j.status).not.toBe("completed");
-        await new Promise((r) => setTimeout(r, 5));
-      }
+        return j.status === "running" && j.assignedCount > 0;
+      };
+      await until(partWay, 30_000, "the job running part-way", 5);
     });
     // The database holds the job part-way.
     const savedJob = await readStore(

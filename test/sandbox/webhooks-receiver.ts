@@ -1,8 +1,11 @@
 // A test webhook receiver: node:http on 127.0.0.1 port 0 that records every request (raw bytes and
-// headers) and answers per script. Plus an INDEPENDENT HMAC (openssl) and a polling helper.
+// headers) and answers per script. Plus an INDEPENDENT HMAC (openssl); `until` is test/helpers/wait.ts's.
 import { execFileSync } from "node:child_process";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { until } from "../helpers/wait.js";
+
+export { until };
 
 export interface Received {
   method: string;
@@ -91,20 +94,6 @@ export async function receiver(script: Reply[] = [], fallback: Reply = { status:
   r.port = (server.address() as AddressInfo).port;
   r.url = `http://127.0.0.1:${r.port}/hook`;
   return r;
-}
-
-/** Polls `fn` until it returns a value other than undefined/false. */
-export async function until<T>(
-  fn: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((res) => setTimeout(res, 15));
-  }
 }
 
 /** HMAC-SHA256 hex computed by openssl (independent of src/webhooks/signature.ts). */

@@ -12,8 +12,7 @@ import { tempDir } from "../helpers/sandbox.js";
 import { destinationKinds, useDests, type TestDest } from "./destinations.js";
 import { expectCountersMatch, expectEqualsTruth } from "./truth.js";
 import { useSandbox } from "../helpers/harness.js";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { randomMoment, until } from "../helpers/wait.js";
 
 describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   const s = useSandbox();
@@ -34,11 +33,11 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
   };
   /** A final run to completion; a PostgreSQL lock of a just-killed run may take a moment to go. */
   const finish = async (d: TestDest, configDir: string) => {
-    for (let i = 0; ; i++) {
-      const r = await cli(["sync", "--to", d.to], { env: envFor(configDir) });
-      if (r.exitCode !== 9 || i === 5) return r;
-      await sleep(1000);
-    }
+    const run = () => cli(["sync", "--to", d.to], { env: envFor(configDir) });
+    const r = await until(async () => ((r) => (r.exitCode === 9 ? undefined : r))(await run()), 10_000).catch(
+      () => undefined,
+    );
+    return r ?? run();
   };
 
   it("killed with SIGKILL at twenty random moments and rerun, the database ends equal to the service", async () => {
@@ -66,13 +65,13 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
         });
         if (i % 2 === 0) {
           // Half the kills land while pages are being committed: wait until the checkpoint moves.
-          const deadline = Date.now() + 20_000;
-          while ((await committed(d)) <= before && child.exitCode === null && Date.now() < deadline)
-            await sleep(10);
-          await sleep(Math.floor(Math.random() * 150));
+          await until(async () => (await committed(d)) > before || child.exitCode !== null, 20_000).catch(
+            () => {},
+          );
+          await randomMoment(150);
         } else {
           // The other half at any moment, start-up and migrations included.
-          await sleep(Math.floor(Math.random() * 1500));
+          await randomMoment(1500);
         }
         if (child.exitCode === null && child.kill("SIGKILL")) {
           killed++;
@@ -104,8 +103,7 @@ describe.each(destinationKinds())("sync into %s (e2e)", (kind) => {
         reject: false,
         stdin: "ignore",
       });
-      const deadline = Date.now() + 20_000;
-      while ((await committed(d)) === 0 && child.exitCode === null && Date.now() < deadline) await sleep(20);
+      await until(async () => (await committed(d)) > 0 || child.exitCode !== null, 20_000).catch(() => {});
       child.kill("SIGINT");
       r = await child;
     } finally {

@@ -12,8 +12,7 @@ import { runIn } from "../helpers/run.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { expectEqualsTruth } from "./truth.js";
 import { sqliteDest } from "./destinations.js";
-
-const pause = () => new Promise((r) => setTimeout(r, 5));
+import { until } from "../helpers/wait.js";
 
 describe("sync: the SQLite copy is private", () => {
   const s = useSandbox();
@@ -45,10 +44,12 @@ describe("sync: the SQLite copy is private", () => {
       ["-c", 'umask 000 && exec node "$@"', "sh", BIN, "sync", "--to", to, "--page-size", "100"],
       { env: env(), reject: false, stdin: "ignore" },
     );
-    while (child.exitCode === null) {
+    // Looks every 5 ms while the run lasts, to see the files SQLite keeps only while it writes.
+    const ended = () => {
       look();
-      await pause();
-    }
+      return child.exitCode !== null;
+    };
+    await until(ended, 120_000, "the sync ended", 5);
     const r = await child;
     look();
     return { r, seen };

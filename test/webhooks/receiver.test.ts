@@ -5,13 +5,14 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { type Receipt, type RunningReceiver, startReceiver } from "../../src/webhooks/receiver.js";
 import { openEventStore } from "../../src/webhooks/event-store.js";
 import { existingWebhooksArea, type OrgState } from "../../src/sandbox/store.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
+import { systemClock } from "../../src/clock.js";
 
 const SECRET = "whsec_receivertest000000000000000000000";
 
@@ -267,10 +268,9 @@ describe("receiver rules", () => {
     }
   });
 
-  test("under load: 300 concurrent deliveries are all answered 200 within seconds, each stored once", async () => {
+  test("under load: 300 concurrent deliveries are all answered 200, each stored once", async () => {
     rx = await startReceiver({ secrets: [SECRET], out });
     try {
-      const started = Date.now();
       const bodies = Array.from({ length: 300 }, (_, i) =>
         envelope(`00000000-0000-7000-8000-${String(i).padStart(12, "0")}`),
       );
@@ -284,7 +284,6 @@ describe("receiver rules", () => {
       );
       expect(answers.every((a) => a.status === 200)).toBe(true);
       expect(answers.filter((a) => a.body.includes("duplicate"))).toHaveLength(300);
-      expect(Date.now() - started).toBeLessThan(10_000);
       const stored = idsIn(out);
       expect(stored).toHaveLength(300);
       expect(new Set(stored).size).toBe(300);
@@ -301,12 +300,14 @@ describe("receiver rules", () => {
     ]).stdout.toString();
     writeFileSync(`${out}.lock`, dead);
     const store = await openEventStore(out);
+    // At once: the lock's retry loop never pauses (it pauses on the system clock).
+    const pauses = vi.spyOn(systemClock, "sleep");
     try {
-      const started = Date.now();
       await store.append([{ id: "a", line: '{"id":"a"}' }]);
-      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(pauses).not.toHaveBeenCalled();
       expect(idsIn(out)).toEqual(["a"]);
     } finally {
+      pauses.mockRestore();
       await store.close();
     }
   });
