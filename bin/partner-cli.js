@@ -23,35 +23,14 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   } catch (err) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
-} else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h" || args[0] === "help")) {
-  // The top-level help, also without the program: the page the build read from it, laid out by the
-  // program's own help layout (src/cli/help-top.ts).
-  const { writeTopHelp } = await import("../dist/help-top.js");
-  writeTopHelp();
 } else {
-  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do. The handler
-  // is attached when the stream is first used (making one costs start-up time, --help needs only one).
+  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do.
   const onError = (err) => {
     if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw err;
   };
-  for (const name of ["stdout", "stderr"]) {
-    const d = Object.getOwnPropertyDescriptor(process, name);
-    if (!d?.get || !d.configurable) {
-      process[name].on("error", onError);
-      continue;
-    }
-    Object.defineProperty(process, name, {
-      configurable: true,
-      enumerable: d.enumerable,
-      get() {
-        const stream = d.get.call(process);
-        Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, value: stream });
-        stream.on("error", onError);
-        return stream;
-      },
-    });
-  }
+  process.stdout.on("error", onError);
+  process.stderr.on("error", onError);
   const { run } = await import("../dist/main.js");
   process.exitCode = await run(args);
 }
