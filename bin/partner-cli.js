@@ -24,13 +24,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
 } else {
-  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do.
-  const onError = (err) => {
-    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw err;
-  };
-  process.stdout.on("error", onError);
-  process.stderr.on("error", onError);
+  // A closed pipe ends the output quietly: run()'s streams say so (processStreams in src/io/io.ts).
   const { run } = await import("../dist/main.js");
   process.exitCode = await run(args);
 }
