@@ -1,10 +1,11 @@
 // Start-up and one request, each as a ratio to a baseline measured in the same run:
 //
-// 1. `partner-cli --version` and `partner-cli --help` against bare `node -e 0`: STARTUP_RUNS rounds
+// 1. `partner-cli --version`, `--help` and `__complete` against bare `node -e 0`: STARTUP_RUNS rounds
 //    after one unmeasured warm-up run each; every round runs the three in a rotating order.
 // 2. `partner-cli me` against a served sandbox (`sandbox start --seed demo`) with the key in
 //    PARTNER_API_KEY, and again through a stored profile, against a plain undici script that makes the
-//    same GET /me on a keep-alive Agent and prints the body. Rounds rotate the order too.
+//    same GET /me on a keep-alive Agent and prints the body. Rounds rotate the order too. BENCH_ME_RUNS=0
+//    skips it (the start-up rows alone: `BENCH_ME_RUNS=0 node bench/startup.mjs`).
 //
 // Wall clock from spawn to exit; the median and the ratio of the medians. Peak RSS (GNU time) for `me`.
 // Used by bench/run.mjs; `node bench/startup.mjs` runs it alone (after `npm run build`).
@@ -85,17 +86,21 @@ export async function startupBench({ root, bin, tmp, runs = 15, meRuns = 15 }) {
       { name: "node -e 0", args: ["-e", "0"], env },
       { name: "partner-cli --version", args: [bin, "--version"], env },
       { name: "partner-cli --help", args: [bin, "--help"], env },
+      // What every TAB of the completion scripts runs.
+      { name: "partner-cli __complete offers g", args: [bin, "__complete", "offers", "g"], env },
     ],
     runs,
   );
 
   log("  me against a served sandbox...");
   let me;
-  let meError;
-  const sb = await servedSandbox(bin, ["--seed", "demo"], env).catch((e) => {
-    meError = e.message;
-    return undefined;
-  });
+  let meError = meRuns > 0 ? undefined : "BENCH_ME_RUNS=0";
+  const sb = meError
+    ? undefined
+    : await servedSandbox(bin, ["--seed", "demo"], env).catch((e) => {
+        meError = e.message;
+        return undefined;
+      });
   if (sb) {
     try {
       const profileDir = join(tmp, "me-profile-config");

@@ -23,35 +23,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   } catch (err) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
-} else if (args.length === 1 && (args[0] === "--help" || args[0] === "-h" || args[0] === "help")) {
-  // The top-level help, also without the program: the page the build read from it, laid out by the
-  // program's own help layout (src/cli/help-top.ts).
-  const { writeTopHelp } = await import("../dist/help-top.js");
-  writeTopHelp();
 } else {
-  // A closed pipe (`partner-cli ... | head`) ends the output quietly, as other CLIs do. The handler
-  // is attached when the stream is first used (making one costs start-up time, --help needs only one).
-  const onError = (err) => {
-    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw err;
-  };
-  for (const name of ["stdout", "stderr"]) {
-    const d = Object.getOwnPropertyDescriptor(process, name);
-    if (!d?.get || !d.configurable) {
-      process[name].on("error", onError);
-      continue;
-    }
-    Object.defineProperty(process, name, {
-      configurable: true,
-      enumerable: d.enumerable,
-      get() {
-        const stream = d.get.call(process);
-        Object.defineProperty(process, name, { configurable: true, enumerable: d.enumerable, value: stream });
-        stream.on("error", onError);
-        return stream;
-      },
-    });
-  }
+  // A closed pipe ends the output quietly: run()'s streams say so (processStreams in src/io/io.ts).
   const { run } = await import("../dist/main.js");
   process.exitCode = await run(args);
 }

@@ -10,12 +10,9 @@
 // - dist/THIRD-PARTY-LICENSES.txt names each bundled package with its license text; the packages'
 //   own license comments stay at the end of each bundle (esbuild's default). `new Buffer()` in a
 //   bundled package is rewritten (noBufferConstructor below): Node warns of it outside node_modules.
-// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone); then
-//   `help-top`, the top-level --help that bin/ answers without the program (buildTopHelp below).
+// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone).
 //   Lazily imported command modules are split into their own chunks, so start-up parses only what
-//   a command needs.
-// - commander's `require("node:child_process")` (for executable subcommands, which we do not use)
-//   is deferred to first use: loading child_process costs a few milliseconds of every start.
+//   a command needs. No dependency's imports are rewritten (what they load, they load).
 //
 // Builds into a temporary directory and swaps it in, so a process running from dist/ never sees a
 // half-written tree. `--release` (npm's prepack) builds without source maps: the package ships none.
@@ -31,7 +28,7 @@ import {
 } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 /** Packages never bundled (and the only `dependencies`): native bindings, or packages loading files of their own. */
@@ -74,24 +71,6 @@ const root = new URL("../", import.meta.url);
 const tmp = new URL(`dist.tmp-${process.pid}/`, root);
 const old = new URL(`dist.old-${process.pid}/`, root);
 const dist = new URL("dist/", root);
-
-/** commander's child_process, required only when something actually spawns. */
-const lazyChildProcess = {
-  name: "lazy-child-process",
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
-        ? { path: "lazy-child-process", namespace: "lazy" }
-        : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: "lazy" }, () => ({
-      contents:
-        'let cp; const load = () => (cp ??= require("node:child_process"));\n' +
-        "module.exports = { spawn: (...a) => load().spawn(...a), get ChildProcess() { return load().ChildProcess; } };\n",
-      loader: "js",
-    }));
-  },
-};
 
 /**
  * Packages our code calls synchronously (through their default export, a function) whose loading
@@ -324,7 +303,7 @@ const { metafile } = await build({
   // chunk gets one that takes built-ins straight from process.getBuiltinModule (Node 20.16+; no
   // module-loader work) and anything else from a createRequire made on first use.
   banner: { js: BANNER },
-  plugins: [lazyChildProcess, lazyDefaultExports, builtins, namedExportsOfCjs, noBufferConstructor],
+  plugins: [lazyDefaultExports, builtins, namedExportsOfCjs, noBufferConstructor],
   sourcemap: SOURCEMAP,
   chunkNames: "chunks/[name]-[hash]",
   logLevel: "warning",
@@ -361,35 +340,7 @@ function writeThirdPartyLicenses(dir, meta) {
 
 writeThirdPartyLicenses(tmp.pathname, metafile);
 
-/**
- * dist/help-top.js: bin/ answers `--help`, `-h` and `help` (no other argument) with it alone, without
- * the program. It bundles src/cli/help-top.ts (the layout the program's help uses, no commander)
- * with the top-level help page read here from the program just built, so it cannot drift from
- * the tree it ships with.
- */
-async function buildTopHelp(dir) {
-  const { topHelpPage } = await import(new URL("main.js", pathToFileURL(dir)).href);
-  const page = JSON.stringify(topHelpPage());
-  await build({
-    stdin: {
-      contents: `import { writeTopHelp as write } from "./src/cli/help-top.ts";\nexport const PAGE = ${page};\nexport function writeTopHelp() {\n  write(PAGE);\n}\n`,
-      resolveDir: fileURLToPath(root),
-      loader: "js",
-      sourcefile: "help-top-entry.js",
-    },
-    outfile: join(dir, "help-top.js"),
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    plugins: [builtins],
-    sourcemap: SOURCEMAP,
-    logLevel: "warning",
-  });
-}
-
 await mergeStartupChunks(tmp.pathname);
-await buildTopHelp(tmp.pathname);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(tmp, dist);
 rmSync(old, { recursive: true, force: true });

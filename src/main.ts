@@ -25,7 +25,6 @@ import { machineFailure } from "./io/machine-failure.js";
 import { buildProgram } from "./program.js";
 
 // For scripts/build.mjs, which renders bin's answer to the top-level --help from it.
-export { topHelpPage } from "./program.js";
 
 export const EXIT = {
   ok: 0,
@@ -246,7 +245,7 @@ export async function run(given: string[], options: RunOptions = {}): Promise<nu
         }),
       }
     : streams;
-  const program = buildProgram({ makeContext, streams: programStreams }, { lazyFor: argv, env });
+  const program = buildProgram({ makeContext, streams: programStreams }, { lazy: true, env });
   // --fields and --jq are checked before the command does anything (a write is not half-reported).
   program.hook("preAction", async (_program, actionCommand) => {
     const g = actionCommand.optsWithGlobals();

@@ -1,14 +1,20 @@
 // campaigns list | get | create | update | activate | pause | end (alias: campaign).
 // Declarations only; the run functions live in src/commands/campaigns/ and load lazily.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions, lazyNoun } from "./define.js";
 import { declareCampaignReport } from "./reports.js";
 
-export function registerCampaigns(program: Command, rt: CliRuntime): void {
-  const campaigns = program
-    .command("campaigns")
-    .alias("campaign")
-    .description("list, create and manage campaigns (dates, code limit, commission, status)");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerCampaigns = lazyNoun(
+  (program: Command) =>
+    program
+      .command("campaigns")
+      .alias("campaign")
+      .description("list, create and manage campaigns (dates, code limit, commission, status)"),
+  declareCampaignsVerbs,
+);
+
+function declareCampaignsVerbs(campaigns: Command, rt: CliRuntime): void {
   examples(campaigns, [
     "partner-cli campaigns create",
     "partner-cli campaigns list --status active",

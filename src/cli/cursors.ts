@@ -1,12 +1,18 @@
 // cursors list | show | reset.
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions, lazyNoun } from "./define.js";
 
-export function registerCursors(program: Command, rt: CliRuntime): void {
-  const noun = program
-    .command("cursors")
-    .alias("cursor")
-    .description("saved positions of redemption exports and event syncs");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerCursors = lazyNoun(
+  (program: Command) =>
+    program
+      .command("cursors")
+      .alias("cursor")
+      .description("saved positions of redemption exports and event syncs"),
+  declareCursorsVerbs,
+);
+
+function declareCursorsVerbs(noun: Command, rt: CliRuntime): void {
   examples(noun, ["partner-cli cursors list", "partner-cli cursors show redemptions.csv"]);
   const list = noun
     .command("list")

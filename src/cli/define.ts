@@ -23,6 +23,24 @@ export interface CliRuntime {
   makeContext(globals: GlobalOptions): Context | Promise<Context>;
 }
 
+/**
+ * A top-level noun declared in two steps from one declaration: `noun` declares the command as the
+ * top-level help shows it (name, aliases, description; no options or arguments), `verbs` everything
+ * under it. The CLI declares every noun at start-up and a noun's verbs only when commander dispatches
+ * to it (src/program.ts); the docs, completion and tests build the whole tree.
+ */
+export interface LazyNoun {
+  noun(program: Command): Command;
+  verbs(noun: Command, rt: CliRuntime): void;
+}
+
+export function lazyNoun(
+  noun: (program: Command) => Command,
+  verbs: (noun: Command, rt: CliRuntime) => void,
+): LazyNoun {
+  return { noun, verbs };
+}
+
 /** The names a module exports that are run functions. */
 type RunNames<M> = { [K in keyof M]: M[K] extends RunFunction<never> ? K : never }[keyof M] & string;
 /** The options type a run function declares (its first parameter). */

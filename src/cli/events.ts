@@ -10,13 +10,20 @@ import {
   outputOptions,
   parseDuration,
   parseIntArg,
+  lazyNoun,
 } from "./define.js";
 
-export function registerEvents(program: Command, rt: CliRuntime): void {
-  const noun = program
-    .command("events")
-    .alias("event")
-    .description("read the event log (30 days), follow it, or copy it to a local NDJSON store");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerEvents = lazyNoun(
+  (program: Command) =>
+    program
+      .command("events")
+      .alias("event")
+      .description("read the event log (30 days), follow it, or copy it to a local NDJSON store"),
+  declareEventsVerbs,
+);
+
+function declareEventsVerbs(noun: Command, rt: CliRuntime): void {
   examples(noun, [
     "partner-cli events sync --out events.ndjson",
     "partner-cli events tail --type redemption.recorded",

@@ -47,9 +47,8 @@ async function suggestion(word: string, names: string[]): Promise<string | undef
 
 async function unknown(words: string[], at: Command, program: Command): Promise<never> {
   const word = words[words.length - 1]!;
-  const names = at.commands
-    .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
-    .flatMap((c) => [c.name(), ...c.aliases()]);
+  const { visibleChildren } = await import("../commands/completion/tree.js");
+  const names = visibleChildren(at).flatMap((c) => [c.name(), ...c.aliases()]);
   if (at === program) names.push(...HELP_TOPICS.map((t) => t.name));
   const near = await suggestion(word, names);
   const { UsageError } = await import("../errors.js");

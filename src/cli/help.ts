@@ -1,13 +1,19 @@
 // `--help` like gh's: every line fits the terminal (COLUMNS honoured, 80 when piped), long terms put
 // their description on the next line, every leaf lists the flags it inherits, notes and examples
 // are part of the help text (wrapped; a long example continues with " \\" so it still runs as
-// written). program.ts applies it to the whole tree with configureHelp(). A command's help is read
-// from the tree as a page of data (helpPage) and laid out by help-layout.ts, which bin/ also uses,
-// without the program, for the top-level --help.
+// written). program.ts applies it to the whole tree with configureHelp(): commander's own Help lays
+// out each page (Help.formatHelp), through its documented hooks padWidth and formatItem; formatHelp
+// appends the inherited flags, notes, examples and the top-level footer after commander's text.
 import { type Command, Help, type Option } from "commander";
-import { type HelpItem, type HelpPage, renderHelp } from "./help-layout.js";
 
-export { exampleLines, helpWidth, shellWords, wrapText } from "./help-layout.js";
+/** The width help wraps at: COLUMNS when set, else the terminal's width, else (piped) 80. */
+export function helpWidth(env: NodeJS.ProcessEnv, stdout: object): number {
+  const fromEnv = Number.parseInt(env.COLUMNS ?? "", 10);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  const out = stdout as { isTTY?: boolean; columns?: number };
+  const columns = out.isTTY ? out.columns : undefined;
+  return columns && columns > 0 ? columns : 80;
+}
 
 // Keyed by the command object, whichever typing of commander the caller holds (the declarations
 // use @commander-js/extra-typings, the tree's readers commander's own).
@@ -43,90 +49,139 @@ export function inheritedOptions(cmd: Command): Option[] {
   return out;
 }
 
+/** Splits a shell command line at the spaces that separate words (quoted spaces kept). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let quote: string | undefined;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === " ") {
+      if (word) words.push(word);
+      word = "";
+      continue;
+    }
+    word += ch;
+  }
+  if (word) words.push(word);
+  return words;
+}
+
+/**
+ * One example as lines of at most `width` columns where it can: "  $ " then the command, continued
+ * with " \" and an indent of 6 (a shell runs the continued lines as the one command).
+ */
+export function exampleLines(example: string, width: number): string[] {
+  const first = `  $ ${example}`;
+  if (first.length <= width) return [first];
+  // A flag stays with its value (`--offer 0012345000011`), so a continued line starts with a flag.
+  const units: string[] = [];
+  for (const w of shellWords(example)) {
+    const last = units[units.length - 1];
+    const joins =
+      (last?.startsWith("-") && !last.includes(" ") && !w.startsWith("-")) ||
+      /^[0-9]?[<>|]+$/.test(last ?? "-");
+    if (last !== undefined && joins) units[units.length - 1] = `${last} ${w}`;
+    else units.push(w);
+  }
+  // A flag and value too long for a continued line go on two.
+  const fitted = units.flatMap((u) =>
+    u.length + 8 > width && u.startsWith("-") && u.includes(" ")
+      ? [u.slice(0, u.indexOf(" ")), u.slice(u.indexOf(" ") + 1)]
+      : [u],
+  );
+  const lines: string[] = [];
+  let line = `  $ ${fitted.shift() ?? ""}`;
+  for (const u of fitted) {
+    if (`${line} ${u} \\`.length <= width) line += ` ${u}`;
+    else {
+      lines.push(`${line} \\`);
+      line = `      ${u}`;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** Wraps text to `width`, keeping each line's indent for its continuation lines. */
+export function wrapText(text: string, width: number): string {
+  return text
+    .split("\n")
+    .flatMap((raw) => {
+      if (raw.length <= width) return [raw];
+      const indent = /^\s*/.exec(raw)![0];
+      const out: string[] = [];
+      let line = indent;
+      const room = Math.max(1, width - indent.length);
+      // A word longer than the room left after the indent is cut (a path in a narrow terminal).
+      const words = raw
+        .trim()
+        .split(/\s+/)
+        .flatMap((w) => w.match(new RegExp(`.{1,${room}}`, "g")) ?? [w]);
+      for (const word of words) {
+        if (line.trim() && `${line} ${word}`.length > width) {
+          out.push(line);
+          line = `${indent}${word}`;
+        } else line = line.trim() ? `${line} ${word}` : `${indent}${word}`;
+      }
+      out.push(line);
+      return out;
+    })
+    .join("\n");
+}
+
 function isLeaf(cmd: Command): boolean {
   return cmd.commands.length === 0 && cmd.parent !== null;
 }
 
-/** The widest term of a command's help: its options, arguments, commands and inherited flags. */
-function widestTerm(cmd: Command, helper: Help): number {
-  return Math.max(
+/** The width of the term column: the widest term (inherited flags too), never over 40% of the width. */
+function padWidth(cmd: Command, helper: Help): number {
+  const natural = Math.max(
     Help.prototype.padWidth.call(helper, cmd, helper),
     ...inheritedOptions(cmd).map((o) => helper.displayWidth(helper.optionTerm(o))),
   );
+  return Math.min(natural, Math.max(16, Math.floor((helper.helpWidth ?? 80) * 0.4)));
+}
+
+/** A term and its description; a term wider than the column puts the description on the next line. */
+function formatItem(term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  const indent = 2 + termWidth + 2;
+  const desc = description ? helper.boxWrap(description, Math.max(20, width - indent)).split("\n") : [];
+  const pad = " ".repeat(indent);
+  if (helper.displayWidth(term) > termWidth) return [`  ${term}`, ...desc.map((l) => pad + l)].join("\n");
+  if (!desc.length) return `  ${term}`;
+  const head = `  ${term.padEnd(termWidth + term.length - helper.displayWidth(term))}  ${desc[0]}`;
+  return [head, ...desc.slice(1).map((l) => pad + l)].join("\n");
 }
 
 const LEARN_MORE =
   'Learn more: "partner-cli help <command> [<verb>]" for a command; "partner-cli help <topic>" for environment, exit-codes, formats or sandbox.';
 
-/** The sections commander's Help.formatHelp shows: arguments, options and commands, by help group. */
-function sections(cmd: Command, helper: Help): { heading: string; items: HelpItem[] }[] {
-  const out = [
-    {
-      heading: helper.styleTitle("Arguments:"),
-      items: helper.visibleArguments(cmd).map((a) => ({
-        term: helper.styleArgumentTerm(helper.argumentTerm(a)),
-        description: helper.styleArgumentDescription(helper.argumentDescription(a)),
-      })),
-    },
-  ];
-  const option = (o: Option) => ({
-    term: helper.styleOptionTerm(helper.optionTerm(o)),
-    description: helper.styleOptionDescription(helper.optionDescription(o)),
-  });
-  const options = helper.groupItems(
-    cmd.options as Option[],
-    helper.visibleOptions(cmd),
-    (o) => o.helpGroupHeading ?? "Options:",
-  );
-  for (const [group, list] of options)
-    out.push({ heading: helper.styleTitle(group), items: list.map(option) });
-  if (helper.showGlobalOptions)
-    out.push({
-      heading: helper.styleTitle("Global Options:"),
-      items: helper.visibleGlobalOptions(cmd).map(option),
-    });
-  const commands = helper.groupItems(
-    cmd.commands as Command[],
-    helper.visibleCommands(cmd),
-    (c) => c.helpGroup() || "Commands:",
-  );
-  for (const [group, list] of commands)
-    out.push({
-      heading: helper.styleTitle(group),
-      items: list.map((c) => ({
-        term: helper.styleSubcommandTerm(helper.subcommandTerm(c)),
-        description: helper.styleSubcommandDescription(helper.subcommandDescription(c)),
-      })),
-    });
-  return out;
-}
-
-/** What `cmd`'s help shows, as data (help-layout.ts lays it out). */
-export function helpPage(cmd: Command, helper: Help): HelpPage {
-  const description = helper.commandDescription(cmd);
-  return {
-    usage: `${helper.styleTitle("Usage:")} ${helper.styleUsage(helper.commandUsage(cmd))}`,
-    description: description.length > 0 ? helper.styleCommandDescription(description) : "",
-    sections: sections(cmd, helper),
-    inherited: isLeaf(cmd)
-      ? inheritedOptions(cmd).map((o) => ({
-          term: helper.optionTerm(o),
-          description: helper.optionDescription(o),
-        }))
-      : [],
-    termWidth: widestTerm(cmd, helper),
-    minWidthToWrap: helper.minWidthToWrap,
-    notes: notesOf(cmd),
-    examples: examplesOf(cmd),
-    footer: cmd.parent === null ? LEARN_MORE : "",
-  };
-}
-
+/** commander's page, then the inherited flags, the notes, the examples and (top level) the footer. */
 function formatHelp(cmd: Command, helper: Help): string {
-  return renderHelp(helpPage(cmd, helper), helper.helpWidth ?? 80);
+  const width = helper.helpWidth ?? 80;
+  const out: string[] = [Help.prototype.formatHelp.call(helper, cmd, helper).trimEnd(), ""];
+  const inherited = isLeaf(cmd) ? inheritedOptions(cmd) : [];
+  if (inherited.length) {
+    const termWidth = helper.padWidth(cmd, helper);
+    out.push("Inherited flags:");
+    for (const o of inherited)
+      out.push(helper.formatItem(helper.optionTerm(o), termWidth, helper.optionDescription(o), helper));
+    out.push("");
+  }
+  const text = notesOf(cmd);
+  if (text) out.push(wrapText(text.replace(/([^\n])\n(?=[^\n\s-])/g, "$1 "), width), "");
+  const ex = examplesOf(cmd);
+  if (ex.length) out.push("Examples:", ...ex.flatMap((e) => exampleLines(e, width)), "");
+  if (cmd.parent === null) out.push(wrapText(LEARN_MORE, width), "");
+  // Whatever commander left wider than the width (a long usage line) is wrapped last.
+  return `${wrapText(out.join("\n"), width).trimEnd()}\n`;
 }
 
 /** Applies this help to `program` and every command declared on it afterwards. */
 export function configureHelp(program: Command, width: number): void {
-  program.configureHelp({ helpWidth: width, formatHelp });
+  program.configureHelp({ helpWidth: width, padWidth, formatItem, formatHelp });
 }

@@ -10,6 +10,7 @@ import {
   outputOptions,
   parseBoolArg,
   parseDuration,
+  lazyNoun,
 } from "./define.js";
 
 const CAMPAIGN = ["<campaign>", "campaign id (uuid) or external reference"] as const;
@@ -19,11 +20,17 @@ function timeoutOption(description: string): Option {
   return new Option("--timeout <duration>", description).argParser(parseDuration).default(600_000, "10m");
 }
 
-export function registerLinks(program: Command, rt: CliRuntime): void {
-  const links = program
-    .command("links")
-    .alias("link")
-    .description("share links: one per creator per campaign, singly or in bulk (assign)");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerLinks = lazyNoun(
+  (program: Command) =>
+    program
+      .command("links")
+      .alias("link")
+      .description("share links: one per creator per campaign, singly or in bulk (assign)"),
+  declareLinksVerbs,
+);
+
+function declareLinksVerbs(links: Command, rt: CliRuntime): void {
   examples(links, [
     "partner-cli links assign spring-oats --roster",
     "partner-cli links export spring-oats --out links.csv",

@@ -1,12 +1,26 @@
 // offers list | get: the offers the organization may build campaigns on.
 import { type Command, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, limitOption, outputOptions, parseIntArg } from "./define.js";
+import {
+  action,
+  type CliRuntime,
+  examples,
+  limitOption,
+  outputOptions,
+  parseIntArg,
+  lazyNoun,
+} from "./define.js";
 
-export function registerOffers(program: Command, rt: CliRuntime): void {
-  const offers = program
-    .command("offers")
-    .alias("offer")
-    .description("read the coupon offers your organization may distribute");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerOffers = lazyNoun(
+  (program: Command) =>
+    program
+      .command("offers")
+      .alias("offer")
+      .description("read the coupon offers your organization may distribute"),
+  declareOffersVerbs,
+);
+
+function declareOffersVerbs(offers: Command, rt: CliRuntime): void {
   examples(offers, ["partner-cli offers list --distributable --all", "partner-cli offers get 0012345000011"]);
 
   const list = offers

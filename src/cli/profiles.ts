@@ -1,13 +1,19 @@
 // profiles list | use NAME | show [NAME] | remove NAME.
 import type { Command } from "@commander-js/extra-typings";
 import { completesProfileNames } from "./tree.js";
-import { action, type CliRuntime, examples, limitOption, outputOptions } from "./define.js";
+import { action, type CliRuntime, examples, limitOption, outputOptions, lazyNoun } from "./define.js";
 
-export function registerProfiles(program: Command, rt: CliRuntime): void {
-  const profiles = program
-    .command("profiles")
-    .alias("profile")
-    .description("list, switch, show and remove stored profiles (base URL + API key)");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerProfiles = lazyNoun(
+  (program: Command) =>
+    program
+      .command("profiles")
+      .alias("profile")
+      .description("list, switch, show and remove stored profiles (base URL + API key)"),
+  declareProfilesVerbs,
+);
+
+function declareProfilesVerbs(profiles: Command, rt: CliRuntime): void {
   examples(profiles, ["partner-cli profiles list", "partner-cli profiles use prod"]);
 
   const list = profiles

@@ -9,11 +9,18 @@ import {
   oldLimitOption,
   outputOptions,
   parseIntArg,
+  lazyNoun,
 } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
-export function registerRedemptions(program: Command, rt: CliRuntime): void {
-  const noun = program.command("redemptions").alias("redemption").description("export and read redemptions");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerRedemptions = lazyNoun(
+  (program: Command) =>
+    program.command("redemptions").alias("redemption").description("export and read redemptions"),
+  declareRedemptionsVerbs,
+);
+
+function declareRedemptionsVerbs(noun: Command, rt: CliRuntime): void {
   examples(noun, [
     "partner-cli redemptions export --out redemptions.csv",
     "partner-cli redemptions list --preset 7d",

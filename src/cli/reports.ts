@@ -1,6 +1,6 @@
 // reports summary | campaign | creators.
 import type { Command, CommandUnknownOpts } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, outputOptions, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, outputOptions, parseIntArg, lazyNoun } from "./define.js";
 import { addRangeOptions } from "./range.js";
 
 /**
@@ -23,11 +23,17 @@ export function declareCampaignReport(parent: CommandUnknownOpts, name: string) 
   );
 }
 
-export function registerReports(program: Command, rt: CliRuntime): void {
-  const noun = program
-    .command("reports")
-    .alias("report")
-    .description("program summary, campaign report and creator counts");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerReports = lazyNoun(
+  (program: Command) =>
+    program
+      .command("reports")
+      .alias("report")
+      .description("program summary, campaign report and creator counts"),
+  declareReportsVerbs,
+);
+
+function declareReportsVerbs(noun: Command, rt: CliRuntime): void {
   examples(noun, [
     "partner-cli reports summary --preset 30d",
     "partner-cli reports creators --preset last-month --out payouts.csv",

@@ -9,12 +9,19 @@ import {
   outputOptions,
   parseBoolArg,
   parseIntArg,
+  lazyNoun,
 } from "./define.js";
 
-export function registerRoster(program: Command, rt: CliRuntime): void {
-  const roster = program
-    .command("roster")
-    .description("the organization's creators, keyed by your own creator ID (externalId)");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerRoster = lazyNoun(
+  (program: Command) =>
+    program
+      .command("roster")
+      .description("the organization's creators, keyed by your own creator ID (externalId)"),
+  declareRosterVerbs,
+);
+
+function declareRosterVerbs(roster: Command, rt: CliRuntime): void {
   examples(roster, ["partner-cli roster import roster.csv", "partner-cli roster export --out roster.csv"]);
 
   const imp = roster

@@ -3,7 +3,7 @@
 // for each of its control routes (/_sandbox).
 // Declarations only; the run functions live in src/commands/sandbox/ and load lazily.
 import { Argument, type Command, InvalidArgumentError, Option } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples, parseDuration, parseIntArg } from "./define.js";
+import { action, type CliRuntime, examples, parseDuration, parseIntArg, lazyNoun } from "./define.js";
 import { notes } from "./help.js";
 import { OFFER_STATES } from "../spec/offer-states.js";
 
@@ -16,12 +16,18 @@ function parseRate(value: string): number {
   return n;
 }
 
-export function registerSandbox(program: Command, rt: CliRuntime): void {
-  const sandbox = program
-    .command("sandbox")
-    .description(
-      "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate, and its controls)",
-    );
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerSandbox = lazyNoun(
+  (program: Command) =>
+    program
+      .command("sandbox")
+      .description(
+        "the local sandbox: a faithful, stateful Partner API on your machine (start, reset, advance, simulate, and its controls)",
+      ),
+  declareSandboxVerbs,
+);
+
+function declareSandboxVerbs(sandbox: Command, rt: CliRuntime): void {
   notes(
     sandbox,
     "\nWith no profile and no PARTNER_API_KEY, commands run against the embedded sandbox at a terminal;\n" +

@@ -1,14 +1,19 @@
 // version: what this partner-cli is and where it keeps its files (also `--version --verbose` or
 // `--version --json`; `--version` alone stays one line, answered by bin/).
 import type { Command } from "@commander-js/extra-typings";
-import { action, type CliRuntime, examples } from "./define.js";
+import { action, type CliRuntime, examples, lazyNoun } from "./define.js";
 import { notes } from "./help.js";
 
-export const VERSION_DESCRIPTION =
+const VERSION_DESCRIPTION =
   "show the version, commit, Node, platform, config and state directories, and where the key is kept";
 
-export function registerVersion(program: Command, rt: CliRuntime): void {
-  const version = program.command("version").description(VERSION_DESCRIPTION);
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerVersion = lazyNoun(
+  (program: Command) => program.command("version").description(VERSION_DESCRIPTION),
+  declareVersionVerbs,
+);
+
+function declareVersionVerbs(version: Command, rt: CliRuntime): void {
   examples(version, ["partner-cli version", "partner-cli version --json", "partner-cli --version --verbose"]);
   notes(
     version,

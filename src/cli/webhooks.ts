@@ -8,13 +8,20 @@ import {
   outputOptions,
   parseDuration,
   parseIntArg,
+  lazyNoun,
 } from "./define.js";
 
-export function registerWebhooks(program: Command, rt: CliRuntime): void {
-  const noun = program
-    .command("webhooks")
-    .alias("webhook")
-    .description("register webhook endpoints, verify signatures and run a local receiver");
+/** The noun as the top-level help shows it; its verbs are declared when it is named (program.ts). */
+export const registerWebhooks = lazyNoun(
+  (program: Command) =>
+    program
+      .command("webhooks")
+      .alias("webhook")
+      .description("register webhook endpoints, verify signatures and run a local receiver"),
+  declareWebhooksVerbs,
+);
+
+function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
   examples(noun, [
     "partner-cli webhooks create --url https://hooks.example.com/partner --events redemption.recorded --secret-file whsec.txt",
     "partner-cli webhooks listen --secret-file whsec.txt --port 8787",

@@ -270,13 +270,25 @@ function hasColorsOf(stdout: Writable, env: NodeJS.ProcessEnv): (() => boolean) 
   return typeof ws.hasColors === "function" ? () => ws.hasColors!(env) : undefined;
 }
 
+/** Once per stream: a closed pipe (`partner-cli ... | head`) ends the process quietly, as other CLIs do. */
+const quietWhenClosed = new WeakSet<Writable>();
+function endsQuietlyOnClosedPipe<S extends Writable>(stream: S): S {
+  if (quietWhenClosed.has(stream)) return stream;
+  quietWhenClosed.add(stream);
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  return stream;
+}
+
 export function processStreams(): IoStreams {
   // stderr's and stdin's streams are made when something asks for them (a command's Context does),
   // not for --help or --version: making a stream costs start-up time.
   return {
-    stdout: process.stdout,
+    stdout: endsQuietlyOnClosedPipe(process.stdout),
     get stderr() {
-      return process.stderr;
+      return endsQuietlyOnClosedPipe(process.stderr);
     },
     get stdin() {
       return process.stdin;

@@ -157,26 +157,19 @@ describe.skipIf(!existsSync(MAIN))("start-up imports of the built CLI", () => {
     expect(files.some((f) => f.endsWith(`${join("dist", "main.js")}`))).toBe(false);
   });
 
-  it.each([[["--help"]], [["-h"]], [["help"]]])(
-    "%j loads no package at all, and answers without the program (dist/help-top.js)",
-    (args) => {
-      const { files, stdout } = loadedBy(args);
-      expect(stdout).toMatch(/^Usage: partner-cli \[options\] \[command\]\n/);
-      expect([...union(files)]).toEqual([]);
-      expect(files.some((f) => f.endsWith(join("dist", "main.js")))).toBe(false);
-      expect(files.some((f) => f.endsWith(join("dist", "help-top.js")))).toBe(true);
-    },
-  );
-
-  it.each([[["--help"]], [["roster", "--help"]], [["help", "campaigns"]], [["--quiet", "--help"]]])(
-    "%j loads commander and no heavy package",
-    (args) => {
-      const { files } = loadedBy(args);
-      const pkgs = union(files);
-      for (const heavy of HEAVY)
-        expect(pkgs.has(heavy), `${heavy} is loaded for ${args.join(" ")}`).toBe(false);
-    },
-  );
+  it.each([
+    [["--help"]],
+    [["-h"]],
+    [["help"]],
+    [["roster", "--help"]],
+    [["help", "campaigns"]],
+    [["--quiet", "--help"]],
+  ])("%j loads commander and no heavy package", (args) => {
+    const { files } = loadedBy(args);
+    const pkgs = union(files);
+    for (const heavy of HEAVY)
+      expect(pkgs.has(heavy), `${heavy} is loaded for ${args.join(" ")}`).toBe(false);
+  });
 
   it("the trace sees lazily imported chunks (a command run loads its own chunk)", () => {
     const { files } = loadedBy(["completion", "bash"]);

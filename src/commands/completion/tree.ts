@@ -76,8 +76,10 @@ const KNOWN_VALUES: Record<string, string[]> = {
   "--state": ["counted", "excluded", "test_code"],
 };
 
-function isHidden(c: Command): boolean {
-  return Boolean((c as unknown as { _hidden?: boolean })._hidden);
+/** A command's own subcommands that its help lists (not hidden), read through commander's public Help. */
+export function visibleChildren(cmd: Command): Command[] {
+  const visible = new Set(cmd.createHelp().visibleCommands(cmd));
+  return cmd.commands.filter((c) => visible.has(c));
 }
 
 export function oneLine(s: string | undefined): string {
@@ -151,8 +153,8 @@ export function commandTree(program: Command, from: TreeSources): CommandNode {
       notes: from.notesOf(cmd),
       examples: from.examplesOf(cmd),
       topics: path.length ? [] : from.topics,
-      children: cmd.commands
-        .filter((c) => !isHidden(c) && SAFE_WORD.test(c.name()))
+      children: visibleChildren(cmd)
+        .filter((c) => SAFE_WORD.test(c.name()))
         .map((c) => walk(c, [...path, c.name()])),
     };
   };
