@@ -58,8 +58,9 @@ async function faults(body: Record<string, unknown>): Promise<void> {
 const clients: ApiClient[] = [];
 
 /** A clock whose waits end at once, recording what they were asked for. */
-function recordingClock(waits: number[]): Pick<Clock, "sleep"> {
+function recordingClock(waits: number[]): Clock {
   return {
+    now: () => new Date(),
     sleep: async (ms) => {
       waits.push(ms);
     },
@@ -660,7 +661,11 @@ describe("Ctrl-C", () => {
     await faults({ next: ["429"], retryAfterSeconds: 20, pathPrefix: "/me" });
     const ac = new AbortController();
     // Ctrl-C as the wait starts; the clock's wait ends only through the signal (else: a hang).
-    const { c } = mk({ signal: ac.signal, onRetry: () => ac.abort(), clock: { sleep: untilAborted } });
+    const { c } = mk({
+      signal: ac.signal,
+      onRetry: () => ac.abort(),
+      clock: { now: () => new Date(), sleep: untilAborted },
+    });
     const err = await fails(c.call({ method: "GET", path: "/me", retry: "read" }));
     expect(err).toBeInstanceOf(CancelledError);
     expect(exitCodeFor(err)).toBe(130);
