@@ -70,7 +70,7 @@ export function describeOutcome(o: Outcome): string {
   return o.kind === "status" ? `HTTP ${o.status}${o.code ? ` ${o.code}` : ""}` : "a network failure";
 }
 
-export function checkAborted(signal: AbortSignal | undefined): void {
+function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError("Interrupted.");
 }
 

@@ -224,6 +224,6 @@ function discard(body: Dispatcher.ResponseData["body"]): void {
   body.destroy();
 }
 
-export function headerValue(v: string | string[] | undefined): string | undefined {
+function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }

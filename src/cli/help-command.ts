@@ -7,7 +7,7 @@ import { setExamples, wrapText } from "./help.js";
 import { findTopic, HELP_TOPICS, type HelpTopic } from "./help-topics.js";
 
 /** A topic as terminal text, `width` columns wide. */
-export function renderTopic(topic: HelpTopic, width: number): string {
+function renderTopic(topic: HelpTopic, width: number): string {
   const out: string[] = [wrapText(`${topic.name}: ${topic.summary}`, width), ""];
   for (const block of topic.blocks) {
     if (typeof block === "string") {

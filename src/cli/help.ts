@@ -41,7 +41,7 @@ export function examplesOf(cmd: object): string[] {
 }
 
 /** The flags a leaf accepts from its ancestors (the program's global options), --help last. */
-export function inheritedOptions(cmd: Command): Option[] {
+function inheritedOptions(cmd: Command): Option[] {
   const out: Option[] = [];
   for (let c = cmd.parent; c; c = c.parent) {
     out.push(...c.options.filter((o) => !o.hidden && o.long !== "--version" && o.long !== "--help"));
@@ -50,7 +50,7 @@ export function inheritedOptions(cmd: Command): Option[] {
 }
 
 /** Splits a shell command line at the spaces that separate words (quoted spaces kept). */
-export function shellWords(line: string): string[] {
+function shellWords(line: string): string[] {
   const words: string[] = [];
   let word = "";
   let quote: string | undefined;
