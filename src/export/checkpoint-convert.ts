@@ -4,7 +4,8 @@
 // store's lock: the checkpoints are written first (an entry the store already has is kept, it is
 // newer), then removed from config.json, so a crash in between only converts them again.
 import type { ConfigStore } from "../config/store.js";
-import { type Checkpoint, type CheckpointStore, cursorKey, type Destination, destKey } from "./checkpoint.js";
+import type { Checkpoint, CheckpointStore } from "./checkpoint.js";
+import { cursorKey, type Destination, destKey } from "./cursor-id.js";
 
 /** An entry as older versions saved it. */
 interface OldCheckpoint extends Checkpoint {

@@ -32,21 +32,8 @@ import { withPath } from "../io/machine-failure.js";
 import { replaceFile, syncFolder } from "../io/private-file.js";
 import type { FileState } from "./durable-output.js";
 import { type FeedPosition, START } from "./feed-loop.js";
+import { type CursorId, type Destination, destKey, type FeedKind } from "./cursor-id.js";
 import { type RunLock, takeRunLockFile } from "./run-lock.js";
-
-export type FeedKind = "redemptions" | "corrections" | "events";
-
-/** What a cursor feeds: an output file (real path), or a named series (stdout, one workbook per run). */
-export type Destination = { kind: "file"; path: string } | { kind: "named"; name: string };
-
-/** The identity of one checkpoint. */
-export interface CursorId {
-  organizationId: string;
-  feed: FeedKind;
-  /** Event-type filter (corrections: the correction type; events sync: --type). */
-  type?: string | null | undefined;
-  dest: Destination;
-}
 
 /** Who last used a cursor, and how: shown by `cursors list`, never part of the key. */
 export interface Attributes {
@@ -86,14 +73,6 @@ export interface Entry {
 }
 
 /** The destination as a key part: "file:/abs/path" or "named:NAME". */
-export function destKey(d: Destination): string {
-  return d.kind === "file" ? `file:${d.path}` : `named:${d.name}`;
-}
-
-export function cursorKey(id: CursorId): string {
-  return [id.organizationId, id.feed, id.type ?? "", destKey(id.dest)].join("|");
-}
-
 /** What a cursor's attributes are taken from (a subset of context.ts's Target). */
 export interface TargetFacts {
   baseUrl: string;

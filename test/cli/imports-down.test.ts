@@ -86,3 +86,55 @@ describe("the CLI imports the sandbox only to start or control it", () => {
     expect(STARTS_OR_CONTROLS_THE_SANDBOX.filter((i) => !found.includes(i))).toEqual([]);
   });
 });
+
+/** A cycle in `graph` (file → the files it imports), as the files around it, or undefined. */
+function findCycle(graph: Map<string, string[]>): string[] | undefined {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (f: string): string[] | undefined => {
+    if (state.get(f) === "done") return undefined;
+    if (state.get(f) === "open") return [...stack.slice(stack.indexOf(f)), f];
+    state.set(f, "open");
+    stack.push(f);
+    for (const t of graph.get(f) ?? []) {
+      const c = visit(t);
+      if (c) return c;
+    }
+    stack.pop();
+    state.set(f, "done");
+    return undefined;
+  };
+  for (const f of graph.keys()) {
+    const c = visit(f);
+    if (c) return c;
+  }
+  return undefined;
+}
+
+/** Imports that exist at run time: type-only imports and re-exports are erased by the compiler. */
+function runtimeImports(file: string, source: string): string[] {
+  const values = source.replace(/^\s*(?:import|export)\s+type\s[^;]*?\sfrom\s+["'][^"']+["'];?/gms, "");
+  return relativeImports(values).map((spec) => resolve(dirname(file), spec.replace(/\.js$/, ".ts")));
+}
+
+describe("no import cycles in src/ (what `npx madge --circular src` checks, with .madgerc)", () => {
+  it("the check finds a cycle through a dynamic import, and not through a type-only one", () => {
+    const a = join(SRC, "a.ts");
+    const b = join(SRC, "b.ts");
+    const cyclic = new Map([
+      [a, runtimeImports(a, 'const m = await import("./b.js");')],
+      [b, runtimeImports(b, 'import { x } from "./a.js";')],
+    ]);
+    expect(findCycle(cyclic)).toEqual([a, b, a]);
+    const typeOnly = new Map([
+      [a, runtimeImports(a, 'const m = await import("./b.js");')],
+      [b, runtimeImports(b, 'import type {\n  X,\n} from "./a.js";\nexport type { Y } from "./a.js";')],
+    ]);
+    expect(findCycle(typeOnly)).toBeUndefined();
+  });
+
+  it("no module of src/ reaches itself through its imports", () => {
+    const graph = new Map(tsFiles(SRC).map((f) => [f, runtimeImports(f, readFileSync(f, "utf8"))]));
+    expect(findCycle(graph)?.map((f) => relative(SRC, f))).toBeUndefined();
+  });
+});

@@ -5,10 +5,10 @@ import { UsageError } from "../../errors.js";
 import {
   type Checkpoint,
   type CheckpointStore,
-  type Destination,
   type Entry,
   openCheckpoints,
 } from "../../export/checkpoint.js";
+import type { Destination } from "../../export/cursor-id.js";
 import { resolveOutPath } from "../../export/durable-output.js";
 import type { Column } from "../../io/render.js";
 

@@ -28,9 +28,6 @@ import {
   type Checkpoint,
   type CheckpointStore,
   checkpointOf,
-  type CursorId,
-  cursorKey,
-  type Destination,
   describeCursor,
   type Entry,
   lockDestination,
@@ -38,6 +35,7 @@ import {
   orgLabel,
   positionOf,
 } from "../../export/checkpoint.js";
+import { type CursorId, cursorKey, type Destination } from "../../export/cursor-id.js";
 import { describeChange, resolveOutPath, sameContent } from "../../export/durable-output.js";
 import { BY_OCCURRED_AT, type FeedPosition, feedDeadline, runFeed, START } from "../../export/feed-loop.js";
 import type { RunLock } from "../../export/run-lock.js";

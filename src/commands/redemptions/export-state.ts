@@ -10,13 +10,11 @@ import {
   type Checkpoint,
   type CheckpointStore,
   checkpointOf,
-  type CursorId,
-  cursorKey,
-  type Destination,
   type Entry,
   orgLabel,
   positionOf,
 } from "../../export/checkpoint.js";
+import { type CursorId, cursorKey, type Destination } from "../../export/cursor-id.js";
 import {
   type DurableOutput,
   type FileState,

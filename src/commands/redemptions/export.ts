@@ -20,10 +20,10 @@ import { feedPageSize } from "../shared/list.js";
 import {
   attributesOf,
   type CheckpointStore,
-  type Destination,
   lockDestination,
   openCheckpoints,
 } from "../../export/checkpoint.js";
+import type { Destination } from "../../export/cursor-id.js";
 import { resolveOutPath } from "../../export/durable-output.js";
 import { feedDeadline } from "../../export/feed-loop.js";
 import { csvHeader } from "../../export/redemption-rows.js";
