@@ -10,7 +10,7 @@ import type { ApiClient } from "../../api/client.js";
 import { getOffer, listOffers } from "../../api/offers.js";
 import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { ApiError, DeclinedError, UsageError } from "../../errors.js";
+import { ApiError, CancelledError, DeclinedError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
 import type { Offer } from "../../spec/offers.js";
@@ -132,23 +132,53 @@ async function createAndFollow(
   let campaign = await create(ctx, api, createBody(values as Required<CampaignFlags>, reference));
 
   let activate = f.activate;
+  const ref = campaign.externalReference ?? campaign.id;
   if (!activate && interactive)
-    activate = await ctx.prompter().confirm({ message: "Activate the campaign now?", default: true });
+    activate = await afterCreate(
+      ctx.prompter().confirm({ message: "Activate the campaign now?", default: true }),
+      campaign,
+      ["not activated.", `Activate it: partner-cli campaigns activate ${ref}`],
+    );
   if (activate) campaign = await activateCreated(ctx, api, campaign);
 
   printRecord(ctx.io, campaign, campaignFields(campaign));
 
   if (interactive) {
-    const assign = await ctx.prompter().confirm({
-      message: "Give every active creator on the roster a share link now?",
-      default: true,
-    });
+    const assign = await afterCreate(
+      ctx.prompter().confirm({
+        message: "Give every active creator on the roster a share link now?",
+        default: true,
+      }),
+      campaign,
+      ["no links were assigned.", `Give the roster its links: partner-cli links assign ${ref} --roster`],
+    );
     if (assign) {
       const { assignRoster } = await import("../links/assign.js");
       await assignRoster(ctx, campaign);
     } else {
       ctx.io.err(`Later: partner-cli links assign ${campaign.externalReference ?? campaign.id} --roster`);
     }
+  }
+}
+
+/**
+ * A question asked once the campaign exists: Ctrl-C there (exit 130) says that it was created, as
+ * what, its id and reference, what was not done and the command that does it.
+ */
+async function afterCreate<T>(
+  question: Promise<T>,
+  c: Campaign,
+  [notDone, step]: [string, string],
+): Promise<T> {
+  try {
+    return await question;
+  } catch (err) {
+    if (!(err instanceof CancelledError)) throw err;
+    const ref = c.externalReference === null ? "" : `, reference ${c.externalReference}`;
+    throw new CancelledError(
+      `Cancelled. The campaign was created as ${c.status === "draft" ? "a draft" : `an ${c.status} campaign`} (id ${c.id}${ref}); ${notDone}`,
+      step,
+    );
   }
 }
 
