@@ -129,7 +129,7 @@ async function createAndFollow(
     if (!ok) throw new DeclinedError("Not created; nothing was sent.");
   }
 
-  let campaign = await create(ctx, api, createBody(values as Required<CampaignFlags>, reference));
+  let campaign = await create(ctx, api, offer, createBody(values as Required<CampaignFlags>, reference));
 
   let activate = f.activate;
   const ref = campaign.externalReference ?? campaign.id;
@@ -229,7 +229,12 @@ async function allOffers(api: ApiClient): Promise<Offer[]> {
   return offers;
 }
 
-async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof createBody>): Promise<Campaign> {
+async function create(
+  ctx: Context,
+  api: ApiClient,
+  offer: Offer,
+  body: ReturnType<typeof createBody>,
+): Promise<Campaign> {
   let result: Awaited<ReturnType<typeof createCampaign>>;
   try {
     result = await createCampaign(api, body);
@@ -255,6 +260,10 @@ async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof crea
           hint: `Inspect it: partner-cli campaigns get ${body.externalReference}  (or choose another --external-reference)`,
         });
       }
+      // The spec's other 409 of a create: the organization lost access to the offer's brand.
+      throw err.withHint(
+        `Nothing was created. The organization lost access to the brand ${offer.brand.name}, so its campaigns are view-only and no new one can be made on its offers. Offers a campaign can use: partner-cli offers list --distributable`,
+      );
     }
     throw err;
   }
