@@ -26,6 +26,7 @@ import {
   offerProblems,
   problemLines,
 } from "./form.js";
+import { lostZerosNote, withLostZeros } from "../offers/lost-zeros.js";
 import { DISTRIBUTABLE_HINT, offerLabel, runWizard, summaryLines } from "./wizard.js";
 
 export interface CampaignsCreateOptions extends CampaignFlags {
@@ -215,7 +216,7 @@ async function fetchOffer(api: ApiClient, baseGs1: string): Promise<Offer> {
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
       throw new UsageError(
-        `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization`,
+        `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization.${lostZerosNote(await withLostZeros(api, baseGs1))}`,
         DISTRIBUTABLE_HINT,
       );
     }
