@@ -11,6 +11,7 @@ import { registerCampaigns } from "./cli/campaigns.js";
 import { registerCompletion } from "./cli/completion.js";
 import { registerCursors } from "./cli/cursors.js";
 import { type CliRuntime, commanderView, examples, type LazyNoun } from "./cli/define.js";
+import type { CommandUnknownOpts } from "@commander-js/extra-typings";
 import { registerEvents } from "./cli/events.js";
 import { configureHelp, helpWidth, notes } from "./cli/help.js";
 import { registerHelp } from "./cli/help-command.js";
@@ -23,6 +24,7 @@ import { registerReports } from "./cli/reports.js";
 import { registerRoster } from "./cli/roster.js";
 import { registerSandbox } from "./cli/sandbox.js";
 import { registerSync } from "./cli/sync.js";
+import { usageErrorText } from "./cli/usage-error.js";
 import { registerVersion } from "./cli/version.js";
 import { registerWebhooks } from "./cli/webhooks.js";
 import type { IoStreams } from "./io/io.js";
@@ -99,14 +101,21 @@ export function buildProgram(
   options: BuildOptions = {},
 ): CommanderCommand {
   const program = declareGlobalOptions(new Command("partner-cli"));
+  // The command being parsed (commander dispatches down through preSubcommand): a parse error's
+  // suggestion and hint are that command's.
+  let parsing: CommanderCommand = commanderView(program);
+  const follow = (_parent: unknown, sub: CommandUnknownOpts) => {
+    parsing = commanderView(sub);
+  };
   program
-    .showHelpAfterError("(run with --help for usage)")
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => rt.streams.stdout.write(s),
       writeErr: (s) => rt.streams.stderr.write(s),
-    });
+      outputError: (s, write) => write(usageErrorText(s, parsing)),
+    })
+    .hook("preSubcommand", follow);
   // --sandbox names one service, --base-url and --profile another: refused before any command runs.
   program.hook("preAction", async (_program, actionCommand) => {
     const g = actionCommand.optsWithGlobals();
@@ -127,8 +136,12 @@ export function buildProgram(
   const pending = new Map<Command, LazyNoun>();
   for (const r of REGISTRARS) {
     if (typeof r === "function") r(program, rt);
-    else if (options.lazy) pending.set(r.noun(program), r);
-    else r.verbs(r.noun(program), rt);
+    else {
+      const noun = r.noun(program);
+      noun.hook("preSubcommand", follow);
+      if (options.lazy) pending.set(noun, r);
+      else r.verbs(noun, rt);
+    }
   }
   if (pending.size > 0)
     program.hook("preSubcommand", (_program, sub) => {

@@ -37,10 +37,20 @@ async function entry(account: string): Promise<KeyringEntry> {
   return new Entry(KEYCHAIN_SERVICE, account, { linux: { store: "secret-service" } }) as KeyringEntry;
 }
 
-/** Why the keychain did not answer, in words (never the key). */
+/**
+ * Why the keychain did not answer, in words (never the key): what was tried and what stood in the
+ * way. On Linux the library's D-Bus failures ("Platform failure: DBus error: Using X11 for
+ * dbus-daemon autolaunch was disabled...") come down to the session bus the Secret Service lives on.
+ */
 function reason(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s+/g, " ").trim() || "no answer";
+  const text = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ").trim();
+  if (/d-?bus/i.test(text)) {
+    const bus = process.env.DBUS_SESSION_BUS_ADDRESS;
+    return bus
+      ? `tried the Secret Service (GNOME Keyring, KWallet) on the D-Bus session bus ${bus}, and none answered there`
+      : "tried the Secret Service (GNOME Keyring, KWallet), which needs a D-Bus session bus, and this session has none (DBUS_SESSION_BUS_ADDRESS is not set)";
+  }
+  return text || "no answer";
 }
 
 /**
@@ -61,7 +71,7 @@ export async function keychainStore(
         stored: false,
         reason: `the keychain binding ${err.pkg} does not load here (${platformArch()})`,
       };
-    return { stored: false, reason: `the keychain library did not load: ${reason(err)}` };
+    return { stored: false, reason: reason(err) };
   }
   try {
     e.setPassword(key);

@@ -72,7 +72,7 @@ export function codeLimitMax(codesAvailable?: number | null): number {
 }
 
 /** A new campaign's code limit against the offer's supply (the 1 to 10,000,000 range aside). */
-export function codeLimitSupplyProblem(limit: number, codesAvailable?: number | null): string | undefined {
+function codeLimitSupplyProblem(limit: number, codesAvailable?: number | null): string | undefined {
   const max = codeLimitMax(codesAvailable);
   return limit > max && max < LIMITS.codeLimitMax
     ? `must be at most ${grouped(max)}, the codes the offer has available`

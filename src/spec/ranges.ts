@@ -32,11 +32,13 @@ export interface RangeInput {
  * The request-side rules of a date range, as field → messages (empty when valid):
  * a known preset; real calendar days; `from` and `through` together; `through` not before `from`;
  * no preset together with dates; at most `maxDays` days (366 for capped endpoints, none otherwise).
+ * `name` names the fields in the messages (the CLI's flags; the API's fields by default).
  */
 export function rangeProblems(
   r: RangeInput,
-  opts: { maxDays?: number | null } = {},
+  opts: { maxDays?: number | null; name?: (field: string) => string } = {},
 ): Record<string, string[]> {
+  const n = opts.name ?? ((f: string) => f);
   const out: Record<string, string[]> = {};
   const add = (f: string, m: string) => {
     const list = out[f] ?? [];
@@ -46,13 +48,13 @@ export function rangeProblems(
   if (r.preset !== undefined && !(RANGE_PRESETS as readonly string[]).includes(r.preset))
     add("preset", `must be one of ${RANGE_PRESETS.join(", ")}`);
   if (r.preset !== undefined && (r.from !== undefined || r.through !== undefined))
-    add("preset", "must not be combined with from or through");
+    add("preset", `must not be combined with ${n("from")} or ${n("through")}`);
   for (const f of ["from", "through"] as const) {
     const v = r[f];
     if (v !== undefined && !isCalendarDay(v)) add(f, "must be a calendar day YYYY-MM-DD");
   }
-  if (r.from !== undefined && r.through === undefined) add("through", "is required with from");
-  if (r.through !== undefined && r.from === undefined) add("from", "is required with through");
+  if (r.from !== undefined && r.through === undefined) add("through", `is required with ${n("from")}`);
+  if (r.through !== undefined && r.from === undefined) add("from", `is required with ${n("through")}`);
   if (
     r.from !== undefined &&
     r.through !== undefined &&
@@ -61,7 +63,7 @@ export function rangeProblems(
     !out.from &&
     !out.through
   ) {
-    if (r.through < r.from) add("through", "must be on or after from");
+    if (r.through < r.from) add("through", `must be on or after ${n("from")}`);
     else {
       const max = opts.maxDays === undefined ? LIMITS.rangeDaysMax : opts.maxDays;
       if (max !== null && inclusiveDays(r.from, r.through) > max)

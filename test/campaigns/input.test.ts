@@ -74,7 +74,9 @@ describe("number input (unit)", () => {
     expect(parseCodeLimit("10,000,000")).toEqual({ ok: true, value: "10000000", shown: "10,000,000" });
     expect(parseCodeLimit("50,000", 50_000).ok).toBe(true);
     const bad: [string, number | null | undefined, RegExp][] = [
-      ["50,001", 50_000, /at most 50,000, the codes the offer has available/],
+      ["50,001", 50_000, /^must be between 1 and 50,000 \(the codes the offer has available\)$/],
+      // The range said is the prompt's ("Code limit (1 to 50,000)"), not the API's 10,000,000.
+      ["0", 50_000, /^must be between 1 and 50,000 \(the codes the offer has available\)$/],
       ["10,000,001", null, /between 1 and 10,000,000/],
       ["0", undefined, /between 1 and 10,000,000/],
       ["1,00", undefined, /a whole number like 1000 or 1,000/],
@@ -164,8 +166,8 @@ describe("the wizard accepts what people type", () => {
     expect(limitMsg).toBe("Code limit (1 to 25)");
     expect(limit("1")).toBe(true);
     expect(limit("25")).toBe(true);
-    expect(limit("0")).not.toBe(true);
-    expect(limit("26")).toMatch(/at most 25/);
+    expect(limit("0")).toMatch(/between 1 and 25 /);
+    expect(limit("26")).toMatch(/between 1 and 25 \(the codes the offer has available\)/);
 
     const [rateMsg, rate] = byMessage(/Commission rate/);
     expect(rateMsg).toMatch(/0% to 100%/);

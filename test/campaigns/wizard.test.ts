@@ -40,10 +40,12 @@ describe("wizard steps", () => {
   it("dates: the range in each prompt is the range its check enforces", async () => {
     const p = prompts([
       { match: /First day/, answer: "2026-01-10" },
+      { match: /Start on 2026-01-10 anyway\?/, answer: true },
       { match: /Last day/, answer: "2026-03-31" },
     ]);
     const values = {};
-    await askDates({ prompt: p.prompt, values, chosen: offer, now: new Date("2026-02-01T12:00:00Z") });
+    const now = new Date("2026-02-01T12:00:00Z");
+    await askDates({ prompt: p.prompt, say: p.say, values, chosen: offer, now });
     expect(values).toEqual({ from: "2026-01-10", through: "2026-03-31" });
     const first = p.validators.get("First day (2026-01-10 to 2026-03-31)")!;
     expect(first("2026-01-10")).toBe(true);
@@ -54,6 +56,39 @@ describe("wizard steps", () => {
     expect(last("2026-01-10")).toBe(true);
     expect(last("2026-04-01")).not.toBe(true);
     expect(p.inner.asked[0]!.default).toBe("2026-02-01"); // today, inside the window
+  });
+
+  it("dates: a first day in the past is said and asked about; declined, the day is asked again", async () => {
+    const p = prompts([
+      { match: /First day/, answer: "2026-01-20" },
+      { match: /Start on 2026-01-20 anyway\?/, answer: false },
+      { match: /First day/, answer: "2026-02-01" },
+      { match: /Last day/, answer: "2026-03-01" },
+    ]);
+    const values = {};
+    const now = new Date("2026-02-01T12:00:00Z");
+    await askDates({ prompt: p.prompt, say: p.say, values, chosen: offer, now });
+    expect(values).toEqual({ from: "2026-02-01", through: "2026-03-01" });
+    expect(p.said).toEqual([
+      "Warning: 2026-01-20 is in the past (today is 2026-02-01, UTC): the campaign would start 12 days ago.",
+    ]);
+    expect(p.inner.remaining()).toBe(0);
+  });
+
+  it("dates: a first day in the past given by --from is warned about, not asked (the flag wins)", async () => {
+    const p = prompts([{ match: /Last day/, answer: "2026-03-01" }]);
+    const values = { from: "2026-01-31" };
+    await askDates({
+      prompt: p.prompt,
+      say: p.say,
+      values,
+      chosen: offer,
+      now: new Date("2026-02-01T00:00:00Z"),
+    });
+    expect(p.said).toEqual([
+      "Warning: 2026-01-31 is in the past (today is 2026-02-01, UTC): the campaign would start 1 day ago.",
+    ]);
+    expect(p.inner.asked.map((q) => q.message)).toEqual(["Last day (2026-01-31 to 2026-03-31)"]);
   });
 
   it("name: the length in the prompt is the length enforced", async () => {

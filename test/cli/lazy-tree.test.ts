@@ -112,8 +112,8 @@ describe("lazy noun declarations", () => {
   test("an unknown verb of a lazy noun gets commander's suggestion from the real verbs", async () => {
     const r = await runIn(["roster", "lst"]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("unknown command 'lst'");
-    expect(r.stderr).toContain("(Did you mean list?)");
+    expect(r.stderr).toContain("Error: unknown command 'lst'. Did you mean list?");
+    expect(r.stderr).toContain('Run "partner-cli roster --help" for usage.');
   });
 
   test("completion, run through the lazy CLI, is generated from the whole tree", async () => {

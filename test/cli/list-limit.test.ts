@@ -110,7 +110,7 @@ describe.each(Object.entries(CASES))("%s --limit", (name, c) => {
       c.configDir ? { configDir: c.configDir() } : {},
     );
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/--limit <n>' argument '0' is invalid\. expected a number from 1/);
+    expect(r.stderr).toMatch(/--limit <n>' argument '0' is invalid\. Expected a number from 1/);
     expect(r.stderr).not.toMatch(/^> (GET|POST)/m);
     expect(r.stdout).toBe("");
   });

@@ -45,9 +45,11 @@ describe("where no keychain answers (headless)", () => {
     const dir = tempDir();
     const r = await login(dir, headless());
     expect(r.exitCode).toBe(0);
-    expect(r.stderr).toMatch(
-      /No OS keychain answered \(.+\); the key is in .*config\.json, readable only by you\./,
+    // One sentence on what was tried and where the key went instead; no raw D-Bus error.
+    expect(r.stderr).toContain(
+      `No OS keychain answered (tried the Secret Service (GNOME Keyring, KWallet), which needs a D-Bus session bus, and this session has none (DBUS_SESSION_BUS_ADDRESS is not set)), so the key is in ${join(dir, "config.json")} instead, readable only by you.`,
     );
+    expect(r.stderr).not.toMatch(/DBus error|Platform failure|X11|autolaunch/);
     expect(r.stdout + r.stderr).not.toContain(s.writeKey);
     expect(JSON.parse(configFile(dir)).profiles.default.apiKey).toBe(s.writeKey);
     expect(statSync(join(dir, "config.json")).mode & 0o777).toBe(0o600);
@@ -66,6 +68,17 @@ describe("where no keychain answers (headless)", () => {
       }
     },
   );
+
+  it("a session bus where no Secret Service answers: names the bus tried, not the raw D-Bus error", async () => {
+    const dir = tempDir();
+    const bus = `unix:path=${join(tempDir(), "no-bus")}`;
+    const r = await login(dir, { DBUS_SESSION_BUS_ADDRESS: bus });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain(
+      `No OS keychain answered (tried the Secret Service (GNOME Keyring, KWallet) on the D-Bus session bus ${bus}, and none answered there), so the key is in ${join(dir, "config.json")} instead, readable only by you.`,
+    );
+    expect(r.stderr).not.toMatch(/DBus error|Platform failure/);
+  });
 
   it("--insecure-storage says the file was asked for", async () => {
     const dir = tempDir();

@@ -112,7 +112,7 @@ describe("@napi-rs/keyring not installed", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const notices = r.stderr.split("\n").filter((l) => l.includes("keychain"));
     expect(notices).toEqual([
-      `No OS keychain answered (the keychain binding @napi-rs/keyring does not load here (${PLATFORM})); the key is in ${join(cfg, "config.json")}, readable only by you.`,
+      `No OS keychain answered (the keychain binding @napi-rs/keyring does not load here (${PLATFORM})), so the key is in ${join(cfg, "config.json")} instead, readable only by you.`,
     ]);
     const stored = JSON.parse(readFileSync(join(cfg, "config.json"), "utf8"));
     expect(stored.profiles.default.apiKey).toBe(s.writeKey);

@@ -33,6 +33,8 @@ export interface TmuxSession {
   waitFor(re: RegExp, what: string, timeoutMs?: number): Promise<string>;
   type(text: string): void;
   enter(): void;
+  /** Named keys, as tmux spells them ("C-c", "BSpace"). */
+  keys(...names: string[]): void;
   kill(): void;
   /** From now on, every byte the pane's program writes is appended to `path` (tmux pipe-pane). */
   record(path: string): void;
@@ -49,6 +51,7 @@ export function tmuxSession(command: string, name = "t", size = { width: 220, he
     waitFor: (re, what, timeoutMs = 30_000) => screenShows(screen, re, what, timeoutMs),
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     enter: () => void tmux("send-keys", "-t", name, "Enter"),
+    keys: (...names) => void tmux("send-keys", "-t", name, ...names),
     record: (path) => void tmux("pipe-pane", "-o", "-t", name, `cat >> ${shq(path)}`),
     kill() {
       try {

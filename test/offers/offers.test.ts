@@ -91,7 +91,7 @@ describe("offers list", () => {
     expect(r.stderr).toMatch(/Warning: "paused_by_brand" is not a known offer state/);
     // The request was sent: the API's own answer comes back (400 validation_failed → exit 2).
     expect(r.stderr).toMatch(/400 validation_failed; GET \/offers/);
-    expect(r.stderr).toMatch(/ {2}state: must be one of/);
+    expect(r.stderr).toMatch(/ {2}--state: must be one of/); // the flag typed, not the API field
     expect(r.exitCode).toBe(2);
   });
 

@@ -55,9 +55,11 @@ describe("--json failures: one JSON object on stderr", () => {
       },
       exitCode: 2,
     });
-    // Without --json: commander's prose, as before.
+    // Without --json: the prose of every other error, one hint naming the command's help.
     const prose = await runIn(["offers", "list", "--bogus"], { env });
-    expect(prose.stderr).toMatch(/^error: unknown option '--bogus'/);
+    expect(prose.stderr).toBe(
+      `Error: unknown option '--bogus'.\nRun "partner-cli offers list --help" for usage.\n`,
+    );
   });
 
   it("a usage error found by the command (missing flags without a terminal)", async () => {

@@ -159,3 +159,19 @@ describe("the rejects file", () => {
     expect(await creatorCount(s.sb)).toBe(8); // k-0, k-6 and the six fixed rows
   });
 });
+
+describe("--quiet and rejected rows (issue 26 item 11)", () => {
+  it("nothing was listed, so the hint points at --rejects, not at 'the lines listed above' (exit 3)", async () => {
+    const file = writeTemp(["externalId,name,email", "q-1,Ann,not-an-email", "q-2,Bob,", ""].join("\n"));
+    const r = await s.run(["roster", "import", file, "--quiet"]);
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toBe(
+      "Error: 1 of 2 rows were rejected.\n--quiet listed none of them: run again with --rejects FILE to get them all as CSV (with their reasons), or without --quiet to see them here.\n",
+    );
+    expect(await creatorCount(s.sb)).toBe(1);
+    const out = `${writeTemp("", "unused.csv")}.rejects.csv`;
+    const withFile = await s.run(["roster", "import", file, "--quiet", "--rejects", out]);
+    expect(withFile.exitCode).toBe(3);
+    expect(withFile.stderr).toContain(`The rejected rows are in ${out}; fix them and import again.`);
+  });
+});

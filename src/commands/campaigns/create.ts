@@ -10,7 +10,7 @@ import type { ApiClient } from "../../api/client.js";
 import { getOffer, listOffers } from "../../api/offers.js";
 import { allItems } from "../../api/paging.js";
 import type { Context } from "../../context.js";
-import { ApiError, DeclinedError, UsageError } from "../../errors.js";
+import { ApiError, CancelledError, DeclinedError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { Campaign } from "../../spec/campaigns.js";
 import type { Offer } from "../../spec/offers.js";
@@ -26,6 +26,7 @@ import {
   offerProblems,
   problemLines,
 } from "./form.js";
+import { lostZerosNote, withLostZeros } from "../offers/lost-zeros.js";
 import { DISTRIBUTABLE_HINT, offerLabel, runWizard, summaryLines } from "./wizard.js";
 
 export interface CampaignsCreateOptions extends CampaignFlags {
@@ -129,26 +130,56 @@ async function createAndFollow(
     if (!ok) throw new DeclinedError("Not created; nothing was sent.");
   }
 
-  let campaign = await create(ctx, api, createBody(values as Required<CampaignFlags>, reference));
+  let campaign = await create(ctx, api, offer, createBody(values as Required<CampaignFlags>, reference));
 
   let activate = f.activate;
+  const ref = campaign.externalReference ?? campaign.id;
   if (!activate && interactive)
-    activate = await ctx.prompter().confirm({ message: "Activate the campaign now?", default: true });
+    activate = await afterCreate(
+      ctx.prompter().confirm({ message: "Activate the campaign now?", default: true }),
+      campaign,
+      ["not activated.", `Activate it: partner-cli campaigns activate ${ref}`],
+    );
   if (activate) campaign = await activateCreated(ctx, api, campaign);
 
   printRecord(ctx.io, campaign, campaignFields(campaign));
 
   if (interactive) {
-    const assign = await ctx.prompter().confirm({
-      message: "Give every active creator on the roster a share link now?",
-      default: true,
-    });
+    const assign = await afterCreate(
+      ctx.prompter().confirm({
+        message: "Give every active creator on the roster a share link now?",
+        default: true,
+      }),
+      campaign,
+      ["no links were assigned.", `Give the roster its links: partner-cli links assign ${ref} --roster`],
+    );
     if (assign) {
       const { assignRoster } = await import("../links/assign.js");
       await assignRoster(ctx, campaign);
     } else {
       ctx.io.err(`Later: partner-cli links assign ${campaign.externalReference ?? campaign.id} --roster`);
     }
+  }
+}
+
+/**
+ * A question asked once the campaign exists: Ctrl-C there (exit 130) says that it was created, as
+ * what, its id and reference, what was not done and the command that does it.
+ */
+async function afterCreate<T>(
+  question: Promise<T>,
+  c: Campaign,
+  [notDone, step]: [string, string],
+): Promise<T> {
+  try {
+    return await question;
+  } catch (err) {
+    if (!(err instanceof CancelledError)) throw err;
+    const ref = c.externalReference === null ? "" : `, reference ${c.externalReference}`;
+    throw new CancelledError(
+      `Cancelled. The campaign was created as ${c.status === "draft" ? "a draft" : `an ${c.status} campaign`} (id ${c.id}${ref}); ${notDone}`,
+      step,
+    );
   }
 }
 
@@ -185,7 +216,7 @@ async function fetchOffer(api: ApiClient, baseGs1: string): Promise<Offer> {
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) {
       throw new UsageError(
-        `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization`,
+        `Cannot create the campaign:\n  ${FLAG.offer}: no offer ${baseGs1.trim()} is visible to this organization.${lostZerosNote(await withLostZeros(api, baseGs1))}`,
         DISTRIBUTABLE_HINT,
       );
     }
@@ -199,7 +230,12 @@ async function allOffers(api: ApiClient): Promise<Offer[]> {
   return offers;
 }
 
-async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof createBody>): Promise<Campaign> {
+async function create(
+  ctx: Context,
+  api: ApiClient,
+  offer: Offer,
+  body: ReturnType<typeof createBody>,
+): Promise<Campaign> {
   let result: Awaited<ReturnType<typeof createCampaign>>;
   try {
     result = await createCampaign(api, body);
@@ -225,6 +261,10 @@ async function create(ctx: Context, api: ApiClient, body: ReturnType<typeof crea
           hint: `Inspect it: partner-cli campaigns get ${body.externalReference}  (or choose another --external-reference)`,
         });
       }
+      // The spec's other 409 of a create: the organization lost access to the offer's brand.
+      throw err.withHint(
+        `Nothing was created. The organization lost access to the brand ${offer.brand.name}, so its campaigns are view-only and no new one can be made on its offers. Offers a campaign can use: partner-cli offers list --distributable`,
+      );
     }
     throw err;
   }

@@ -17,6 +17,7 @@ import {
 } from "../../spec/campaign-rules.js";
 import type { Offer } from "../../spec/offers.js";
 import { type Parsed, parseCodeLimit, parseRate, parseUnitPrice } from "./input.js";
+import { isViewOnly, statusText, viewOnlyWhy } from "./view-only.js";
 
 /** The create flags as commander hands them over (all text). */
 export interface CampaignFlags {
@@ -284,7 +285,7 @@ export function campaignFields(c: Campaign): [string, unknown][] {
     ["id", c.id],
     ["externalReference", c.externalReference],
     ["name", c.name],
-    ["status", c.status],
+    ["status", isViewOnly(c) ? `${statusText(c)}: ${viewOnlyWhy(c)}` : c.status],
     ["offer", `${c.offer.baseGs1}${c.offer.title ? ` ${c.offer.title}` : ""}`],
     ["brand", c.offer.brand.name],
     ["dates", `${c.dates.from} to ${c.dates.through}`],

@@ -3,7 +3,7 @@
 // sent (canonical decimal text) and how to show what was understood, or the reason it is refused;
 // the reasons state the same ranges the prompts show.
 import { Decimal } from "decimal.js";
-import { codeLimitMax, codeLimitSupplyProblem, grouped } from "../../spec/campaign-rules.js";
+import { codeLimitMax, grouped } from "../../spec/campaign-rules.js";
 import { checkDecimal, COMMISSION_RATE, UNIT_SALE_PRICE } from "../../spec/campaigns.js";
 import { LIMITS } from "../../spec/limits.js";
 
@@ -83,9 +83,15 @@ export function parseCodeLimit(text: string, codesAvailable?: number | null): Pa
   if (plain === undefined || !/^\d+$/.test(plain))
     return { ok: false, reason: "must be a whole number like 1000 or 1,000" };
   const n = Number(plain);
-  if (n < LIMITS.codeLimitMin || n > LIMITS.codeLimitMax)
-    return { ok: false, reason: `must be between 1 and ${grouped(LIMITS.codeLimitMax)}` };
-  const supply = codeLimitSupplyProblem(n, codesAvailable);
-  if (supply) return { ok: false, reason: supply };
+  const max = codeLimitMax(codesAvailable);
+  // The range stated is the one the prompt shows: the offer's codes when they are the lower bound.
+  if (n < LIMITS.codeLimitMin || n > max)
+    return {
+      ok: false,
+      reason:
+        max < LIMITS.codeLimitMax
+          ? `must be between 1 and ${grouped(max)} (the codes the offer has available)`
+          : `must be between 1 and ${grouped(max)}`,
+    };
   return { ok: true, value: String(n), shown: grouped(n) };
 }

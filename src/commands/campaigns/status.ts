@@ -1,11 +1,12 @@
 // campaigns activate | pause | end (activate.ts, pause.ts, end.ts): POST /campaigns/{id}/status with the desired status.
-import { setCampaignStatus } from "../../api/campaigns.js";
+import { getCampaign, setCampaignStatus } from "../../api/campaigns.js";
 import type { Context } from "../../context.js";
 import { ApiError, DeclinedError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { StatusTarget } from "../../spec/campaigns.js";
 import { campaignFields } from "./form.js";
 import { resolveCampaign } from "./resolve.js";
+import { campaignConflictHint } from "./view-only.js";
 
 const VERB: Record<StatusTarget, string> = { active: "activate", paused: "pause", ended: "end" };
 const DONE: Record<StatusTarget, string> = { active: "Activated", paused: "Paused", ended: "Ended" };
@@ -28,10 +29,11 @@ export async function campaignsStatusRun(
     updated = await setCampaignStatus(api, campaign.id, o.status);
   } catch (err) {
     if (err instanceof ApiError && (err.status === 409 || err.status === 400)) {
-      const allowed = campaign.allowedStatuses.length
-        ? `From ${campaign.status} it can go to: ${campaign.allowedStatuses.join(", ")}.`
-        : `It is ${campaign.status}${campaign.status === "ended" ? " (final)" : ""} and cannot change status${campaign.status === "ended" ? "" : " (view-only: the organization lost access to its brand)"}.`;
-      throw err.withHint(`Cannot ${VERB[o.status]} campaign ${label}. ${allowed}`);
+      const now = await getCampaign(api, campaign.id).catch(() => campaign);
+      const arg = now.externalReference ?? now.id;
+      const why = campaignConflictHint(now, arg);
+      const allowed = `From ${now.status} it can go to: ${now.allowedStatuses.join(", ")}.`;
+      throw err.withHint(`Cannot ${VERB[o.status]} campaign ${label}. ${why ?? allowed}`);
     }
     throw err;
   }

@@ -3,7 +3,8 @@
 // campaign's current values and its offer's rules decide; a 400 the service still answers names
 // the flags too.
 // --dry-run prints the PATCH body beside the campaign's current values instead of sending it.
-import { type CampaignPatch, patchCampaign } from "../../api/campaigns.js";
+import { type CampaignPatch, getCampaign, patchCampaign } from "../../api/campaigns.js";
+import type { ApiClient } from "../../api/client.js";
 import { getOffer } from "../../api/offers.js";
 import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
@@ -24,6 +25,7 @@ import {
   ruleValues,
 } from "./form.js";
 import { resolveCampaign } from "./resolve.js";
+import { campaignConflictHint } from "./view-only.js";
 
 export interface CampaignsUpdateOptions extends Omit<CampaignFlags, "offer" | "externalReference"> {
   idOrRef: string;
@@ -92,14 +94,7 @@ export async function campaignsUpdateRun(o: CampaignsUpdateOptions, ctx: Context
   try {
     updated = await patchCampaign(api, campaign.id, body);
   } catch (err) {
-    // The service's field names (dates.through) → the flags that set them (--through).
-    if (err instanceof ApiError && err.status === 400 && err.details) {
-      const details: Record<string, string[]> = {};
-      for (const [field, msgs] of Object.entries(err.details))
-        details[flagOfField(field)] = [...(details[flagOfField(field)] ?? []), ...msgs];
-      throw new ApiError({ ...err, message: err.message, details, hint: "Nothing was changed." });
-    }
-    throw err;
+    throw await patchError(err, api, campaign);
   }
   const shownLabel = `"${updated.name}" (${updated.externalReference ?? updated.id})`;
   ctx.io.err(
@@ -190,4 +185,22 @@ function printDryRun(ctx: Context, c: Campaign, body: CampaignPatch, label: stri
   ctx.io.err(
     `Dry run: every check passed; would update ${label} (PATCH /campaigns/${c.id}): ${changes.map((x) => x.field).join(", ")}${same === changes.length ? " (it already has these values)" : ""}. Nothing was changed.`,
   );
+}
+
+/** A refused PATCH: a 400's fields as the flags that set them, a 409 with its actual cause. */
+async function patchError(err: unknown, api: ApiClient, campaign: Campaign): Promise<unknown> {
+  if (!(err instanceof ApiError)) return err;
+  // The service's field names (dates.through) → the flags that set them (--through).
+  if (err.status === 400 && err.details) {
+    const details: Record<string, string[]> = {};
+    for (const [field, msgs] of Object.entries(err.details))
+      details[flagOfField(field)] = [...(details[flagOfField(field)] ?? []), ...msgs];
+    return new ApiError({ ...err, message: err.message, details, hint: "Nothing was changed." });
+  }
+  if (err.status === 409) {
+    const now = await getCampaign(api, campaign.id).catch(() => campaign);
+    const why = campaignConflictHint(now, now.externalReference ?? now.id);
+    if (why) return err.withHint(`Nothing was changed. ${why}`);
+  }
+  return err;
 }

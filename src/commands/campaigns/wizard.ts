@@ -100,22 +100,28 @@ export async function askName(w: Pick<WithOffer, "prompt" | "values" | "chosen">
 }
 
 /** First and last day, inside the offer's redemption dates (the range each prompt shows). */
-export async function askDates(w: Pick<WithOffer, "prompt" | "values" | "chosen" | "now">): Promise<void> {
+export async function askDates(
+  w: Pick<WithOffer, "prompt" | "say" | "values" | "chosen" | "now">,
+): Promise<void> {
   const rd = w.chosen.redemptionDates;
   const inRange = (s: string): string | undefined =>
     checkDay(s) ??
     (rd && (s.trim() < rd.from || s.trim() > rd.through)
       ? `must be between ${rd.from} and ${rd.through}`
       : undefined);
+  const today = w.now.toISOString().slice(0, 10);
   if (w.values.from === undefined) {
-    let def = w.now.toISOString().slice(0, 10);
+    let def = today;
     if (rd && def < rd.from) def = rd.from;
     if (rd && def > rd.through) def = rd.through;
-    w.values.from = await w.prompt.input({
+    w.values.from = await askFirstDay(w, today, {
       message: rd ? `First day (${rd.from} to ${rd.through})` : "First day (YYYY-MM-DD)",
       default: def,
       validate: (s) => inRange(s) ?? true,
     });
+  } else {
+    const past = pastDay(w.values.from.trim(), today);
+    if (past) w.say(`Warning: ${past}`); // a flag wins over a question
   }
   if (w.values.through === undefined) {
     const from = w.values.from.trim();
@@ -124,6 +130,28 @@ export async function askDates(w: Pick<WithOffer, "prompt" | "values" | "chosen"
       default: rd?.through ?? from,
       validate: (s) => inRange(s) ?? (s.trim() < from ? `must be on or after ${from}` : true),
     });
+  }
+}
+
+/** "2026-11-01 is in the past (today is 2026-11-28, UTC): ..." for a first day before today. */
+function pastDay(day: string, today: string): string | undefined {
+  if (checkDay(day) !== undefined || day >= today) return undefined;
+  const days = Math.round((Date.parse(today) - Date.parse(day)) / 86_400_000);
+  return `${day} is in the past (today is ${today}, UTC): the campaign would start ${days} day${days === 1 ? "" : "s"} ago.`;
+}
+
+/** The first day; a day in the past is said and confirmed (declined: asked again). */
+async function askFirstDay(
+  w: Pick<WizardState, "prompt" | "say">,
+  today: string,
+  question: Parameters<Prompter["input"]>[0],
+): Promise<string> {
+  for (;;) {
+    const typed = await w.prompt.input(question);
+    const past = pastDay(typed.trim(), today);
+    if (!past) return typed;
+    w.say(`Warning: ${past}`);
+    if (await w.prompt.confirm({ message: `Start on ${typed.trim()} anyway?`, default: false })) return typed;
   }
 }
 

@@ -93,7 +93,7 @@ async function reportKeyStorage(
   ctx.io.err(
     kept.reason === undefined
       ? `The key is in ${file} (readable only by you), as --insecure-storage asks.`
-      : `No OS keychain answered (${kept.reason}); the key is in ${file}, readable only by you.`,
+      : `No OS keychain answered (${kept.reason}), so the key is in ${file} instead, readable only by you.`,
   );
 }
 

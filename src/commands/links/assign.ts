@@ -11,6 +11,7 @@ import type { Campaign } from "../../spec/campaigns.js";
 import { LIMITS } from "../../spec/limits.js";
 import type { AssignmentAccepted, AssignmentJob, AssignmentRequest } from "../../spec/links.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
+import { explainLinkConflict } from "./conflict.js";
 import { readIdList } from "../../csv/id-list.js";
 import {
   clearJob,
@@ -211,7 +212,10 @@ async function runAssignment(
   try {
     accepted = await queueAssignment(api, campaign.id, request, campaignArg);
   } catch (err) {
-    const explained = explainQueueError(err, campaignArg);
+    const explained =
+      err instanceof ApiError && err.status === 409
+        ? await explainLinkConflict(api, err, campaign, campaignArg)
+        : explainQueueError(err, campaignArg);
     // "No new links can be assigned" is often a re-run with nothing to do: look before failing.
     if (
       explained instanceof NothingToAssign &&
@@ -324,26 +328,9 @@ async function writeIds(ctx: Context, file: string, ids: string[]): Promise<void
   }
 }
 
-const UUID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
-
-/** 409 (a job is running; ended; brand access lost) and 400 (nothing to assign) with the next step. */
+/** 400 (nothing to assign) with the next step; 409s are explainLinkConflict's. */
 function explainQueueError(err: unknown, campaignArg: string): unknown {
   if (!(err instanceof ApiError)) return err;
-  if (err.status === 409) {
-    const texts = [err.message, ...Object.values(err.details ?? {}).flat()];
-    const running = /assign|job|running|queued|progress/i.test(err.message)
-      ? texts.map((t) => UUID_IN_TEXT.exec(t)?.[0]).find(Boolean)
-      : undefined;
-    if (running)
-      return err.withHint(
-        `Job ${running} is still running for this campaign. Follow it: ${followCommand(campaignArg, running)}`,
-      );
-    if (/assign|job|running|queued|progress/i.test(err.message))
-      return err.withHint(
-        "Another assignment is running for this campaign; wait for it, then run the command again.",
-      );
-    return err;
-  }
   if (err.status === 400) {
     // The CLI builds a valid body, so a 400 here is the service's "no new links can be assigned".
     // The details often repeat the message (in another case): print each text once.

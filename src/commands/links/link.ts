@@ -6,6 +6,7 @@ import { ApiError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import type { ShareLink } from "../../spec/links.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
+import { explainLinkConflict } from "./conflict.js";
 import { shellWord } from "./jobs.js";
 
 /** The positionals of links get | create | pause | resume. */
@@ -50,6 +51,8 @@ export async function onLink(
   try {
     link = await step(api, campaign.id, who);
   } catch (err) {
+    if (err instanceof ApiError && err.status === 409)
+      throw await explainLinkConflict(api, err, campaign, campaignArg, o.externalId);
     throw explain(err, verb, o.externalId, campaignArg);
   }
   printRecord(ctx.io, link, linkFields(link));
@@ -62,11 +65,6 @@ function explain(err: unknown, verb: Verb, externalId: string, campaignArg: stri
       verb === "create"
         ? `Is ${externalId} on the roster? Check: partner-cli roster get ${shellWord(externalId)}`
         : `No link for ${externalId} on this campaign? Create one: partner-cli links create ${shellWord(campaignArg)} ${shellWord(externalId)}`,
-    );
-  }
-  if (err.status === 409 && verb === "create") {
-    return err.withHint(
-      "A link cannot be created on an ended campaign, for a deactivated creator, or when the organization lost access to the brand.",
     );
   }
   return err;

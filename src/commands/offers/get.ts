@@ -3,6 +3,7 @@ import type { Context } from "../../context.js";
 import { ApiError, UsageError } from "../../errors.js";
 import { printRecord } from "../../io/render.js";
 import { offerFields } from "./format.js";
+import { lostZerosNote, withLostZeros } from "./lost-zeros.js";
 
 export interface OffersGetOptions {
   baseGs1: string;
@@ -13,12 +14,14 @@ export async function offersGetRun(opts: OffersGetOptions, ctx: Context): Promis
   if (!baseGs1)
     throw new UsageError("BASE_GS1 must not be empty.", 'Run "partner-cli offers list" to see offers.');
   let offer: Awaited<ReturnType<typeof getOffer>>;
+  const api = await ctx.api();
   try {
-    offer = await getOffer(await ctx.api(), baseGs1);
+    offer = await getOffer(api, baseGs1);
   } catch (e) {
     if (e instanceof ApiError && e.status === 404) {
+      const meant = lostZerosNote(await withLostZeros(api, baseGs1));
       throw e.withHint(
-        `No offer ${baseGs1} is visible to this organization. Run "partner-cli offers list" to see the offers you can use.`,
+        `No offer ${baseGs1} is visible to this organization.${meant || ' Run "partner-cli offers list" to see the offers you can use.'}`,
       );
     }
     throw e;

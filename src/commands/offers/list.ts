@@ -1,4 +1,5 @@
 // offers list: one page (default), every page (--all) or at most --limit offers of GET /offers.
+import { withFlagNames } from "../shared/flag-names.js";
 import { listOffers } from "../../api/offers.js";
 import type { Context } from "../../context.js";
 import type { Offer } from "../../spec/offers.js";
@@ -24,7 +25,10 @@ export async function offersListRun(opts: OffersListOptions, ctx: Context): Prom
   const brandId = (await resolveBrandFilter(api, opts.brand))?.id;
   // --distributable is filtered here (canDistribute), within the page read or across the pages read.
   await printPaged(ctx.io, opts, {
-    fetchPage: (page, pageSize) => listOffers(api, { brandId, state, page, pageSize }),
+    fetchPage: (page, pageSize) =>
+      withFlagNames({ state: "--state", brandId: "--brand" }, () =>
+        listOffers(api, { brandId, state, page, pageSize }),
+      ),
     columns: offerColumns,
     noun: opts.distributable ? "distributable offers" : "offers",
     emptyNote: opts.distributable && !walk ? "No distributable offers on this page." : "No offers match.",

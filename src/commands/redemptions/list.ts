@@ -4,6 +4,7 @@ import type { Context } from "../../context.js";
 import type { Column } from "../../io/render.js";
 import { stateStyle } from "../../io/table.js";
 import { resolveBrandFilter, resolveCampaignFilter } from "../campaigns/resolve.js";
+import { withFlagNames } from "../shared/flag-names.js";
 import { type ListPaging, pagingOf, printPaged } from "../shared/list.js";
 import type { Redemption, RedemptionRangePage } from "../../spec/redemptions.js";
 
@@ -23,6 +24,9 @@ const REDEMPTION_LIST_COLUMNS: Column<Redemption>[] = [
   { header: "brand", value: (r) => r.brand.name, truncate: true, drop: 2 },
 ];
 
+/** The query parameters a 400 may name, as the flags that set them. */
+const FLAG_OF_PARAMETER = { countingState: "--state", campaignId: "--campaign", brandId: "--brand" };
+
 /**
  * Range mode: the default page, every page (--all) or at most --limit redemptions; the pages after
  * the first are read with the asOf of the first, so they stay stable while redemptions arrive.
@@ -39,7 +43,9 @@ export async function redemptionsListRun(o: RedemptionsListOptions, ctx: Context
   let first: RedemptionRangePage | undefined;
   const r = await printPaged(ctx.io, o, {
     fetchPage: async (page, pageSize) => {
-      const p = await redemptionRange(api, { ...base, page, pageSize, asOf: first?.asOf });
+      const p = await withFlagNames(FLAG_OF_PARAMETER, () =>
+        redemptionRange(api, { ...base, page, pageSize, asOf: first?.asOf }),
+      );
       first ??= p;
       return p;
     },

@@ -11,8 +11,16 @@ export interface RangeFlags {
 
 /** Checks the range flags before any request; `maxDays` null means no cap. */
 export function checkRange(r: RangeFlags, maxDays: number | null = 366): RangeFlags {
-  const problems = rangeProblems(r, { maxDays });
-  const lines = Object.entries(problems).map(([f, msgs]) => `--${f}: ${msgs.join("; ")}`);
+  const flag = (f: string) => `--${f}`;
+  const problems = rangeProblems(r, { maxDays, name: flag });
+  const lines: string[] = [];
+  // One of the pair alone: said as the flag typed needing the other.
+  if ((r.from === undefined) !== (r.through === undefined)) {
+    const [given, missing] = r.from === undefined ? ["through", "from"] : ["from", "through"];
+    lines.push(`${flag(given)} needs ${flag(missing)} (a range is both days, YYYY-MM-DD)`);
+    delete problems[missing];
+  }
+  for (const [f, msgs] of Object.entries(problems)) lines.push(`${flag(f)}: ${msgs.join("; ")}`);
   if (lines.length)
     throw new UsageError(
       `The date range is not valid:\n  ${lines.join("\n  ")}`,

@@ -203,7 +203,9 @@ export async function reportFinished(st: ImportState): Promise<void> {
       `${fmt(summary.rejected)} of ${plural(summary.rows, "row")} ${s.dryRun ? "would be" : "were"} rejected.`,
       s.rejects
         ? `The rejected rows are in ${s.rejects}; fix them and import again.`
-        : `Fix the ${st.places.sheet === undefined ? "lines" : "rows"} listed above and import again (--rejects FILE writes them all as CSV).`,
+        : io.quiet
+          ? "--quiet listed none of them: run again with --rejects FILE to get them all as CSV (with their reasons), or without --quiet to see them here."
+          : `Fix the ${st.places.sheet === undefined ? "lines" : "rows"} listed above and import again (--rejects FILE writes them all as CSV).`,
     );
   }
 }
