@@ -45,6 +45,7 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
 
   const create = noun
     .command("create")
+    .alias("register")
     .description(
       "register an endpoint; its signing secret is shown once (into --secret-file, mode 0600, or on stdout)",
     )

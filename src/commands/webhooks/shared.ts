@@ -22,9 +22,13 @@ export function parseEventTypesArg(raw: string | string[], flag = "--events"): s
   const list = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
   const r = checkEventTypes(list);
   if (!r.ok) {
+    // A reason may already list the supported types (an unknown name): the hint then does not.
+    const listed = r.reasons.some((x) => x.includes(EVENT_TYPES.join(", ")));
     throw new UsageError(
       `${flag}: ${r.reasons.join("; ")}.`,
-      `Known types: ${EVENT_TYPES.join(", ")} (see "partner-cli events types").`,
+      listed
+        ? 'See "partner-cli events types" for what each type carries.'
+        : `Known types: ${EVENT_TYPES.join(", ")} (see "partner-cli events types").`,
     );
   }
   return r.value;
