@@ -1,4 +1,4 @@
-// webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
+// webhooks list | get | create | update | delete | rotate-secret | test | verify | forward | listen.
 import type { Command } from "@commander-js/extra-typings";
 import {
   action,
@@ -135,6 +135,26 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
     "cat body.json | partner-cli webhooks verify --secret-file webhook.secret --header 't=1763776800,v1=...'",
   ]);
   action(rt, verify, () => import("../commands/webhooks/verify.js"), "webhooksVerifyRun");
+
+  const forward = noun
+    .command("forward")
+    .argument("<url>", "your app's webhook URL, e.g. http://localhost:3000/webhooks")
+    .description(
+      "send the organization's events to a local app as the service delivers them (signed, retried), from the event log: no public URL needed",
+    )
+    .option("--events <types>", "only these event types, comma-separated (default: all)")
+    .option("--since <duration>", "start with the events of this span back from now (e.g. 1h)", parseDuration)
+    .option("--from-now", "skip to the end of the log (the default on the first run)")
+    .option(
+      "--secret-file <file>",
+      "sign with the secret in FILE (the format listen reads) instead of the session secret",
+    )
+    .option("--interval <duration>", "how often to poll the event log when idle", parseDuration, 2_000);
+  examples(forward, [
+    "partner-cli webhooks forward http://localhost:3000/webhooks",
+    "partner-cli webhooks forward http://localhost:3000/webhooks --events redemption.recorded --since 1h --json",
+  ]);
+  action(rt, forward, () => import("../commands/webhooks/forward.js"), "webhooksForwardRun");
 
   const listen = noun
     .command("listen")

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import { DEFAULT_MAX_BODY, type Receipt, startReceiver } from "../../webhooks/receiver.js";
-import { readSecrets } from "./shared.js";
+import { checkAppUrl, readSecrets } from "./shared.js";
 import { untilStopped } from "../../io/until-stopped.js";
 
 export interface ListenOptions {
@@ -33,16 +33,7 @@ export async function webhooksListenRun(o: ListenOptions, ctx: Context): Promise
       "webhooks listen needs --secret-file FILE (the endpoint's signing secret; two lines during a rotation).",
     );
   const secrets = await readSecrets(o.secretFile);
-  if (o.forwardTo) {
-    let u: URL | undefined;
-    try {
-      u = new URL(o.forwardTo);
-    } catch {
-      u = undefined;
-    }
-    if (!u || (u.protocol !== "http:" && u.protocol !== "https:"))
-      throw new UsageError(`--forward-to must be an http or https URL, not "${o.forwardTo}".`);
-  }
+  if (o.forwardTo) checkAppUrl(o.forwardTo, "--forward-to");
   const out = resolve(o.out ?? "events.ndjson");
   let received = false;
   let rx: Awaited<ReturnType<typeof startReceiver>>;

@@ -17,6 +17,19 @@ export function checkUrlArg(url: string): string {
   return url;
 }
 
+/** A local app's URL (`--forward-to`, `webhooks forward URL`): http or https. */
+export function checkAppUrl(url: string, what: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:"))
+    throw new UsageError(`${what} must be an http or https URL, not "${url}".`);
+  return u.href;
+}
+
 /** Splits "a,b c" into event types and checks them; unknown types list the known ones. */
 export function parseEventTypesArg(raw: string | string[], flag = "--events"): string[] {
   const list = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
