@@ -1,5 +1,6 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | verify | forward | listen.
 import type { Command } from "@commander-js/extra-typings";
+import { DEFAULT_LISTEN_PORT } from "../spec/webhooks.js";
 import {
   action,
   type CliRuntime,
@@ -162,13 +163,23 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
       "run a local receiver: verify each delivery, append it durably to an NDJSON file before answering 2xx, once per event id",
     )
     .option("--secret-file <file>", "the signing secret (two lines during a rotation)")
-    .option("--port <n>", "port to listen on (0: any free port)", parseIntArg(0, 65_535), 0)
+    .option("--port <n>", `port to listen on (0: any free port)`, parseIntArg(0, 65_535), DEFAULT_LISTEN_PORT)
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--out <file>", "NDJSON event store (shared with events sync)", "events.ndjson")
     .option("--forward-to <url>", "after saving, also POST each delivery (raw body and headers) here")
+    .option(
+      "--register",
+      "register an endpoint for this session (its secret then needs no file) and delete it on exit; an endpoint that already has the URL is used and kept",
+    )
+    .option(
+      "--public-url <url>",
+      "with --register: register this URL (a tunnel to the receiver) instead of the receiver's",
+    )
+    .option("--events <types>", "with --register: the new endpoint's event types (default: all)")
     .option("--max-body <bytes>", "largest body accepted (413 above)", parseIntArg(1), 1_048_576)
     .option("--tolerance <seconds>", "largest clock difference accepted", parseIntArg(0, 86_400), 300);
   examples(listen, [
+    "partner-cli webhooks listen --register",
     "partner-cli webhooks listen --secret-file webhook.secret --port 8787",
     "partner-cli webhooks listen --secret-file webhook.secret --out /data/events.ndjson --forward-to http://127.0.0.1:3000/hooks",
   ]);
