@@ -1,4 +1,4 @@
-// webhooks list | get | create | update | delete | rotate-secret | test | verify | forward | listen.
+// webhooks list | get | create | update | delete | rotate-secret | test | trigger | verify | forward | listen.
 import type { Command } from "@commander-js/extra-typings";
 import { DEFAULT_LISTEN_PORT } from "../spec/webhooks.js";
 import {
@@ -121,6 +121,20 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
     "partner-cli webhooks test 6f1c2d8e-0000-4000-8000-000000000000 --type code.issued --wait",
   ]);
   action(rt, test, () => import("../commands/webhooks/test.js"), "webhooksTestRun");
+
+  const trigger = noun
+    .command("trigger")
+    .argument("<type>", "event type of the sample (see: events types)")
+    .description(
+      "send a sample event to the endpoint (the only one, or --endpoint ID) and wait for its delivery: exit 0 delivered, 3 failed",
+    )
+    .option("--endpoint <id>", "the endpoint to send it to (needed when there are several)")
+    .option("--timeout <duration>", "give up waiting after this long (exit 8)", parseDuration, 60_000);
+  examples(trigger, [
+    "partner-cli webhooks trigger code.issued",
+    "partner-cli webhooks trigger redemption.recorded --endpoint 6f1c2d8e-0000-4000-8000-000000000000",
+  ]);
+  action(rt, trigger, () => import("../commands/webhooks/trigger.js"), "webhooksTriggerRun");
 
   const verify = noun
     .command("verify")
