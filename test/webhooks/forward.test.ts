@@ -204,6 +204,19 @@ describe("webhooks forward", () => {
     await app.close();
   });
 
+  it("a second forward to the same URL while one runs: exit 9", async () => {
+    const app = await receiver();
+    const dir = tempDir("pcli-fwd-lock-");
+    const r = await forwardUntil({ url: app.url }, dir, async () => {
+      const second = await s.run(["webhooks", "forward", app.url], { configDir: dir });
+      expect(second.exitCode).toBe(9);
+      expect(second.stderr).toContain(`The forward to ${app.url}`);
+      return true;
+    });
+    expect(exitCodeFor(r.err)).toBe(130);
+    await app.close();
+  });
+
   it("usage errors: exit 2, nothing stored, nothing sent", async () => {
     const dir = tempDir("pcli-fwd-bad-");
     const cases: [string[], RegExp][] = [
