@@ -5,8 +5,6 @@
 // with exit 130 and the cursor kept.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -21,7 +19,7 @@ import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { hasTmux, shq, tmuxSession, tmuxSkipNote } from "../helpers/tmux.js";
 import { until } from "../helpers/wait.js";
-import { receiver } from "../sandbox/webhooks-receiver.js";
+import { freePort, receiver } from "../sandbox/webhooks-receiver.js";
 
 const s = useSandbox({ seed: "empty", resetEach: true });
 const EXAMPLES = fileURLToPath(new URL("../../docs/examples/", import.meta.url));
@@ -85,15 +83,6 @@ async function forwardUntil(
 
 const secretOf = (stderr: string) =>
   /Your webhook signing secret is (whsec_\S+) \(kept in ([^;)]+)/.exec(stderr)!;
-
-/** A port free now (the app must keep one URL across the forward's restarts). */
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe("webhooks forward", () => {
   it("forwards each event once, in order, across restarts; Python and Node handlers verify the signatures", async () => {

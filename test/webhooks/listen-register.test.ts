@@ -1,6 +1,7 @@
 // webhooks listen --register: an endpoint for the session, deleted on Ctrl-C and on SIGTERM; an
 // endpoint that already has the URL is used and kept; the limit of 5 refused in words; the fixed
 // default port.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { BIN } from "../helpers/cli.js";
 import { useSandbox } from "../helpers/harness.js";
 import { tempDir } from "../helpers/sandbox.js";
 import { until } from "../helpers/wait.js";
+import { freePort } from "../sandbox/webhooks-receiver.js";
 
 const s = useSandbox({ seed: "empty" });
 beforeEach(async () => {
@@ -65,11 +67,25 @@ describe("webhooks listen --register", () => {
     expect(r.stderr).toContain(`Webhook ${reg.body.webhook.id} already sends to ${url}`);
     expect(r.stderr).toContain("--secret-file");
     const secretFile = join(tempDir(), "secret");
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(secretFile, `${reg.body.secret}\n`, { mode: 0o600 });
     const l = listen({ register: true, publicUrl: url, secretFile });
     await until(() => l.stderr().includes("Ctrl-C to stop"), 10_000);
     expect(l.stderr()).toContain(`Webhook ${reg.body.webhook.id} already sends to ${url}: using it`);
+    l.stop();
+    await l.done;
+    expect((await endpoints()).map((w) => w.id)).toEqual([reg.body.webhook.id]);
+  });
+
+  it("without --register, an endpoint that already sends to the receiver is named instead of 'Register it'", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const reg = await s.http("POST", "/webhooks", { body: { url, eventTypes: ["code.issued"] } });
+    const secretFile = join(tempDir(), "secret");
+    writeFileSync(secretFile, `${reg.body.secret}\n`, { mode: 0o600 });
+    const l = listen({ secretFile, port });
+    await until(() => l.stderr().includes("Ctrl-C to stop"), 10_000);
+    expect(l.stderr()).toContain(`Webhook ${reg.body.webhook.id} already sends here.`);
+    expect(l.stderr()).not.toContain("Register it with");
     l.stop();
     await l.done;
     expect((await endpoints()).map((w) => w.id)).toEqual([reg.body.webhook.id]);

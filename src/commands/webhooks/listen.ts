@@ -92,7 +92,7 @@ export async function webhooksListenRun(o: ListenOptions, ctx: Context): Promise
       `Listening on ${rx.url} (${rx.store.count} events already in ${out}${rx.store.repairedBytes ? `; cut ${rx.store.repairedBytes} bytes of an unfinished line` : ""}). ${
         reg
           ? `${reg.created ? "Registered" : "Using"} webhook ${reg.id} for ${reg.url}${reg.created ? ` (deleted when listen stops)${o.forwardTo ? `; its signing secret, for ${o.forwardTo}, is ${reg.secret}` : ""}` : ""}.`
-          : `Register it with "partner-cli webhooks create --url ${rx.url} --events ...", or run listen with --register.`
+          : await registerHint(ctx, rx.url)
       } Ctrl-C to stop.`,
     );
     const quiet = setTimeout(() => {
@@ -108,25 +108,36 @@ export async function webhooksListenRun(o: ListenOptions, ctx: Context): Promise
   ctx.io.err(`Stopped; ${rx.store.count} events in ${out}.`);
 }
 
-/**
- * Nothing arrived for a while: if an API key is configured (not the embedded sandbox), say which
- * endpoints are paused, since a paused endpoint only queues. Best effort: a failed read is ignored.
- */
-async function warnIfPaused(ctx: Context): Promise<void> {
+/** The endpoints, when an API key is configured (not the embedded sandbox); undefined otherwise or on failure. */
+async function endpointsIfConfigured(ctx: Context) {
   try {
     const data = await (await ctx.config()).read();
     const hasTarget =
       Boolean(ctx.env.PARTNER_API_KEY) ||
       Boolean(ctx.globals.profile || ctx.env.PARTNER_PROFILE || data.currentProfile);
-    if (!hasTarget) return;
+    if (!hasTarget) return undefined;
     const { listWebhooks } = await import("../../api/webhooks.js");
-    const list = await listWebhooks(await ctx.api());
-    const paused = list.items.filter((w) => !w.active);
-    if (paused.length === 0) return;
-    ctx.io.err(
-      `No delivery has arrived yet, and ${paused.length === 1 ? "an endpoint is" : `${paused.length} endpoints are`} paused: ${paused.map((w) => `${w.id} (${w.url})`).join(", ")}. Resume with "partner-cli webhooks update ID --enable".`,
-    );
+    return (await listWebhooks(await ctx.api())).items;
   } catch {
-    // best effort
+    return undefined; // best effort
   }
+}
+
+/** Without --register: the next step, unless an endpoint already sends to the receiver. */
+async function registerHint(ctx: Context, url: string): Promise<string> {
+  const same = (await endpointsIfConfigured(ctx))?.find((w) => w.url === url);
+  if (same) return `Webhook ${same.id} already sends here.`;
+  return `Register it with "partner-cli webhooks create --url ${url} --events ...", or run listen with --register.`;
+}
+
+/**
+ * Nothing arrived for a while: if an API key is configured (not the embedded sandbox), say which
+ * endpoints are paused, since a paused endpoint only queues. Best effort: a failed read is ignored.
+ */
+async function warnIfPaused(ctx: Context): Promise<void> {
+  const paused = (await endpointsIfConfigured(ctx))?.filter((w) => !w.active) ?? [];
+  if (paused.length === 0) return;
+  ctx.io.err(
+    `No delivery has arrived yet, and ${paused.length === 1 ? "an endpoint is" : `${paused.length} endpoints are`} paused: ${paused.map((w) => `${w.id} (${w.url})`).join(", ")}. Resume with "partner-cli webhooks update ID --enable".`,
+  );
 }
