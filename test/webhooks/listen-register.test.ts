@@ -62,7 +62,18 @@ describe("webhooks listen --register", () => {
   it("an endpoint that already has the URL: used with --secret-file and kept; without it, exit 2", async () => {
     const url = "https://tunnel.example.com/hook";
     const reg = await s.http("POST", "/webhooks", { body: { url, eventTypes: ["code.issued"] } });
-    const r = await s.run(["webhooks", "listen", "--register", "--public-url", url, "--port", "0"]);
+    const out = join(tempDir(), "e.ndjson");
+    const r = await s.run([
+      "webhooks",
+      "listen",
+      "--register",
+      "--public-url",
+      url,
+      "--port",
+      "0",
+      "--out",
+      out,
+    ]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`Webhook ${reg.body.webhook.id} already sends to ${url}`);
     expect(r.stderr).toContain("--secret-file");
@@ -97,7 +108,8 @@ describe("webhooks listen --register", () => {
         body: { url: `https://h${i}.example.com/`, eventTypes: ["code.issued"] },
       });
     const before = await endpoints();
-    const r = await s.run(["webhooks", "listen", "--register", "--port", "0"]);
+    const out = join(tempDir(), "e.ndjson");
+    const r = await s.run(["webhooks", "listen", "--register", "--port", "0", "--out", out]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("already has 5 of 5 webhook endpoints");
     expect(r.stderr).toContain("partner-cli webhooks list");
