@@ -343,8 +343,11 @@ export class Context {
    */
   clientFor(
     t: Pick<Target, "baseUrl" | "apiKey" | "baseUrlSource"> & Partial<Pick<Target, "source">>,
-    /** Tighter bounds for a check that must not wait on a service that is down (sync status's clock). */
-    quick?: Pick<ClientOptions, "retry" | "connectTimeoutMs" | "requestTimeoutMs">,
+    /**
+     * Tighter bounds for a check that must not wait on a service that is down (sync status's clock);
+     * `signal: undefined` for the clean-up a command does after Ctrl-C (a second Ctrl-C still quits).
+     */
+    quick?: Pick<ClientOptions, "retry" | "connectTimeoutMs" | "requestTimeoutMs" | "signal">,
   ): ApiClient {
     return new ApiClient({
       baseUrl: t.baseUrl,
@@ -354,8 +357,8 @@ export class Context {
       proxy: t.source === "embedded" ? undefined : proxyFromEnv(this.env),
       retry: this.init.retry ?? retryFromEnv(this.env),
       ...boundsFromEnv(this.env),
-      ...quick,
       signal: this.signal,
+      ...quick,
       clock: this.clock,
       trace: this.verbose ? (line) => this.io.err(line) : undefined,
       onRetry: ({ reason, delayMs }) => {

@@ -106,6 +106,9 @@ export class FeedContractError extends CliError {}
 /** Work finished, with a negative outcome (rejected rows, unassignable creators, bad signature). Exit 3. */
 export class PartialFailure extends CliError {}
 
+/** A webhook signature that does not verify (`webhooks verify`). Exit 3, error code `signature_mismatch`. */
+export class SignatureMismatch extends PartialFailure {}
+
 /** A job did not finish within --timeout. Exit 8. */
 export class PendingError extends CliError {}
 

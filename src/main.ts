@@ -18,6 +18,7 @@ import {
   PartialFailure,
   PendingError,
   ProtocolError,
+  SignatureMismatch,
   UsageError,
 } from "./errors.js";
 import { type IoStreams, parseFields, processStreams } from "./io/io.js";
@@ -125,6 +126,7 @@ function errorCode(err: unknown): string {
   if (err instanceof ApiError) return err.code;
   if (err instanceof CommanderError) return "usage_error";
   if (err instanceof UsageError) return "usage_error";
+  if (err instanceof SignatureMismatch) return "signature_mismatch";
   if (err instanceof PartialFailure) return "partial_failure";
   if (err instanceof PendingError) return "pending";
   if (err instanceof LockedError) return "locked";

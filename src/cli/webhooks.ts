@@ -1,5 +1,6 @@
-// webhooks list | get | create | update | delete | rotate-secret | test | verify | listen.
+// webhooks list | get | create | update | delete | rotate-secret | test | trigger | verify | forward | listen.
 import type { Command } from "@commander-js/extra-typings";
+import { DEFAULT_LISTEN_PORT } from "../spec/webhooks.js";
 import {
   action,
   type CliRuntime,
@@ -45,6 +46,7 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
 
   const create = noun
     .command("create")
+    .alias("register")
     .description(
       "register an endpoint; its signing secret is shown once (into --secret-file, mode 0600, or on stdout)",
     )
@@ -120,6 +122,20 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
   ]);
   action(rt, test, () => import("../commands/webhooks/test.js"), "webhooksTestRun");
 
+  const trigger = noun
+    .command("trigger")
+    .argument("<type>", "event type of the sample (see: events types)")
+    .description(
+      "send a sample event to the endpoint (the only one, or --endpoint ID) and wait for its delivery: exit 0 delivered, 3 failed",
+    )
+    .option("--endpoint <id>", "the endpoint to send it to (needed when there are several)")
+    .option("--timeout <duration>", "give up waiting after this long (exit 8)", parseDuration, 60_000);
+  examples(trigger, [
+    "partner-cli webhooks trigger code.issued",
+    "partner-cli webhooks trigger redemption.recorded --endpoint 6f1c2d8e-0000-4000-8000-000000000000",
+  ]);
+  action(rt, trigger, () => import("../commands/webhooks/trigger.js"), "webhooksTriggerRun");
+
   const verify = noun
     .command("verify")
     .description(
@@ -135,19 +151,49 @@ function declareWebhooksVerbs(noun: Command, rt: CliRuntime): void {
   ]);
   action(rt, verify, () => import("../commands/webhooks/verify.js"), "webhooksVerifyRun");
 
+  const forward = noun
+    .command("forward")
+    .argument("<url>", "your app's webhook URL, e.g. http://localhost:3000/webhooks")
+    .description(
+      "send the organization's events to a local app as the service delivers them (signed, retried), from the event log: no public URL needed",
+    )
+    .option("--events <types>", "only these event types, comma-separated (default: all)")
+    .option("--since <duration>", "start with the events of this span back from now (e.g. 1h)", parseDuration)
+    .option("--from-now", "skip to the end of the log (the default on the first run)")
+    .option(
+      "--secret-file <file>",
+      "sign with the secret in FILE (the format listen reads) instead of the session secret",
+    )
+    .option("--interval <duration>", "how often to poll the event log when idle", parseDuration, 2_000);
+  examples(forward, [
+    "partner-cli webhooks forward http://localhost:3000/webhooks",
+    "partner-cli webhooks forward http://localhost:3000/webhooks --events redemption.recorded --since 1h --json",
+  ]);
+  action(rt, forward, () => import("../commands/webhooks/forward.js"), "webhooksForwardRun");
+
   const listen = noun
     .command("listen")
     .description(
       "run a local receiver: verify each delivery, append it durably to an NDJSON file before answering 2xx, once per event id",
     )
     .option("--secret-file <file>", "the signing secret (two lines during a rotation)")
-    .option("--port <n>", "port to listen on (0: any free port)", parseIntArg(0, 65_535), 0)
+    .option("--port <n>", `port to listen on (0: any free port)`, parseIntArg(0, 65_535), DEFAULT_LISTEN_PORT)
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--out <file>", "NDJSON event store (shared with events sync)", "events.ndjson")
     .option("--forward-to <url>", "after saving, also POST each delivery (raw body and headers) here")
+    .option(
+      "--register",
+      "register an endpoint for this session (its secret then needs no file) and delete it on exit; an endpoint that already has the URL is used and kept",
+    )
+    .option(
+      "--public-url <url>",
+      "with --register: register this URL (a tunnel to the receiver) instead of the receiver's",
+    )
+    .option("--events <types>", "with --register: the new endpoint's event types (default: all)")
     .option("--max-body <bytes>", "largest body accepted (413 above)", parseIntArg(1), 1_048_576)
     .option("--tolerance <seconds>", "largest clock difference accepted", parseIntArg(0, 86_400), 300);
   examples(listen, [
+    "partner-cli webhooks listen --register",
     "partner-cli webhooks listen --secret-file webhook.secret --port 8787",
     "partner-cli webhooks listen --secret-file webhook.secret --out /data/events.ndjson --forward-to http://127.0.0.1:3000/hooks",
   ]);

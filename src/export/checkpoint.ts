@@ -287,7 +287,9 @@ export function orgLabel(cp: Pick<Checkpoint, "organizationId" | "organizationNa
 export function describeCursor(cp: Checkpoint): string {
   const what =
     cp.feed === "events"
-      ? `the event sync${cp.type ? ` (${cp.type})` : ""} of ${cp.out}`
+      ? cp.out
+        ? `the event sync${cp.type ? ` (${cp.type})` : ""} of ${cp.out}`
+        : `the cursor of "${cp.name}"${cp.type ? ` (${cp.type})` : ""}`
       : cp.out
         ? `the export cursor of ${cp.out}`
         : `export cursor "${cp.name}"`;

@@ -15,3 +15,22 @@ export function untilStopped(signal: AbortSignal, onReady?: (stop: () => void) =
     onReady?.(stop);
   });
 }
+
+/**
+ * A signal that aborts on Ctrl-C (the run's signal) or SIGTERM, for a command that must stop at a
+ * safe point either way; `dispose` removes the SIGTERM listener.
+ */
+export function stopSignal(signal: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const ac = new AbortController();
+  const stop = () => ac.abort();
+  if (signal.aborted) stop();
+  signal.addEventListener("abort", stop, { once: true });
+  process.on("SIGTERM", stop);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off("SIGTERM", stop);
+      signal.removeEventListener("abort", stop);
+    },
+  };
+}

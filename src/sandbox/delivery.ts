@@ -4,11 +4,15 @@
 // The signature's t is the real wall-clock second of sending (receivers compare it with their clock).
 // Whatever fell due while no sandbox ran (between two commands of the embedded sandbox) is attempted
 // when the sandbox next starts, earliest first; the embedded sandbox settles before it stops (settle).
-import { type ClientRequest, request as httpRequest, type OutgoingHttpHeaders } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { ClientRequest } from "node:http";
 import { LIMITS } from "../spec/limits.js";
-import { type FailureCategory, RETRY_WAITS_MS } from "../spec/webhooks.js";
-import { buildSignatureHeader, sign } from "../webhooks/signature.js";
+import { RETRY_WAITS_MS } from "../spec/webhooks.js";
+import {
+  DELIVERY_TIMEOUT_MS,
+  type DeliveryOutcome as Outcome,
+  deliveryHeaders,
+  postDelivery,
+} from "../webhooks/delivery.js";
 import { toIso } from "./clock.js";
 import { pruneFinished, queueDelivery as queueDeliveryFor, signingSecrets } from "./domain/webhooks.js";
 import type { Sandbox } from "./sandbox.js";
@@ -16,7 +20,7 @@ import { copyOf } from "./db.js";
 import type { DeliveryRecord, EndpointRecord, EventEnvelope, OrgState } from "./store.js";
 
 /** Receivers must answer within 10 seconds (spec: Receiver rules). */
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+export const DEFAULT_DELIVERY_TIMEOUT_MS = DELIVERY_TIMEOUT_MS;
 /** Environment variable that shortens the receiver timeout (for tests), in milliseconds. */
 const TIMEOUT_ENV = "PARTNER_SANDBOX_WEBHOOK_TIMEOUT_MS";
 const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
@@ -24,11 +28,6 @@ const RETENTION_MS = LIMITS.eventRetentionDays * 86_400_000;
 const MAX_TIMER_MS = 60_000;
 /** How long an embedded sandbox, as its command ends, keeps starting the attempts that are due. */
 const SETTLE_MS = 1_000;
-
-interface Outcome {
-  status: number | null;
-  category: FailureCategory | null;
-}
 
 /** The engine running for a sandbox (undefined if none was started). */
 export function deliveryEngine(sb: Sandbox): DeliveryEngine | undefined {
@@ -215,23 +214,23 @@ class DeliveryEngine {
   private async attempt(state: OrgState, ep: EndpointRecord, d: DeliveryRecord): Promise<void> {
     this.busy.add(ep.id);
     const startMs = this.sb.clock.nowMs();
-    const t = Math.floor(Date.now() / 1000);
     const body = Buffer.from(d.body, "utf8");
-    const signature = buildSignatureHeader(
-      t,
-      signingSecrets(ep, startMs).map((s) => sign(s, t, body)),
-    );
-    const headers: OutgoingHttpHeaders = {
-      "Content-Type": "application/json; charset=utf-8",
-      "User-Agent": "Service-Webhooks/1",
-      "Service-Event-Id": d.eventId,
-      "Service-Event-Type": d.eventType,
-      "Service-Signature": signature,
-      "Content-Length": String(body.length),
-    };
+    const headers = deliveryHeaders({
+      eventId: d.eventId,
+      eventType: d.eventType,
+      body,
+      secrets: signingSecrets(ep, startMs),
+      t: Math.floor(Date.now() / 1000),
+    });
     let outcome: Outcome;
     try {
-      outcome = await this.send(ep.url, headers, body);
+      outcome = await postDelivery(ep.url, headers, body, {
+        timeoutMs: this.timeoutMs,
+        onRequest: (req) => {
+          this.inflight.add(req);
+          req.on("close", () => this.inflight.delete(req));
+        },
+      });
     } catch {
       outcome = { status: null, category: "unreachable" };
     }
@@ -284,44 +283,6 @@ class DeliveryEngine {
       this.finishedCount.set(ep.id, n % 25);
       if (n >= 25) pruneFinished(state, ep.id);
     }
-  }
-
-  /** One POST. 2xx acknowledges; 3xx is `redirected` (not followed); other statuses `rejected`. */
-  private send(url: string, headers: OutgoingHttpHeaders, body: Buffer): Promise<Outcome> {
-    return new Promise((resolve) => {
-      let u: URL;
-      try {
-        u = new URL(url);
-      } catch {
-        resolve({ status: null, category: "unreachable" });
-        return;
-      }
-      let done = false;
-      const finish = (o: Outcome) => {
-        if (done) return;
-        done = true;
-        resolve(o);
-      };
-      const requestFn = u.protocol === "https:" ? httpsRequest : httpRequest;
-      const req = requestFn(u, { method: "POST", headers, agent: false }, (res) => {
-        const s = res.statusCode ?? 0;
-        res.on("error", () => {});
-        res.resume();
-        if (s >= 200 && s < 300) finish({ status: s, category: null });
-        else if (s >= 300 && s < 400) finish({ status: s, category: "redirected" });
-        else finish({ status: s, category: "rejected" });
-      });
-      this.inflight.add(req);
-      req.on("close", () => this.inflight.delete(req));
-      const timer = setTimeout(() => {
-        finish({ status: null, category: "timed_out" });
-        req.destroy();
-      }, this.timeoutMs);
-      timer.unref();
-      req.on("close", () => clearTimeout(timer));
-      req.on("error", () => finish({ status: null, category: "unreachable" }));
-      req.end(body);
-    });
   }
 
   /** Drops events older than the 30-day retention on the sandbox clock. */

@@ -34,7 +34,11 @@ export interface Receipt {
 }
 
 export interface ReceiverOptions {
-  /** Secrets to verify with (the current one, plus the previous one during a rotation). */
+  /**
+   * Secrets to verify with (the current one, plus the previous one during a rotation). Read at each
+   * request: `webhooks listen --register` fills it once the endpoint exists; while it is empty,
+   * every delivery is refused.
+   */
   secrets: readonly string[];
   /** The NDJSON store file. */
   out: string;
@@ -303,7 +307,6 @@ async function onBody(r: Receiving, req: IncomingMessage, res: ServerResponse, r
 }
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
-  if (o.secrets.length === 0) throw new Error("startReceiver needs at least one secret");
   const store = await openEventStore(o.out);
   const r: Receiving = {
     o,

@@ -2,9 +2,15 @@
 // deliveries and by the CLI (`webhooks verify`, `webhooks listen`) to check them.
 //   Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>]
 //   v1 = lowercase hex HMAC-SHA256, keyed with the whole secret string as UTF-8, over `${t}.${rawBody}`.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { SIGNING_SECRET_PREFIX } from "../spec/webhooks.js";
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** A new signing secret as the service makes them: `whsec_` and 24 random bytes (base64url). */
+export function newSecret(): string {
+  return SIGNING_SECRET_PREFIX + randomBytes(24).toString("base64url");
+}
 
 /** The v1 signature (64 lowercase hex characters) of `rawBody` sent at unix second `t`. */
 export function sign(secret: string, t: number, rawBody: Buffer | string): string {

@@ -21,7 +21,7 @@ const NOT_RUN: [RegExp, string][] = [
   [/\blogin\b|\blogout\b|partner-cli profiles|PARTNER_PROFILE=/, "needs stored profiles of the reader's own"],
   [/roster get 'Maria López/, "a creator id of the reader's own roster (shows that any characters work)"],
   [/…|[0-9a-f]{8}-0000-[0-9a-f]{4}-8000-|\$CURSOR|\$SIG|\$KEY/, "a placeholder id or variable"],
-  [/\b(listen|tail)\b|sandbox start/, "runs until stopped"],
+  [/\b(listen|tail|forward)\b|sandbox start/, "runs until stopped"],
   [
     /sandbox (reset|advance|brand-access|offer|supply-alerts|time-zone|fail-next-job)\b|sandbox faults --/,
     "changes the shared sandbox for the other examples",
@@ -32,7 +32,7 @@ const NOT_RUN: [RegExp, string][] = [
   [/\bsync\b(?! --out)|\bsync status/, "needs a database"],
   [/crm-export|roster import|--ids|--secret-file|--body|body\.json/, "reads a file the reader brings"],
   [/\/data\//, "writes under /data"],
-  [/webhooks (create|update|delete|rotate-secret|test)/, "registers endpoints on the reader's URL"],
+  [/webhooks (create|update|delete|rotate-secret|test|trigger)/, "registers endpoints on the reader's URL"],
   [/--corrections|--format ndjson --corrections/, "needs corrections in the feed"],
 ];
 

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { existingWebhooksArea, type OrgState } from "../../src/sandbox/store.js";
 import { BIN, cli } from "../helpers/cli.js";
 import { tempDir } from "../helpers/sandbox.js";
-import { opensslHmac, until } from "../sandbox/webhooks-receiver.js";
+import { freePort, opensslHmac, until } from "../sandbox/webhooks-receiver.js";
 import { useSandbox } from "../helpers/harness.js";
 
 const box = useSandbox({ seed: "empty" });
@@ -17,14 +17,6 @@ beforeAll(async () => {
   org = box.sb.sandbox.org(me.body.organization.id)!;
   env = box.env({}, { configDir: tempDir() });
 }, 120_000);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 function listen(args: string[]): { proc: ResultPromise; first: Promise<string>; stderr: () => string } {
   const proc = execa("node", [BIN, "webhooks", "listen", "--json", ...args], {

@@ -113,3 +113,12 @@ export function splitSignature(header: string): { t: string; v1: string[] } {
     v1: parts.filter((p) => p[0] === "v1").map((p) => p[1] ?? ""),
   };
 }
+
+/** A port free now (for a receiver that must keep one URL across restarts). */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}

@@ -25,7 +25,7 @@ test("prints the URL, a line per request, warns about a paused endpoint, stops c
   const id = reg.body.webhook.id as string;
   writeFileSync(secretFile, `${reg.body.secret}\n`, { mode: 0o600 });
   await s.http("PATCH", `/webhooks/${id}`, { body: { active: false } });
-  const running = webhooksListenRun({ secretFile, out, quietCheckMs: 100 }, ctx);
+  const running = webhooksListenRun({ secretFile, out, port: 0, quietCheckMs: 100 }, ctx);
   const { url } = JSON.parse(await until(() => stdout().split("\n")[0] || undefined));
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
   await until(() => stderr().includes("paused"), 5_000);

@@ -17,14 +17,31 @@ export function checkUrlArg(url: string): string {
   return url;
 }
 
+/** A local app's URL (`--forward-to`, `webhooks forward URL`): http or https. */
+export function checkAppUrl(url: string, what: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:"))
+    throw new UsageError(`${what} must be an http or https URL, not "${url}".`);
+  return u.href;
+}
+
 /** Splits "a,b c" into event types and checks them; unknown types list the known ones. */
 export function parseEventTypesArg(raw: string | string[], flag = "--events"): string[] {
   const list = (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(/[\s,]+/)).filter((s) => s !== "");
   const r = checkEventTypes(list);
   if (!r.ok) {
+    // A reason may already list the supported types (an unknown name): the hint then does not.
+    const listed = r.reasons.some((x) => x.includes(EVENT_TYPES.join(", ")));
     throw new UsageError(
       `${flag}: ${r.reasons.join("; ")}.`,
-      `Known types: ${EVENT_TYPES.join(", ")} (see "partner-cli events types").`,
+      listed
+        ? 'See "partner-cli events types" for what each type carries.'
+        : `Known types: ${EVENT_TYPES.join(", ")} (see "partner-cli events types").`,
     );
   }
   return r.value;

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { Context } from "../../context.js";
-import { PartialFailure, UsageError } from "../../errors.js";
+import { SignatureMismatch, UsageError } from "../../errors.js";
 import { DEFAULT_TOLERANCE_SECONDS, verifySignature } from "../../webhooks/signature.js";
 import { readSecrets } from "./shared.js";
 
@@ -50,7 +50,7 @@ export async function webhooksVerifyRun(o: VerifyOptions, ctx: Context): Promise
   });
   if (!r.ok) {
     if (ctx.io.json) ctx.io.outJson({ valid: false, reason: r.reason });
-    throw new PartialFailure(`Invalid signature: ${r.reason}.`);
+    throw new SignatureMismatch(`Invalid signature: ${r.reason}.`);
   }
   if (ctx.io.json) ctx.io.outJson({ valid: true, t: r.t });
   else ctx.io.out("valid\n");

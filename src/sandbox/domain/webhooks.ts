@@ -1,14 +1,9 @@
 // Webhook endpoints and their deliveries as the sandbox keeps them (area "webhooks" of an OrgState).
 // The delivery engine (../delivery.ts) sends what is due; this module holds the records and rules.
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { EventType } from "../../spec/events.js";
 import { LIMITS } from "../../spec/limits.js";
-import {
-  SIGNING_SECRET_PREFIX,
-  type Webhook,
-  type WebhookDelivery,
-  type WebhookStatus,
-} from "../../spec/webhooks.js";
+import type { Webhook, WebhookDelivery, WebhookStatus } from "../../spec/webhooks.js";
 import { toIso } from "../clock.js";
 import {
   type DeliveryRecord,
@@ -21,10 +16,6 @@ import {
 /** Finished deliveries kept per endpoint (recentDeliveries shows 50); pending ones are never pruned. */
 const FINISHED_DELIVERIES_KEPT = 200;
 export const ROTATION_OVERLAP_MS = LIMITS.rotationOverlapHours * 3_600_000;
-
-export function newSecret(): string {
-  return SIGNING_SECRET_PREFIX + randomBytes(24).toString("base64url");
-}
 
 function endpointStatus(ep: EndpointRecord): WebhookStatus {
   if (!ep.active) return "paused";

@@ -7,7 +7,6 @@ import { checkEventTypes, checkWebhookUrl } from "../../spec/webhooks.js";
 import { kickDelivery } from "../delivery.js";
 import {
   deliveriesOf,
-  newSecret,
   queueDelivery,
   ROTATION_OVERLAP_MS,
   removeDeliveriesOf,
@@ -15,6 +14,7 @@ import {
   toDelivery,
   toWebhook,
 } from "../domain/webhooks.js";
+import { newSecret } from "../../webhooks/signature.js";
 import { conflict, invalid, notFound } from "../errors.js";
 import { ok, type Handlers, type SandboxRequest } from "../http.js";
 import { copyOf } from "../db.js";
