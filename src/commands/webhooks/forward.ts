@@ -14,13 +14,12 @@ import type { Context } from "../../context.js";
 import { CancelledError, UsageError } from "../../errors.js";
 import {
   attributesOf,
-  type CursorId,
   checkpointOf,
-  cursorKey,
   lockDestination,
   openCheckpoints,
   positionOf,
 } from "../../export/checkpoint.js";
+import { type CursorId, cursorKey } from "../../export/cursor-id.js";
 import { BY_OCCURRED_AT, type FeedPosition, type FeedStep, runFeed, START } from "../../export/feed-loop.js";
 import type { RunLock } from "../../export/run-lock.js";
 import { stopSignal } from "../../io/until-stopped.js";
