@@ -105,6 +105,13 @@ function outRows<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[], h
   }
 }
 
+/** Tells the Io which column names --fields accepts for JSON paths ("codeLimit" → "codes.limit"). */
+export function aliasColumns<T>(io: Io, columns: readonly Column<T>[]): void {
+  const aliases: Record<string, string> = {};
+  for (const c of columns) if (c.field !== undefined && c.field !== c.header) aliases[c.header] = c.field;
+  io.fieldAliases(aliases);
+}
+
 /** Print a list: the API objects with --json/ndjson, else a table, TSV or CSV of the columns. */
 export function printList<T>(
   io: Io,
@@ -113,6 +120,7 @@ export function printList<T>(
   emptyNote?: string,
 ): void {
   if (io.json) {
+    aliasColumns(io, columns);
     io.outJson(rows);
     return;
   }
@@ -142,6 +150,7 @@ export function listWriter<T>(io: Io, columns: readonly Column<T>[], jsonKey?: s
   const held: T[] = [];
   const streamJson = io.json && io.format !== "ndjson";
   let opened = false;
+  if (io.json) aliasColumns(io, columns);
   const open = () => {
     if (streamJson && !opened) io.out(jsonKey === undefined ? "[" : `{${JSON.stringify(jsonKey)}:[`);
     opened = true;

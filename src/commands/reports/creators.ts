@@ -2,7 +2,7 @@ import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
-import { type Column as RenderColumn, outTable, renderTsv } from "../../io/render.js";
+import { aliasColumns, type Column as RenderColumn, outTable, renderTsv } from "../../io/render.js";
 import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
 import { UsageError } from "../../errors.js";
 import type { CreatorCount } from "../../spec/reports.js";
@@ -144,6 +144,7 @@ function stdoutFormat(o: CreatorsReportOptions, io: Context["io"]): StdoutFormat
 }
 
 function printCounts(io: Context["io"], format: StdoutFormat, items: CreatorCount[]): void {
+  aliasColumns(io, COUNT_COLUMNS);
   if (format === "json") io.outJson(items);
   else if (format === "ndjson") io.out(items.map((c) => `${JSON.stringify(c)}\n`).join(""));
   else if (format === "table") outTable(io, items, COUNT_COLUMNS);
