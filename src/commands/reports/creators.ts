@@ -1,3 +1,4 @@
+import { plural } from "../../io/words.js";
 import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
@@ -194,6 +195,8 @@ export async function reportsCreatorsRun(o: CreatorsReportOptions, ctx: Context)
     await sink.abort();
     throw err;
   }
-  ctx.io.err(`Wrote ${rows} creator-campaign rows for ${rangeText}${sink.path ? ` to ${sink.path}` : ""}.`);
+  ctx.io.err(
+    `Wrote ${plural(rows, "creator-campaign row")} for ${rangeText}${sink.path ? ` to ${sink.path}` : ""}.`,
+  );
   if (ctx.io.json) ctx.io.outJson({ summary: { rows, out: sink.path } });
 }
