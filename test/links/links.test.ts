@@ -144,7 +144,13 @@ describe("links list | export", () => {
       await s.http("POST", `/campaigns/${c.id}/creators/${id}`);
     const r = await s.run(["links", "list", "paged", "--page", "1", "--page-size", "2", "--format", "tsv"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout.trim().split("\n").slice(1).map((l) => l.split("\t")[0])).toEqual(["cr-0003", "cr-0004"]);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split("\t")[0]),
+    ).toEqual(["cr-0003", "cr-0004"]);
     expect(r.stderr).toContain("Showing 3-4 of 5 links (page 1); use --page 2, --limit N or --all for more.");
     const bad = await s.run(["links", "list", "paged", "--page-size", "201"]);
     expect(bad.exitCode).toBe(2);
