@@ -86,8 +86,8 @@ export async function startupBench({ root, bin, tmp, runs = 15, meRuns = 15 }) {
       { name: "node -e 0", args: ["-e", "0"], env },
       { name: "partner-cli --version", args: [bin, "--version"], env },
       { name: "partner-cli --help", args: [bin, "--help"], env },
-      // What every TAB of the completion scripts runs.
-      { name: "partner-cli __complete offers g", args: [bin, "__complete", "offers", "g"], env },
+      // What every TAB of the PowerShell completion script runs (the others ask it for stored values only).
+      { name: "partner-cli __complete -- offers g", args: [bin, "__complete", "--", "offers", "g"], env },
     ],
     runs,
   );

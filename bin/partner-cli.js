@@ -23,8 +23,17 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   } catch (err) {
     if (err.code !== "EPIPE") process.stdout.write(`${VERSION}\n`);
   }
+} else if (args[0] === "__complete" && (await completeFast(args.slice(1)))) {
+  // Answered from the completion model without the program (src/commands/completion/fast.ts).
 } else {
   // A closed pipe ends the output quietly: run()'s streams say so (processStreams in src/io/io.ts).
   const { run } = await import("../dist/main.js");
   process.exitCode = await run(args);
+}
+
+/** What every TAB runs: true when dist/complete.js answered; false leaves it to the program. */
+async function completeFast(rest) {
+  const { completeFast } = await import("../dist/complete.js");
+  process.stdout.on("error", () => {}); // a closed pipe (the shell stopped reading) ends it quietly
+  return completeFast(rest, (text) => process.stdout.write(text));
 }

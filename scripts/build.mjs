@@ -10,7 +10,9 @@
 // - dist/THIRD-PARTY-LICENSES.txt names each bundled package with its license text; the packages'
 //   own license comments stay at the end of each bundle (esbuild's default). `new Buffer()` in a
 //   bundled package is rewritten (noBufferConstructor below): Node warns of it outside node_modules.
-// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone).
+// - Entry points: `main` (the program) and `version` (bin/ answers --version with it alone). And
+//   dist/complete.js, a bundle of its own (sharing no chunk, so main.js's start-up is unchanged):
+//   bin/ answers `__complete` from the completion model with it alone (src/commands/completion/fast.ts).
 //   Lazily imported command modules are split into their own chunks, so start-up parses only what
 //   a command needs. No dependency's imports are rewritten (what they load, they load).
 //
@@ -341,6 +343,16 @@ function writeThirdPartyLicenses(dir, meta) {
 writeThirdPartyLicenses(tmp.pathname, metafile);
 
 await mergeStartupChunks(tmp.pathname);
+await build({
+  entryPoints: { complete: "src/commands/completion/fast.ts" },
+  outdir: tmp.pathname,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: SOURCEMAP,
+  logLevel: "warning",
+});
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(tmp, dist);
 rmSync(old, { recursive: true, force: true });

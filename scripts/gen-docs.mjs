@@ -1,5 +1,6 @@
-// Writes docs/commands/ (Markdown, src/cli/docs.ts) and man/ (man pages, src/cli/man.ts) from the
-// command-tree model. It bundles src/program.ts and the renderers with esbuild into a temporary
+// Writes docs/commands/ (Markdown, src/cli/docs.ts), man/ (man pages, src/cli/man.ts) and the
+// completion model that bin/ answers `__complete` from (src/commands/completion/model.json, read by
+// fast.ts there) from the command-tree model. It bundles src/program.ts and the renderers with esbuild into a temporary
 // module first, so it depends on the sources, not on dist/ chunk names. Stale files (commands that
 // no longer exist) are removed. Both are committed and shipped (package.json "files" and "man");
 // test/cli/docs-drift.test.ts fails when they differ from what this would write.
@@ -25,6 +26,7 @@ try {
         'export { renderCommandDocs } from "./src/cli/docs.ts";',
         'export { renderManPages } from "./src/cli/man.ts";',
         'export { programTree } from "./src/cli/tree.ts";',
+        'export { completionModel } from "./src/commands/completion/tree.ts";',
       ].join("\n"),
       resolveDir: root,
       loader: "ts",
@@ -50,7 +52,7 @@ try {
     ],
     logLevel: "warning",
   });
-  const { buildProgram, renderCommandDocs, renderManPages, programTree } = await import(
+  const { buildProgram, renderCommandDocs, renderManPages, programTree, completionModel } = await import(
     pathToFileURL(fileURLToPath(bundle)).href
   );
   const program = buildProgram({
@@ -63,6 +65,11 @@ try {
   outputs = [
     { dir: "docs/commands", ext: ".md", files: renderCommandDocs(tree) },
     { dir: "man", ext: ".1", files: renderManPages(tree) },
+    {
+      dir: "src/commands/completion",
+      ext: ".json",
+      files: new Map([["model.json", `${JSON.stringify(completionModel(tree), null, 2)}\n`]]),
+    },
   ];
 } finally {
   rmSync(tmpDir, { recursive: true, force: true });
@@ -104,5 +111,5 @@ if (check) {
     console.error(`Out of date: ${stale.join("; ")}. Run "npm run docs".`);
     process.exit(1);
   }
-  console.error("docs/commands and man/ are up to date.");
+  console.error("docs/commands, man/ and the completion model are up to date.");
 }

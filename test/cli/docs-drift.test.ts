@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { renderCommandDocs } from "../../src/cli/docs.js";
 import { renderManPages } from "../../src/cli/man.js";
+import { programTree } from "../../src/cli/tree.js";
+import { completionModel } from "../../src/commands/completion/tree.js";
 import { allCommands, program } from "./tree.js";
 
 const hasMan = spawnSync("man", ["--version"]).status === 0;
@@ -120,4 +122,16 @@ describe("generated man pages", () => {
       expect(text).toMatch(/\$ partner-cli campaigns create --no-input .* \\\n/);
     },
   );
+});
+
+describe("the completion model bin/ answers __complete from", () => {
+  test("src/commands/completion/model.json is the program's completion model", () => {
+    const path = fileURLToPath(new URL("../../src/commands/completion/model.json", import.meta.url));
+    const generated = `${JSON.stringify(completionModel(programTree(program())), null, 2)}\n`;
+    const committed = readFileSync(path, "utf8");
+    if (committed !== generated)
+      expect.fail(
+        `src/commands/completion/model.json is out of date with the command tree (${firstDifference(committed, generated)}): run "npm run docs" and commit it.`,
+      );
+  });
 });

@@ -166,10 +166,62 @@ export function commandTree(program: Command, from: TreeSources): CommandNode {
   return walk(program, []);
 }
 
+/**
+ * What completion reads of the tree: the model `__complete` answers from. bin/ answers `__complete`
+ * from a copy of it written by `npm run docs` (src/commands/completion/model.json, through
+ * src/commands/completion/fast.ts) without loading the program; test/cli/docs-drift.test.ts holds
+ * that copy equal to this model of the program.
+ */
+export interface CompletionOption {
+  long?: string | undefined;
+  short?: string | undefined;
+  takesValue: boolean;
+  choices?: string[] | undefined;
+  profileValue: boolean;
+  source?: ValueSource | undefined;
+  description: string;
+}
+export interface CompletionNode {
+  id: string;
+  path: string[];
+  name: string;
+  aliases: string[];
+  description: string;
+  arguments: { choices?: string[] | undefined; source?: ValueSource | undefined }[];
+  options: CompletionOption[];
+  argSource?: ValueSource | undefined;
+  topics: string[];
+  children: CompletionNode[];
+}
+
+/** The completion model of a tree (the fields above, nothing else). */
+export function completionModel(n: CommandNode): CompletionNode {
+  return {
+    id: n.id,
+    path: n.path,
+    name: n.name,
+    aliases: n.aliases,
+    description: n.description,
+    arguments: n.arguments.map((a) => ({ choices: a.choices, source: a.source })),
+    options: n.options.map((o) => ({
+      long: o.long,
+      short: o.short,
+      takesValue: o.takesValue,
+      choices: o.choices,
+      profileValue: o.profileValue,
+      source: o.source,
+      description: o.description,
+    })),
+    argSource: n.argSource,
+    topics: n.topics,
+    children: n.children.map(completionModel),
+  };
+}
+
 /** Every node, parents before children. */
-export function allNodes(root: CommandNode): CommandNode[] {
-  const out: CommandNode[] = [];
-  const visit = (n: CommandNode) => {
+export function allNodes<N extends { children: N[] }>(root: N): N[] {
+  const out: N[] = [];
+  const visit = (n: N) => {
     out.push(n);
     for (const c of n.children) visit(c);
   };
@@ -177,17 +229,17 @@ export function allNodes(root: CommandNode): CommandNode[] {
   return out;
 }
 
-export function flagsOf(o: OptionInfo): string[] {
+export function flagsOf(o: Pick<CompletionOption, "long" | "short">): string[] {
   return [o.long, o.short].filter((f): f is string => f !== undefined);
 }
 
 /** The program's options that every command accepts (all but --version and --help). */
-export function globalOptions(root: CommandNode): OptionInfo[] {
+export function globalOptions<O extends CompletionOption>(root: { options: O[] }): O[] {
   return root.options.filter((o) => o.long !== "--version" && o.long !== "--help");
 }
 
 /** The options valid at a node: its own, then the program's (commander accepts those anywhere). */
-export function optionsAt(node: CommandNode, root: CommandNode): OptionInfo[] {
+export function optionsAt<O extends CompletionOption>(node: { options: O[] }, root: { options: O[] }): O[] {
   if (node === root) return node.options;
   const own = new Set(node.options.flatMap(flagsOf));
   return [...node.options, ...globalOptions(root).filter((g) => !flagsOf(g).some((f) => own.has(f)))];
