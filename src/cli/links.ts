@@ -10,6 +10,7 @@ import {
   outputOptions,
   parseBoolArg,
   parseDuration,
+  parseIntArg,
   lazyNoun,
 } from "./define.js";
 
@@ -42,9 +43,12 @@ function declareLinksVerbs(links: Command, rt: CliRuntime): void {
     .argument(...CAMPAIGN)
     .option("--active <bool>", "only enabled (true) or paused (false) links", parseBoolArg)
     .option("--all", "every page, not only the first")
-    .addOption(limitOption("links", ""));
+    .addOption(limitOption("links", " (from --page)"))
+    .option("--page <n>", "page number, from 0", parseIntArg(0))
+    .option("--page-size <n>", "links per page, 1 to 200", parseIntArg(1, 200));
   examples(list, [
     "partner-cli links list spring-oats",
+    "partner-cli links list spring-oats --page 1 --page-size 50",
     "partner-cli links list spring-oats --active false --all",
   ]);
   outputOptions(list, { out: true });

@@ -71,12 +71,12 @@ function declareReportsVerbs(noun: Command, rt: CliRuntime): void {
     .option("--out <file>", 'write to FILE (complete or not at all, created 0600); "-" or absent: stdout')
     .option(
       "--format <format>",
-      "csv (default: piped or --out) or xlsx (a workbook; default when --out ends in .xlsx); on stdout also table (default on a terminal), tsv, json or ndjson",
+      "csv (default with --out) or xlsx (a workbook; default when --out ends in .xlsx); on stdout also table (default on a terminal), tsv (default when piped), json or ndjson",
     )
     .option("--bom", "start the CSV with a UTF-8 BOM, so Excel on Windows shows accents right");
   examples(creators, [
     "partner-cli reports creators --preset last-month --out payouts.csv",
-    "partner-cli reports creators --preset 90d > last-90-days.csv",
+    "partner-cli reports creators --preset 90d --format csv > last-90-days.csv",
     "partner-cli reports creators --preset last-month --campaign spring-oats --out spring-payouts.csv",
     "partner-cli reports creators --preset last-month --out payouts.xlsx",
   ]);

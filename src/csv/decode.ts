@@ -8,8 +8,8 @@
 // lines can be decoded one by one to name the first bad line exactly.
 import { UsageError } from "../errors.js";
 
-/** Encodings people meet in files from Excel and CRMs (all known to TextDecoder). */
-const ENCODING_EXAMPLES = [
+/** Encodings people meet in files from Excel and CRMs (all known to TextDecoder); completion offers them. */
+export const ENCODING_EXAMPLES = [
   "utf-8",
   "utf-16le",
   "utf-16be",

@@ -72,6 +72,10 @@ export interface Entry {
   cp: Checkpoint;
 }
 
+/** Nothing read yet: no cursor, and no id of the first page handled (that page's cursor is null too). */
+export const atStart = (p: { cursor: string | null; skipIds?: readonly string[] | undefined }) =>
+  p.cursor === null && (p.skipIds?.length ?? 0) === 0;
+
 /** The destination as a key part: "file:/abs/path" or "named:NAME". */
 /** What a cursor's attributes are taken from (a subset of context.ts's Target). */
 export interface TargetFacts {

@@ -197,6 +197,8 @@ export function createIo(given: IoStreams, opts: OutputOptions): Io {
   let jsonNature = false;
   const format = (): OutputFormat => (jsonNature && !chosen.given ? "json" : chosen.format);
   const stdout = new OrderedOut(streams.stdout, toFile);
+  const lines = stderrLines(streams, Boolean(opts.quiet));
+  const aliases: Record<string, string> = {};
   const shaping: Shaping | undefined =
     fields !== undefined || jq !== undefined
       ? createShaping({
@@ -204,6 +206,8 @@ export function createIo(given: IoStreams, opts: OutputOptions): Io {
           jq,
           format,
           write: (s) => stdout.write(s),
+          note: (line) => lines.err(line),
+          aliases: () => aliases,
           stdoutIsTTY: streams.stdoutIsTTY,
           width,
           wide,
@@ -212,7 +216,7 @@ export function createIo(given: IoStreams, opts: OutputOptions): Io {
       : undefined;
   return {
     ...streams,
-    ...stderrLines(streams, Boolean(opts.quiet)),
+    ...lines,
     get json() {
       const f = format();
       return f === "json" || f === "ndjson" || shaping !== undefined;
@@ -242,6 +246,9 @@ export function createIo(given: IoStreams, opts: OutputOptions): Io {
     },
     jsonOutput() {
       jsonNature = true;
+    },
+    fieldAliases(more) {
+      Object.assign(aliases, more);
     },
     async finish(o = {}) {
       const failed = Boolean(o.failed);

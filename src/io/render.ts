@@ -6,19 +6,35 @@ import type { Cell } from "../csv/write.js";
 import { fitTable, type TableColumn, type TableLayout, truncate } from "./table.js";
 import type { Io } from "./types.js";
 import { visibleCell } from "./visible.js";
+import { dollars, fmt, percent, titleOf } from "./words.js";
+
+/** What a cell holds, when a table shows it otherwise than machine formats do. */
+export type CellKind = "money" | "rate";
 
 export interface Column<T> extends TableColumn {
+  /** The column's name in TSV and CSV (the API's name); a table shows `title`. */
+  header: string;
   value: (row: T) => unknown;
+  /** The table's header in words; by default made from `header` ("codeLimit" → "Code limit"). */
+  title?: string | undefined;
+  /** money: "$1,234.50" in a table; rate: "66.3%". TSV, CSV and JSON keep the API's value. */
+  kind?: CellKind | undefined;
+  /** The JSON path of the value when `header` is not it: --fields accepts `header` for it. */
+  field?: string | undefined;
 }
 
 /**
  * Text of one cell: null/undefined become "-" in tables and "" in TSV. A table's cell (a terminal's:
  * tables and "field  value" records) shows invisible and direction-changing characters escaped
- * (`\u202e`, visible.ts); TSV, CSV and JSON are data and keep the exact text.
+ * (`\u202e`, visible.ts), whole numbers with thousands separators, money with its currency and
+ * cents, ratios as percentages; TSV, CSV and JSON are data and keep the exact value.
  */
-export function cellText(v: unknown, forTable: boolean): string {
+export function cellText(v: unknown, forTable: boolean, kind?: CellKind): string {
   if (v === null || v === undefined) return forTable ? "-" : "";
   if (typeof v === "boolean") return v ? "yes" : "no";
+  if (forTable && kind === "money") return dollars(v);
+  if (forTable && kind === "rate") return percent(v);
+  if (forTable && typeof v === "number" && Number.isSafeInteger(v)) return v < 0 ? `-${fmt(-v)}` : fmt(v);
   const text = typeof v === "object" ? JSON.stringify(v) : String(v);
   return forTable ? visibleCell(text) : text;
 }
@@ -39,7 +55,7 @@ export function renderTable<T>(
 }
 
 function cellTexts<T>(rows: readonly T[], columns: readonly Column<T>[]): string[][] {
-  return rows.map((row) => columns.map((c) => tsvCell(cellText(c.value(row), true))));
+  return rows.map((row) => columns.map((c) => tsvCell(cellText(c.value(row), true, c.kind))));
 }
 
 export function renderTsv<T>(rows: readonly T[], columns: readonly Column<T>[], header = true): string {
@@ -60,9 +76,10 @@ function outCsv(io: Io, header: readonly string[] | undefined, rows: readonly (r
   });
 }
 
-/** The table of the rows for this Io's terminal; columns dropped to fit are named on stderr. */
+/** The table of the rows for this Io's terminal, headed in words; columns dropped to fit are named on stderr. */
 export function outTable<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[]): void {
-  const t = fitTable(columns, cellTexts(rows, columns), { width: io.width, wide: io.wide, color: io.color });
+  const titled = columns.map((c) => ({ ...c, header: c.title ?? titleOf(c.header) }));
+  const t = fitTable(titled, cellTexts(rows, columns), { width: io.width, wide: io.wide, color: io.color });
   io.out(t.text);
   if (t.hidden.length) {
     const note = `--wide shows ${t.hidden.length} more column${t.hidden.length === 1 ? "" : "s"}: ${t.hidden.join(", ")}.`;
@@ -88,6 +105,13 @@ function outRows<T>(io: Io, rows: readonly T[], columns: readonly Column<T>[], h
   }
 }
 
+/** Tells the Io which column names --fields accepts for JSON paths ("codeLimit" → "codes.limit"). */
+export function aliasColumns<T>(io: Io, columns: readonly Column<T>[]): void {
+  const aliases: Record<string, string> = {};
+  for (const c of columns) if (c.field !== undefined && c.field !== c.header) aliases[c.header] = c.field;
+  io.fieldAliases(aliases);
+}
+
 /** Print a list: the API objects with --json/ndjson, else a table, TSV or CSV of the columns. */
 export function printList<T>(
   io: Io,
@@ -96,6 +120,7 @@ export function printList<T>(
   emptyNote?: string,
 ): void {
   if (io.json) {
+    aliasColumns(io, columns);
     io.outJson(rows);
     return;
   }
@@ -125,6 +150,7 @@ export function listWriter<T>(io: Io, columns: readonly Column<T>[], jsonKey?: s
   const held: T[] = [];
   const streamJson = io.json && io.format !== "ndjson";
   let opened = false;
+  if (io.json) aliasColumns(io, columns);
   const open = () => {
     if (streamJson && !opened) io.out(jsonKey === undefined ? "[" : `{${JSON.stringify(jsonKey)}:[`);
     opened = true;
@@ -158,8 +184,11 @@ function objectTail(o: Record<string, unknown>): string {
     .join("");
 }
 
+/** One line of a record: its name (the API's), its value, and how a table shows it. */
+export type RecordField = readonly [string, unknown] | readonly [string, unknown, CellKind | undefined];
+
 /** Print one record: a JSON object with --json, else "field  value" lines (TSV when piped, CSV as one row). */
-export function printRecord(io: Io, value: unknown, fields: readonly [string, unknown][]): void {
+export function printRecord(io: Io, value: unknown, fields: readonly RecordField[]): void {
   if (io.json) {
     io.outJson(value);
     return;
@@ -172,9 +201,10 @@ export function printRecord(io: Io, value: unknown, fields: readonly [string, un
     );
   } else if (io.format === "table") {
     const width = Math.max(...fields.map(([k]) => k.length));
-    const line = (k: string, v: unknown) => `${k.padEnd(width)}  ${tsvCell(cellText(v, true))}`;
+    const line = (k: string, v: unknown, kind?: CellKind) =>
+      `${k.padEnd(width)}  ${tsvCell(cellText(v, true, kind))}`;
     const toWidth = (l: string) => (io.width === undefined ? l : truncate(l, io.width));
-    io.out(`${fields.map(([k, v]) => toWidth(line(k, v))).join("\n")}\n`);
+    io.out(`${fields.map(([k, v, kind]) => toWidth(line(k, v, kind))).join("\n")}\n`);
   } else {
     io.out(`${fields.map(([k, v]) => `${k}\t${tsvCell(cellText(v, false))}`).join("\n")}\n`);
   }

@@ -29,6 +29,10 @@ export interface Shaper {
 
 export interface ShaperOptions {
   fields?: string[][] | undefined;
+  /** Column names of the command's table that --fields accepts: name → JSON path ("codeLimit" → "codes.limit"). */
+  aliases?: Readonly<Record<string, string>> | undefined;
+  /** A notice on stderr. */
+  note?: ((line: string) => void) | undefined;
   jq?: string | undefined;
   /** The output's format (json whenever jq runs, or for a command whose output is JSON by nature). */
   format: OutputFormat;
@@ -148,13 +152,19 @@ export async function checkJq(expr: string): Promise<void> {
 }
 
 export function createShaper(o: ShaperOptions): Shaper {
-  const tree = o.fields ? fieldTree(o.fields) : undefined;
-  const columns = o.fields?.map((f) => ({ name: f.join("."), path: f }));
   let jq: Promise<JqRunner> | undefined;
-
-  const fieldColumns = columns;
-  const text = fieldColumns ? new FieldText(o, fieldColumns) : undefined;
-  const pick = (v: ShapeValue): unknown => (tree ? pickFields(v, tree, fieldColumns!) : v.value);
+  // The fields are resolved on the first value: a table's column name stands for its JSON path
+  // when the output has no key of that name.
+  let fields: { tree: Map<string, FieldNode>; columns: FieldColumn[]; text: FieldText } | undefined;
+  const pick = (v: ShapeValue): unknown => {
+    if (!o.fields) return v.value;
+    if (!fields) {
+      const columns = o.fields.map((f) => withAlias(f, o.aliases ?? {}, firstObject(v.value)));
+      fields = { tree: fieldTree(columns.map((c) => c.path)), columns, text: new FieldText(o, columns) };
+    }
+    return pickFields(v, fields.tree, fields.columns, o.aliases ?? {});
+  };
+  let noted = false;
 
   return {
     async push(v) {
@@ -162,8 +172,13 @@ export function createShaper(o: ShaperOptions): Shaper {
       if (o.jq !== undefined) {
         jq ??= loadJqRunner(o.jq, o.stdoutIsTTY);
         // Text as printed goes to jq unchanged (numbers keep their digits); picked values re-encoded.
-        const input = tree ? JSON.stringify(picked) : (v.text ?? JSON.stringify(v.value));
+        const input = fields ? JSON.stringify(picked) : (v.text ?? JSON.stringify(v.value));
         const out = (await jq).run(input);
+        if (!noted && o.note) {
+          noted = true;
+          const missing = missingJqPath(o.jq, picked, o.aliases ?? {});
+          if (missing) o.note(missing);
+        }
         if (out !== "") o.write(out.endsWith("\n") ? out : `${out}\n`);
         return;
       }
@@ -176,7 +191,7 @@ export function createShaper(o: ShaperOptions): Shaper {
         o.write(items.map((x) => `${JSON.stringify(x)}\n`).join(""));
         return;
       }
-      await text!.render(v, picked);
+      await fields!.text.render(v, picked);
     },
     async end() {},
   };
@@ -187,8 +202,25 @@ interface FieldColumn {
   path: string[];
 }
 
+/** A field as typed; a table's column name (an alias) picks the JSON path it shows. */
+function withAlias(
+  path: string[],
+  aliases: Readonly<Record<string, string>>,
+  sample: Record<string, unknown> | undefined,
+): FieldColumn {
+  const name = path.join(".");
+  const target = aliases[name];
+  if (target === undefined || (sample && Object.hasOwn(sample, path[0]!))) return { name, path };
+  return { name, path: target.split(".") };
+}
+
 /** Picks --fields out of a value; a document must hold every field asked for. */
-function pickFields(v: ShapeValue, tree: Map<string, FieldNode>, columns: readonly FieldColumn[]): unknown {
+function pickFields(
+  v: ShapeValue,
+  tree: Map<string, FieldNode>,
+  columns: readonly FieldColumn[],
+  aliases: Readonly<Record<string, string>>,
+): unknown {
   if (!hasObjects(v.value)) {
     if (Array.isArray(v.value) && v.value.length === 0) return v.value;
     throw new UsageError(
@@ -200,23 +232,73 @@ function pickFields(v: ShapeValue, tree: Map<string, FieldNode>, columns: readon
   const picked = project(v.value, tree, found);
   // A line of a stream (NDJSON) may lack an optional key that other lines have: no check there.
   if (v.kind === "document") {
-    const unknown = columns.map((c) => c.name).filter((n) => !found.has(n));
-    if (unknown.length) throw unknownFields(v.value, unknown);
+    const unknown = columns.filter((c) => !found.has(c.path.join("."))).map((c) => c.name);
+    if (unknown.length) throw unknownFields(v.value, unknown, aliases);
   }
   return picked;
 }
 
-function unknownFields(value: unknown, unknown: readonly string[]): UsageError {
-  const sample = firstObject(value) ?? {};
-  const keys = Object.keys(sample);
-  const nested = keys.find((k) => isRecord(sample[k]) && Object.keys(sample[k]).length > 0);
-  const example = nested
-    ? `, nested keys with dots as in ${nested}.${Object.keys(sample[nested] as object)[0]}`
-    : "";
+function unknownFields(
+  value: unknown,
+  unknown: readonly string[],
+  aliases: Readonly<Record<string, string>>,
+): UsageError {
+  const paths = leafPaths(firstObject(value) ?? {});
+  const hints = unknown.flatMap((u) => {
+    const like = likePath(u, paths);
+    return like ? [`"${u}" may be ${like}`] : [];
+  });
   return new UsageError(
-    `--fields: no field ${unknown.map((u) => `"${u}"`).join(", ")} in this output.`,
-    `Its fields are: ${keys.join(", ")}${example} (--json shows them all).`,
+    `--fields: no field ${unknown.map((u) => `"${u}"`).join(", ")} in this output${hints.length ? ` (${hints.join("; ")})` : ""}.`,
+    `${fieldsLine(paths, aliases)} (--json shows the values).`,
   );
+}
+
+/** "Its fields are: a, b.c, ...; the table's names codeLimit (codes.limit), ..." */
+function fieldsLine(paths: readonly string[], aliases: Readonly<Record<string, string>>): string {
+  const named = Object.entries(aliases).map(([k, v]) => `${k} (${v})`);
+  return `Its fields are: ${paths.join(", ")}${named.length ? `; and the table's names: ${named.join(", ")}` : ""}`;
+}
+
+/** The dotted paths of an object's values, nested objects entered ("brand.id"), lists not. */
+function leafPaths(o: Record<string, unknown>, prefix = ""): string[] {
+  return Object.entries(o).flatMap(([k, v]) =>
+    isRecord(v) && Object.keys(v).length > 0 ? leafPaths(v, `${prefix}${k}.`) : [`${prefix}${k}`],
+  );
+}
+
+/** The path a flattened name means ("brandId" → "brand.id"), compared without dots or case. */
+function likePath(name: string, paths: readonly string[]): string | undefined {
+  const flat = (s: string) => s.replace(/\./g, "").toLowerCase();
+  return paths.find((p) => p.includes(".") && flat(p) === flat(name));
+}
+
+const SIMPLE_PATH = /^\s*(\.\[\]\s*\|?\s*)?((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*$/;
+
+/**
+ * jq prints null for a key that is not there: for a plain path (`.brandId`, `.[].brandId`, `.[] |
+ * .a.b`) that the output does not have, the notice that says so and what it may have meant.
+ */
+function missingJqPath(
+  expr: string,
+  value: unknown,
+  aliases: Readonly<Record<string, string>>,
+): string | undefined {
+  const m = SIMPLE_PATH.exec(expr);
+  if (!m) return undefined;
+  const keys = m[2]!.slice(1).split(".");
+  let at: unknown = m[1] ? firstObject(value) : value;
+  for (const key of keys) {
+    if (!isRecord(at)) return undefined; // null parents and the like: jq's null is the truth
+    if (!Object.hasOwn(at, key)) {
+      const paths = leafPaths(firstObject(value) ?? {});
+      const name = keys.join(".");
+      const like = aliases[name] ?? likePath(name, paths);
+      return `Note: --jq: this output has no "${name}" (jq prints null for a missing key)${like ? `; did you mean ${m[1] ? ".[]" : ""}.${like}?` : "."} ${fieldsLine(paths, aliases)}.`;
+    }
+    at = at[key];
+  }
+  return undefined;
 }
 
 /** The picked fields as text: a table, TSV or CSV of a list (or of a stream's lines), or "field value" lines. */

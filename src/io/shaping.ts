@@ -11,6 +11,10 @@ export interface ShapingOptions {
   /** The format the shaped output takes (json whenever jq runs or the output is JSON by nature). */
   format: () => OutputFormat;
   write(text: string): void;
+  /** A notice on stderr (a --jq path that is not in the output). */
+  note(line: string): void;
+  /** The table's column names --fields accepts, and the JSON paths they stand for. */
+  aliases(): Readonly<Record<string, string>>;
   stdoutIsTTY: boolean;
   width: number | undefined;
   wide: boolean;
@@ -34,16 +38,7 @@ export function createShaping(o: ShapingOptions): Shaping {
   let shaper: Promise<Shaper> | undefined;
   const loadShaper = () =>
     (shaper ??= import("./shape.js").then((m) =>
-      m.createShaper({
-        fields: o.fields,
-        jq: o.jq,
-        format: o.jq !== undefined ? "json" : o.format(),
-        write: o.write,
-        stdoutIsTTY: o.stdoutIsTTY,
-        width: o.width,
-        wide: o.wide,
-        color: o.color,
-      }),
+      m.createShaper({ ...o, aliases: o.aliases(), format: o.jq !== undefined ? "json" : o.format() }),
     ));
   const enqueue = (v: ShapeValue) => {
     queue = queue.then(async () => {

@@ -1,8 +1,9 @@
 // Terminal tables that fit: borderless like gh's (a bold header row, columns two spaces apart),
 // sized to the terminal's width. When the natural table is wider, low-value columns (a UUID beside
-// a reference) are dropped first, in their `drop` order, then the widest truncatable text columns
-// are cut with an ellipsis; as a last resort every line is cut. --wide (or no width: piped output)
-// shows everything as it is. Colour only in the header and in state cells.
+// a reference) are dropped first, in their `drop` order; then headers wider than their cells are
+// cut down to them, then the widest truncatable text columns are cut with an ellipsis; as a last
+// resort every line is cut. --wide (or no width: piped output) shows everything as it is. Colour
+// only in the header and in state cells.
 import stringWidth from "string-width";
 import { type Style, style } from "./colors.js";
 
@@ -47,6 +48,8 @@ export interface FittedTable {
 const GAP = 2;
 /** A truncated column keeps at least this many characters (its header may be cut too). */
 const MIN_TRUNCATED = 6;
+/** Long text is cut to this many characters before any header is cut. */
+const COMFORTABLE = 24;
 const ELLIPSIS = "…";
 
 /** Cuts text to `width` display columns, ending in an ellipsis when anything was cut. */
@@ -81,18 +84,30 @@ function visibleColumns(cols: readonly TableColumn[], natural: readonly number[]
   return shown;
 }
 
-/** Shrinks the widest truncatable columns, one character at a time, until the table fits. */
-function shrink(
+/**
+ * How narrow each column may get, step by step: long text is cut down to COMFORTABLE; then a header
+ * wider than its cells is cut down to them (a count under "verifiedRedemptions" needs 2 columns, not
+ * 19); then text down to MIN_TRUNCATED.
+ */
+function floorSteps(
   cols: readonly TableColumn[],
-  widths: number[],
-  shown: readonly number[],
-  width: number,
-): void {
+  content: readonly number[],
+  natural: readonly number[],
+): number[][] {
+  const headers = natural.map((n, i) => Math.min(n, Math.max(content[i]!, MIN_TRUNCATED)));
+  const text = (floor: number) =>
+    cols.map((c, i) => (c.truncate ? Math.min(natural[i]!, floor) : natural[i]!));
+  const cut = cols.map((c, i) => (c.truncate ? Math.min(natural[i]!, MIN_TRUNCATED) : headers[i]!));
+  return [text(COMFORTABLE), headers.map((h, i) => Math.min(h, text(COMFORTABLE)[i]!)), cut];
+}
+
+/** Shrinks the widest column above its floor, one character at a time, until the table fits. */
+function shrink(widths: number[], floors: readonly number[], shown: readonly number[], width: number): void {
   let excess = totalWidth(shown.map((i) => widths[i]!)) - width;
   while (excess > 0) {
     let widest = -1;
     for (const i of shown) {
-      if (!cols[i]!.truncate || widths[i]! <= MIN_TRUNCATED) continue;
+      if (widths[i]! <= floors[i]!) continue;
       if (widest === -1 || widths[i]! > widths[widest]!) widest = i;
     }
     if (widest === -1) return;
@@ -111,13 +126,15 @@ export function fitTable(
   rows: readonly string[][],
   o: TableLayout,
 ): FittedTable {
-  const natural = cols.map((c, i) =>
-    Math.max(displayWidth(c.header), ...rows.map((r) => displayWidth(r[i]!))),
-  );
+  const content = cols.map((_, i) => Math.max(0, ...rows.map((r) => displayWidth(r[i]!))));
+  const natural = cols.map((c, i) => Math.max(displayWidth(c.header), content[i]!));
   const limit = o.wide ? undefined : o.width;
   const shown = limit === undefined ? cols.map((_, i) => i) : visibleColumns(cols, natural, limit);
   const widths = [...natural];
-  if (limit !== undefined) shrink(cols, widths, shown, limit);
+  if (limit !== undefined) {
+    // By content, not by header: long headers give way before any cell is cut.
+    for (const floors of floorSteps(cols, content, natural)) shrink(widths, floors, shown, limit);
+  }
   const line = (cells: readonly string[], head: boolean) => {
     const parts = shown.map((i, k) => {
       const cut = truncate(cells[i]!, widths[i]!);

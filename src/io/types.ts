@@ -62,6 +62,11 @@ export interface Io extends IoStreams {
   /** The command's output is JSON by nature (`api`): --fields keeps it JSON instead of a table. */
   jsonOutput(): void;
   /**
+   * Names --fields accepts beside the JSON's keys: a table's column name → the JSON path it shows
+   * ("codeLimit" → "codes.limit"). Given before the JSON is printed.
+   */
+  fieldAliases(aliases: Readonly<Record<string, string>>): void;
+  /**
    * Prints what --fields/--jq still hold, writes --out's file, and reports their failure (a jq error,
    * an unknown field, output that is not JSON, a file that cannot be written). After a failed command
    * (`failed`), incomplete output is dropped (no file is written) and shaping failures are not

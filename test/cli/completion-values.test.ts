@@ -85,6 +85,14 @@ describe("values from the tree", () => {
     ]);
     expect((await lines("login", "--api")).map((l) => l.split("\t")[0])).toEqual(["--api-key-stdin"]);
     expect(await lines("completion", "")).toEqual(["bash", "zsh", "fish", "powershell"]);
+    // --encoding: every known encoding, not only the examples its description names (issue 26).
+    for (const cmd of [
+      ["roster", "import"],
+      ["links", "assign"],
+    ])
+      expect(await lines(...cmd, "--encoding", "")).toEqual(
+        expect.arrayContaining(["utf-8", "windows-1252", "latin1", "shift_jis", "utf-16le", "gb18030"]),
+      );
     const help = (await lines("help", "")).map((l) => l.split("\t")[0]);
     expect(help).toEqual(
       expect.arrayContaining(["campaigns", "environment", "exit-codes", "formats", "sandbox"]),

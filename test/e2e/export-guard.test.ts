@@ -533,6 +533,6 @@ describe("locks", () => {
     expectOnce(idsIn(out), await feedIds(s.sb));
     const reset = await cli(["cursors", "reset", out, "--yes"], { env });
     expect(reset.exitCode, reset.stderr).toBe(0);
-    expect(reset.stderr).toContain(`Reset the cursor of ${out} (3 checkpoints)`);
+    expect(reset.stderr).toContain(`Reset the cursor of ${out} (1 checkpoint)`);
   }, 120_000);
 });

@@ -70,7 +70,7 @@ describe("--campaign ID_OR_REF", () => {
       "--out",
       join(dir, "ref.csv"),
     ]);
-    const byId = await run(["reports", "creators", "--campaign", oats]);
+    const byId = await run(["reports", "creators", "--campaign", oats, "--format", "csv"]);
     expect(byRef.exitCode).toBe(0);
     expect(byId.exitCode).toBe(0);
     const file = readFileSync(join(dir, "ref.csv"), "utf8");
@@ -109,7 +109,7 @@ describe("--brand ID_OR_NAME", () => {
     expect(byId.exitCode).toBe(0);
     const rows = byId.stdout.trim().split("\n").slice(1);
     expect(rows).toHaveLength(11);
-    expect(rows.every((l) => l.includes(`,${crunchyId},Crunchy Oats Co.,`))).toBe(true);
+    expect(rows.every((l) => l.includes(`\t${crunchyId}\tCrunchy Oats Co.\t`))).toBe(true);
     for (const name of ["Crunchy Oats Co.", "crunchy oats co.", "  CRUNCHY OATS CO.  "]) {
       const byName = await run(["reports", "creators", "--brand", name]);
       expect(byName.exitCode).toBe(0);

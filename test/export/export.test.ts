@@ -33,7 +33,7 @@ describe("redemptions export", () => {
     expect(ids.length).toBe(all.length);
     expect(new Set(ids)).toEqual(new Set(all));
     expect(s1.rows).toBe(all.length);
-    expect(a.stderr()).toMatch(/Exported \d+ new redemptions/);
+    expect(a.stderr()).toMatch(/Exported \d{1,3}(,\d{3})* new redemptions/);
 
     const b = box.context({ configDir });
     const s2 = await exportRun({ out }, b.ctx);

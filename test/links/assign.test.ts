@@ -149,6 +149,15 @@ describe("links assign: jobs", () => {
     ]);
   });
 
+  it("counts of one are singular: 1 repeated id, 1 creator (issue 26)", async () => {
+    await makeCampaign(s.sb, { externalReference: "camp" });
+    const r = await run({ ids: file("one.txt", "cr-0001\ncr-0001\n") });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toContain("1 repeated id sent once.");
+    expect(r.stderr).toMatch(/Queued job \S+ \(1 creator\)\./);
+    expect(r.stderr).not.toMatch(/\b1 (creators|repeated ids)\b/);
+  });
+
   it("every selected creator already linked → exit 0, nothing to do; ended campaign → exit 6", async () => {
     const c = await makeCampaign(s.sb, { externalReference: "camp" });
     const first = await run({ externalIds: ["cr-0001", "cr-0002"] });

@@ -138,6 +138,25 @@ describe("links list | export", () => {
     expect(readdirSync(dir)).toEqual(["links.csv"]); // no temporary file left
   });
 
+  it("--page and --page-size as roster list takes them; the hint offers the next page (issue 26)", async () => {
+    const c = await makeCampaign(s.sb, { externalReference: "paged" });
+    for (const id of ["cr-0001", "cr-0002", "cr-0003", "cr-0004", "cr-0005"])
+      await s.http("POST", `/campaigns/${c.id}/creators/${id}`);
+    const r = await s.run(["links", "list", "paged", "--page", "1", "--page-size", "2", "--format", "tsv"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split("\t")[0]),
+    ).toEqual(["cr-0003", "cr-0004"]);
+    expect(r.stderr).toContain("Showing 3-4 of 5 links (page 1); use --page 2, --limit N or --all for more.");
+    const bad = await s.run(["links", "list", "paged", "--page-size", "201"]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stdout).toBe("");
+  });
+
   it("an empty campaign exports only the header", async () => {
     await makeCampaign(s.sb, { externalReference: "empty" });
     const out = await run(linksExportRun, { campaign: "empty" });

@@ -73,10 +73,10 @@ describe("offers list", () => {
     // --wide: every column at full width (at 80 columns the retailer rule is dropped to fit).
     const t = await list({ state: "available" }, { tty: true, globals: { wide: true } });
     expect(t.stdout()).toContain(SEED.offers.oats);
-    expect(t.stdout()).toContain("baseGs1");
+    expect(t.stdout()).toContain("Base GS1");
     expect(t.stdout()).toContain("optional: freshmart.example");
     // Borderless, like gh's: the header row, then one row per offer, columns two spaces apart.
-    expect(t.stdout()).toMatch(/^baseGs1 {2,}brand {2,}title/);
+    expect(t.stdout()).toMatch(/^Base GS1 {2,}Brand {2,}Title/);
     expect(t.stdout()).not.toMatch(/[┌│─+]/);
   });
 

@@ -6,6 +6,7 @@ import { tempDir } from "../helpers/sandbox.js";
 import { useSandbox } from "../helpers/harness.js";
 import { SEED } from "../../src/sandbox/seed.js";
 import { makeCampaign } from "../helpers/fixtures.js";
+import { createShaper } from "../../src/io/shape.js";
 
 const s = useSandbox();
 let env: NodeJS.ProcessEnv;
@@ -113,8 +114,47 @@ describe("--fields", () => {
     const r = await run(["offers", "get", SEED.offers.oats, "--fields", "baseGs1,brandName"]);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain('--fields: no field "brandName" in this output.');
-    expect(r.stderr).toMatch(/Its fields are: baseGs1, brand, .*brand\.id/);
+    // The nested paths are listed, and the flattened name's likely path is named (issue 26).
+    expect(r.stderr).toContain(
+      '--fields: no field "brandName" in this output ("brandName" may be brand.name).',
+    );
+    expect(r.stderr).toMatch(/Its fields are: baseGs1, brand\.id, brand\.name, title, .*savings\.display/);
+  });
+
+  it("a table's column names are aliases of the JSON paths they show (issue 26)", async () => {
+    await makeCampaign(s, {
+      name: "Aliased",
+      baseGs1: SEED.offers.oats,
+      dates: { from: "2026-11-01", through: "2026-11-30" },
+      codeLimit: 1234,
+      commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
+      externalReference: "aliased",
+    });
+    let r = await run(["campaigns", "list", "--fields", "externalReference,codeLimit,issued"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("externalReference\tcodeLimit\tissued\naliased\t1234\t0\n");
+    r = await run(["campaigns", "list", "--json", "--fields", "externalReference,codeLimit"]);
+    expect(JSON.parse(r.stdout)).toEqual([{ externalReference: "aliased", codes: { limit: 1234 } }]);
+  });
+
+  it("an unknown name in a document lists the nested paths and the table's names (issue 26)", async () => {
+    const shaper = createShaper({
+      fields: [["codeLimits"]],
+      aliases: { codeLimit: "codes.limit" },
+      format: "tsv",
+      write: () => {},
+      stdoutIsTTY: false,
+      color: false,
+    });
+    await expect(
+      shaper.push({ kind: "document", value: [{ id: "c1", codes: { limit: 5 } }] }),
+    ).rejects.toThrow(/no field "codeLimits"/);
+    const err = await shaper
+      .push({ kind: "document", value: [{ id: "c1", codes: { limit: 5 } }] })
+      .catch((e) => e);
+    expect(err.hint).toBe(
+      "Its fields are: id, codes.limit; and the table's names: codeLimit (codes.limit) (--json shows the values).",
+    );
   });
 
   it("an empty field list or name is exit 2 before any request", async () => {
@@ -181,6 +221,32 @@ describe("--jq", () => {
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("available,expired,not_distributable,not_yet_started,temporarily_unavailable\n");
+  });
+
+  it("a plain path the output does not have: jq's null, and a notice naming what it may mean (issue 26)", async () => {
+    let r = await run(["offers", "get", SEED.offers.oats, "--jq", ".brandId"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("null\n");
+    expect(r.stderr).toContain(
+      'Note: --jq: this output has no "brandId" (jq prints null for a missing key); did you mean .brand.id?',
+    );
+    expect(r.stderr).toMatch(/Its fields are: baseGs1, brand\.id, brand\.name/);
+    await makeCampaign(s, {
+      name: "Jq",
+      baseGs1: SEED.offers.oats,
+      dates: { from: "2026-11-01", through: "2026-11-30" },
+      codeLimit: 10,
+      commission: { rate: 0.1, estimatedUnitSalePrice: 2 },
+      externalReference: "jq-alias",
+    });
+    r = await run(["campaigns", "list", "--jq", ".[].codeLimit"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain("did you mean .[].codes.limit?");
+    // A path that is there, or under a null parent, says nothing.
+    r = await run(["campaigns", "list", "--jq", ".[].retailer.name"]);
+    expect(r.stderr).toBe("");
+    r = await run(["offers", "get", SEED.offers.oats, "--jq", ".brand.id", "--quiet"]);
+    expect(r.stderr).toBe("");
   });
 
   it("a jq syntax error is exit 2 with jq's message, before anything is done (a create creates nothing)", async () => {

@@ -45,11 +45,56 @@ describe.each([80, 120])("at %i columns", (width) => {
         // It is a table (a header row), not an error.
         expect(screen).toMatch(
           name === "offers list"
-            ? /^baseGs1 {2}/m
+            ? /^Base GS1 {2}/m
             : name === "campaigns list"
-              ? /^externalRef/m
-              : /^rank {2}/m,
+              ? /^External ref/m
+              : /^Rank {2}/m,
         );
+      } finally {
+        t.kill();
+      }
+    },
+  );
+});
+
+describe("reports creators at 80 columns (issue 26)", () => {
+  it.skipIf(!hasTmux)(
+    `fits by content: names whole, long headers give way; headed in words, money in dollars${tmuxSkipNote}`,
+    { timeout: 90_000 },
+    async () => {
+      const json = await s.run([
+        "reports",
+        "creators",
+        "--preset",
+        "7d",
+        "--campaign",
+        REF,
+        "--json",
+        "--quiet",
+      ]);
+      expect(json.exitCode, json.stderr).toBe(0);
+      const counts = json.json<{ creator: { name: string }; estimatedCommission: number }[]>();
+      expect(counts.length).toBeGreaterThan(0);
+      const env = s.env({ NO_COLOR: "1" });
+      const vars = Object.entries(env)
+        .map(([k, v]) => `${k}=${shq(String(v))}`)
+        .join(" ");
+      const argv = ["reports", "creators", "--preset", "7d", "--campaign", REF, "--quiet"];
+      const t = tmuxSession(
+        `env -u COLUMNS ${vars} node ${shq(BIN)} ${argv.map(shq).join(" ")}; echo "EXIT=$?"; sleep 60`,
+        "fit80creators",
+        { width: 80, height: 80 },
+      );
+      try {
+        const screen = await t.waitFor(/EXIT=\d+/, "reports creators to end");
+        expect(screen).toMatch(/EXIT=0/);
+        const lines = screen.split("\n");
+        expect(Math.max(...lines.map((l) => stringWidth(l))), screen).toBeLessThanOrEqual(80);
+        expect(screen).toMatch(/^Creator {2,}Name {2,}/m);
+        expect(screen).toContain("Est. commission");
+        for (const c of counts) expect(screen, screen).toContain(c.creator.name);
+        // Two decimals and the currency in the table (JSON keeps the API's full precision).
+        expect(screen).toMatch(/ \$\d[\d,]*\.\d\d(\s|$)/m);
       } finally {
         t.kill();
       }

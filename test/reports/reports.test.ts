@@ -23,15 +23,48 @@ describe("reports commands", () => {
     const a = box.context();
     await reportsSummaryRun({ preset: "7d" }, a.ctx);
     await a.ctx.close();
-    expect(a.stdout()).toMatch(/^range\t/m);
-    expect(a.stdout()).toMatch(/^verifiedRedemptions\t90$/m);
-    expect(a.stdout()).toMatch(/^brand\tcampaigns/m);
+    // One table per section (issue 26): totals as a one-row table, a blank line, the brands.
+    const [totals, brands, ...more] = a.stdout().trimEnd().split("\n\n");
+    expect(more).toEqual([]);
+    const [head, row, ...rest] = totals!.split("\n").map((l) => l.split("\t"));
+    expect(rest).toEqual([]);
+    expect(head![0]).toBe("range");
+    expect(row![head!.indexOf("verifiedRedemptions")]).toBe("90");
+    expect(brands).toMatch(
+      /^brand\.name\tcampaigns\tactiveCampaigns\t.*\tverifiedRedemptions\tredemptionRate\testimatedCommission$/m,
+    );
+    // Rates as the API's fractions, not percentages, when piped.
+    expect(row![head!.indexOf("redemptionRate")]).toMatch(/^(0|1)(\.\d+)?$/);
+    expect(a.stdout()).not.toContain("%");
     const b = box.context({ globals: { json: true } });
     await reportsSummaryRun({ preset: "7d" }, b.ctx);
     await b.ctx.close();
     const s = JSON.parse(b.stdout());
     expect(s.totals.verifiedRedemptions).toBe(90);
     expect(s.range.preset).toBe("7d");
+  });
+
+  it("campaign report piped: one TSV table per section, plain numbers; a terminal shows words, % and $ (issue 26)", async () => {
+    const piped = box.context();
+    await reportsCampaignRun({ campaign: ref, preset: "7d" }, piped.ctx);
+    await piped.ctx.close();
+    const [totals, daily, creators, ...more] = piped.stdout().trimEnd().split("\n\n");
+    expect(more).toEqual([]);
+    const [head, row] = totals!.split("\n").map((l) => l.split("\t"));
+    expect(totals!.split("\n")).toHaveLength(2);
+    expect(head!.slice(0, 3)).toEqual(["campaign", "brand", "range"]);
+    expect(row![head!.indexOf("redemptionRate")]).toMatch(/^(0|1)(\.\d+)?$/);
+    expect(daily!.split("\n")[0]).toBe("date\tlinkViews\tcodesIssued\tverifiedRedemptions");
+    expect(creators!.split("\n")[0]).toBe(
+      "rank\tcreator.externalId\tcreator.name\tactive\tlinkViews\tcodesIssued\tverifiedRedemptions\tconversionRate\testimatedCommission",
+    );
+    expect(piped.stdout()).not.toMatch(/%|\$/);
+    const tty = box.context({ tty: true });
+    await reportsCampaignRun({ campaign: ref, preset: "7d" }, tty.ctx);
+    await tty.ctx.close();
+    expect(tty.stdout()).toMatch(/^redemptionRate +\d+\.\d%$/m);
+    expect(tty.stdout()).toMatch(/^estimatedCommission +\$[\d,]+\.\d\d$/m);
+    expect(tty.stdout()).toMatch(/^Rank {2,}Creator {2,}Name /m);
   });
 
   it("campaign report by externalReference: chart and ranked creators on a terminal, null ratios as '-'", async () => {
@@ -80,6 +113,19 @@ describe("reports commands", () => {
     expect(rows.length).toBe(api.body.totalCount);
     expect(rows.reduce((n, r) => n + Number(r.verifiedRedemptions), 0)).toBe(90);
     expect(a.stderr()).toMatch(/Wrote \d+ creator-campaign rows/);
+  });
+
+  it("creator counts piped without --format: TSV with the CSV's names and plain numbers (issue 26)", async () => {
+    const a = box.context();
+    await reportsCreatorsRun({ from: "2025-06-01", through: "2026-12-31" }, a.ctx);
+    await a.ctx.close();
+    const [head, ...rows] = a.stdout().trimEnd().split("\n");
+    expect(head).toBe(
+      "creatorExternalId\tcreatorName\tcampaignId\tcampaignExternalReference\tcampaignName\tbrandId\tbrandName\tverifiedRedemptions\testimatedCommission\tcommissionRate\testimatedUnitSalePrice",
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.split("\t").length === 11)).toBe(true);
+    expect(a.stdout()).not.toMatch(/[$%]/);
   });
 
   it("a bad range is a usage error before any request", async () => {

@@ -29,6 +29,9 @@ describe("sandbox simulate", () => {
     expect(short.exitCode).toBe(0);
     expect(short.stdout).toMatch(/^claims\t6$/m);
     expect(short.stdout).not.toMatch(/^notes/m);
+    // The campaigns as a line of names and references, not a JSON array (issue 26).
+    expect(short.stdout).toMatch(/^campaigns\t.+ \(spring-oats\)$/m);
+    expect(short.stdout).not.toContain("[{");
     expect(short.stderr).toBe("Warning: spring-oats: 6 of 8 claims (codes ran out).\n");
   });
 

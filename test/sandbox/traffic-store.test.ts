@@ -22,6 +22,20 @@ describe("traffic store", () => {
     expect(codec.idOf(1).slice(0, 8)).not.toBe(codec.idOf(2).slice(0, 8));
   });
 
+  it("gives ids that share no suffix, as random version-4 ids would, and knows only its own", () => {
+    const codec = new IdCodec(IdCodec.newSalt());
+    const ids = Array.from({ length: 2000 }, (_, i) => codec.idOf(i));
+    const distinct = (from: number, to: number) => new Set(ids.map((id) => id.slice(from, to))).size;
+    expect(distinct(24, 36)).toBe(2000); // the last 12 hex digits
+    // 3 hex digits after the version, 3 after the variant: random ones give about 1,590 of 4,096.
+    expect(distinct(15, 18)).toBeGreaterThan(1400);
+    expect(distinct(20, 23)).toBeGreaterThan(1400);
+    expect(new Set(ids.map((id) => id[19])).size).toBe(4); // every variant digit 8, 9, a, b
+    const id = ids[42]!;
+    const tampered = `${id.slice(0, 35)}${id[35] === "0" ? "1" : "0"}`;
+    expect(codec.indexOf(tampered)).toBeUndefined();
+  });
+
   it("formats whole-second timestamps", () => {
     expect(isoOfSec(Date.parse("2026-03-08T06:59:59Z") / 1000)).toBe("2026-03-08T06:59:59Z");
     expect(isoOfSec(Date.parse("2024-02-29T00:00:00Z") / 1000)).toBe("2024-02-29T00:00:00Z");

@@ -60,6 +60,30 @@ describe("fitTable", () => {
     expect(widest(t.text)).toBeLessThanOrEqual(20);
   });
 
+  it("fits by content at 80 columns: long headers over short numbers give way before names are cut (issue 26)", () => {
+    // reports creators' columns that are never dropped, as they were headed.
+    const cols: TableColumn[] = [
+      { header: "creatorExternalId" },
+      { header: "creatorName", truncate: true },
+      { header: "campaignExternalReference", truncate: true },
+      { header: "verifiedRedemptions" },
+      { header: "estimatedCommission" },
+    ];
+    const rows = [
+      ["cr-0001", "Ada Lovelace-Byron", "spring-oats", "12", "3.6000"],
+      ["cr-0002", "Grace Brewster Hopper", "spring-oats", "7", "2.1000"],
+    ];
+    const t = fitTable(cols, rows, { color: false, width: 80 });
+    expect(t.hidden).toEqual([]);
+    expect(widest(t.text)).toBeLessThanOrEqual(80);
+    // Every name and reference whole; the headers wider than their numbers are the ones cut.
+    for (const text of ["Ada Lovelace-Byron", "Grace Brewster Hopper", "spring-oats", "3.6000"])
+      expect(t.text).toContain(text);
+    const head = t.text.split("\n")[0]!;
+    expect(head).toContain("creatorName");
+    expect(head).toMatch(/verified\S*…/);
+  });
+
   it("colour: bold headers and coloured states only", () => {
     const t = fitTable(COLS, ROWS, { color: true });
     const [head, first] = t.text.split("\n");

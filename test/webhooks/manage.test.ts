@@ -179,7 +179,7 @@ describe("list, get, update, delete, rotate-secret", () => {
     const get = await run(["webhooks", "get", id], { tty: true });
     expect(get.exitCode).toBe(0);
     expect(get.stdout).toContain("Recent deliveries");
-    expect(get.stdout).toContain("lastFailureCategory");
+    expect(get.stdout).toContain("Last failure category");
     expect(get.stdout).toMatch(/code\.issued.*yes/);
     const getJson = JSON.parse((await run(["webhooks", "get", id, "--json"])).stdout);
     expect(getJson.recentDeliveries[0].sample).toBe(true);

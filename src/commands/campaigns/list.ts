@@ -21,12 +21,12 @@ const CAMPAIGN_COLUMNS: Column<Campaign>[] = [
   { header: "name", value: (c) => c.name, truncate: true },
   { header: "status", value: statusText, color: (t) => stateStyle(t.split(" ")[0]!) },
   { header: "brand", value: (c) => c.offer.brand.name, drop: 3, truncate: true },
-  { header: "offer", value: (c) => c.offer.baseGs1, drop: 2 },
-  { header: "from", value: (c) => c.dates.from, drop: 5 },
-  { header: "through", value: (c) => c.dates.through },
-  { header: "codeLimit", value: (c) => c.codes.limit, drop: 4 },
-  { header: "issued", value: (c) => c.codes.issued },
-  { header: "redeemed", value: (c) => c.codes.redeemed },
+  { header: "offer", value: (c) => c.offer.baseGs1, drop: 2, field: "offer.baseGs1" },
+  { header: "from", value: (c) => c.dates.from, drop: 5, field: "dates.from" },
+  { header: "through", value: (c) => c.dates.through, field: "dates.through" },
+  { header: "codeLimit", value: (c) => c.codes.limit, drop: 4, field: "codes.limit" },
+  { header: "issued", value: (c) => c.codes.issued, field: "codes.issued" },
+  { header: "redeemed", value: (c) => c.codes.redeemed, field: "codes.redeemed" },
 ];
 
 export async function campaignsListRun(o: CampaignsListOptions, ctx: Context): Promise<void> {

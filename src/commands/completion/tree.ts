@@ -5,6 +5,7 @@
 // What commander does not hold (examples, notes, profile-name arguments) comes in through
 // `TreeSources` (src/cli/tree.ts), so this module imports nothing from src/cli/.
 import type { Argument, Command, Help, Option } from "commander";
+import { ENCODING_EXAMPLES } from "../../csv/decode.js";
 
 /** Where the values of an argument or option come from, when they are not a fixed list. */
 export type ValueSource = "profiles" | "campaigns";
@@ -74,7 +75,10 @@ const SAFE_FLAG = /^--?[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const KNOWN_VALUES: Record<string, string[]> = {
   "--format": ["table", "tsv", "csv", "json", "ndjson", "xlsx"],
   "--state": ["counted", "excluded", "test_code"],
+  "--encoding": ENCODING_EXAMPLES,
 };
+/** Flags whose descriptions name only examples of their values: every known value is offered. */
+const EXAMPLES_ONLY = new Set(["--encoding"]);
 
 /** A command's own subcommands that its help lists (not hidden), read through commander's public Help. */
 export function visibleChildren(cmd: Command): Command[] {
@@ -89,6 +93,7 @@ export function oneLine(s: string | undefined): string {
 function knownValues(long: string | undefined, description: string): string[] | undefined {
   const all = long ? KNOWN_VALUES[long] : undefined;
   if (!all) return undefined;
+  if (EXAMPLES_ONLY.has(long!)) return all;
   const named = all.filter((v) => new RegExp(`\\b${v}\\b`).test(description));
   return named.length ? named : all;
 }

@@ -3,6 +3,7 @@
 import type { Context } from "../../context.js";
 import { UsageError } from "../../errors.js";
 import {
+  atStart,
   type Checkpoint,
   type CheckpointStore,
   type Entry,
@@ -57,7 +58,8 @@ export const COLUMNS: Column<Row>[] = [
   { header: "service", value: (r) => r.service ?? "" },
   { header: "via", value: (r) => r.via ?? "" },
   { header: "rows", value: (r) => r.rows },
-  { header: "atStart", value: (r) => r.cursor === null },
+  // At the start only when nothing was read: the first page's cursor is null too, its ids handled.
+  { header: "atStart", value: (r) => atStart(r) },
   { header: "updatedAt", value: (r) => r.updatedAt },
   { header: "state", value: stateCell },
 ];

@@ -2,6 +2,7 @@
 // (the campaign's links, the roster or the named creators, a job saved by an earlier run), printed
 // as the real run prints it; no job is queued, nothing is saved in the config store, no
 // --unassignable file is written.
+import { plural } from "../../io/words.js";
 import type { ApiClient } from "../../api/client.js";
 import { getCreator, listCreators } from "../../api/creators.js";
 import { getAssignmentJob, listLinks } from "../../api/links.js";
@@ -95,7 +96,7 @@ function verdict(campaign: Campaign, s: SelectionSummary, savedJob: string | und
   if (campaign.status === "ended")
     return "the service would refuse: the campaign has ended (no links can be assigned)";
   if (s.toAssign > 0)
-    return `a real run would queue a job for ${n(s.toAssign + s.unmatched)} creators: ${n(s.toAssign)} would get a link${s.unmatched ? `, ${n(s.unmatched)} would be refused (not active creators on the roster)` : ""}`;
+    return `a real run would queue a job for ${plural(s.toAssign + s.unmatched, "creator")}: ${n(s.toAssign)} would get a link${s.unmatched ? `, ${n(s.unmatched)} would be refused (not active creators on the roster)` : ""}`;
   if (s.matched === 0)
     return "a real run would queue nothing and exit 2: no selected creator is an active creator on the roster";
   if (s.unmatched > 0)

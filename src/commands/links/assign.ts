@@ -1,6 +1,7 @@
 // links assign CAMPAIGN (--roster | --ids FILE | EXTERNAL_ID...): queue an assignment job, save its
 // id in the config store BEFORE polling, follow it to the end, report the outcome. A rerun while a
 // saved job is unfinished follows that job instead of queuing another.
+import { plural } from "../../io/words.js";
 import type { ApiClient } from "../../api/client.js";
 import { listCreators } from "../../api/creators.js";
 import { getAssignmentJob, listLinks, queueAssignment } from "../../api/links.js";
@@ -122,7 +123,7 @@ export async function linksAssignRun(o: LinksAssignOptions, ctx: Context): Promi
       ids = list.ids;
       if (list.duplicates > 0)
         ctx.io.err(
-          `${o.ids === "-" ? "stdin" : o.ids}: ${list.duplicates.toLocaleString("en-US")} repeated ids sent once.`,
+          `${o.ids === "-" ? "stdin" : o.ids}: ${plural(list.duplicates, "repeated id")} sent once.`,
         );
     } else {
       ids = [...new Set(o.externalIds.map((s) => s.trim()).filter(Boolean))];
@@ -227,7 +228,7 @@ async function runAssignment(
   const { job, selection } = accepted;
   await saveJob(ctx, key, campaign.id, job.id);
   if (!ctx.io.json) printSelection(ctx, selection);
-  ctx.io.err(`Queued job ${job.id} (${job.totalCount.toLocaleString("en-US")} creators).`);
+  ctx.io.err(`Queued job ${job.id} (${plural(job.totalCount, "creator")}).`);
   await finish(ctx, api, campaign, campaignArg, key, job, selection, o);
 }
 

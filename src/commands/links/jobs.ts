@@ -1,6 +1,7 @@
 // Assignment jobs as the CLI runs them: the saved job id (config store `jobs`, written before any
 // polling, cleared once the job is finished), polling with an adaptive interval and a progress bar,
 // and the outcome (summary, --unassignable file, exit 3 when some creators got no link).
+import { plural } from "../../io/words.js";
 import { getMe } from "../../api/me.js";
 import type { ApiClient } from "../../api/client.js";
 import { getAssignmentJob } from "../../api/links.js";
@@ -87,7 +88,7 @@ export async function followJob(
       const elapsed = ctx.clock.now().getTime() - startedAt;
       if (elapsed >= timeoutMs) {
         throw new PendingError(
-          `Job ${jobId} is still ${job.status} after ${duration(timeoutMs)} (${done.toLocaleString("en-US")} of ${job.totalCount.toLocaleString("en-US")} creators done); it keeps running on the service.`,
+          `Job ${jobId} is still ${job.status} after ${duration(timeoutMs)} (${done.toLocaleString("en-US")} of ${plural(job.totalCount, "creator")} done); it keeps running on the service.`,
           `Follow it: ${followCommand(campaignArg, jobId)}  (or run the same "links assign" again: it resumes this job)`,
         );
       }

@@ -11,6 +11,8 @@ export interface LinksListOptions {
   active?: boolean | undefined;
   all?: boolean | undefined;
   limit?: number | undefined;
+  page?: number | undefined;
+  pageSize?: number | undefined;
 }
 
 const LINK_COLUMNS: Column<ShareLink>[] = [
@@ -32,6 +34,5 @@ export async function linksListRun(o: LinksListOptions, ctx: Context): Promise<v
     columns: LINK_COLUMNS,
     noun: "links",
     emptyNote: "No share links match.",
-    noPageFlag: true,
   });
 }

@@ -296,6 +296,7 @@ export async function exportCorrections(s: ExportState): Promise<void> {
         }
         await emit(s, rows, () => {
           cursors.corrPos[i] = step.next;
+          cursors.corrRows[i]! += rows.length;
           summary.corrections += rows.length;
           summary.repeatedIds += step.duplicates;
         });

@@ -8,6 +8,7 @@ import { OutputChangedError } from "../../errors.js";
 import {
   type Attributes,
   type Checkpoint,
+  atStart,
   type CheckpointStore,
   checkpointOf,
   type Entry,
@@ -85,6 +86,8 @@ export interface Cursors {
   corrPos: FeedPosition[];
   /** Rows the main cursor has written into its file, this run's included. */
   total: number;
+  /** The same for each correction cursor (CORRECTION_TYPES' order). */
+  corrRows: number[];
   /** Rows recorded before this are not written (ms since the epoch), or undefined. */
   sinceMs: number | undefined;
 }
@@ -170,6 +173,7 @@ export async function openCursors(
     feedPos: args.fromStart ? START : positionOf(src.main),
     corrPos: CORRECTION_TYPES.map((_, i) => (args.fromStart ? START : positionOf(src.corr[i]))),
     total: args.fromStart || plan?.continues ? 0 : (src.main?.rows ?? 0),
+    corrRows: src.corr.map((cp) => (args.fromStart || plan?.continues ? 0 : (cp?.rows ?? 0))),
     sinceMs: since?.getTime(),
   };
   return { api, cursors };
@@ -263,13 +267,20 @@ export async function saveCursors(s: ExportState, file: FileState | null): Promi
         ...origin(c.main.cp),
       },
     },
-    ...c.corr.map((f, i) => ({
-      key: f.key,
-      cp: {
-        ...checkpointOf(idOf(c.org.id, dest, CORRECTION_TYPES[i]), c.corrPos[i]!, { ...common, rows: 0 }),
-        ...origin(f.cp),
-      },
-    })),
+    // A correction cursor exists once a run used --corrections (or took one over): cursors list
+    // shows no correction cursor for a file whose runs never asked for corrections.
+    ...c.corr
+      .map((f, i) => ({
+        key: f.key,
+        cp: {
+          ...checkpointOf(idOf(c.org.id, dest, CORRECTION_TYPES[i]), c.corrPos[i]!, {
+            ...common,
+            rows: c.corrRows[i]!,
+          }),
+          ...origin(f.cp),
+        },
+      }))
+      .filter((_e, i) => s.args.corrections || c.corr[i]!.cp || !atStart(c.corrPos[i]!)),
   ]);
 }
 

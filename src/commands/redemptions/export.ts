@@ -14,6 +14,7 @@
 //   checkArgs → takeLocks → checkOutputFile (export-check.ts; no request yet) → openCursors (GET /me)
 //   → openOutput → writeHeader → exportFeedRows | exportFeedWorkbook → exportCorrections
 //   (export-feed.ts) → finish.
+import { plural } from "../../io/words.js";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../../context.js";
 import { feedPageSize } from "../shared/list.js";
@@ -178,9 +179,7 @@ async function finish(s: ExportState): Promise<void> {
     await saveCursors(s, null);
   }
   const written = summary.rows + summary.corrections > 0;
-  const corrections = args.corrections
-    ? ` and ${summary.corrections} correction${summary.corrections === 1 ? "" : "s"}`
-    : "";
+  const corrections = args.corrections ? ` and ${plural(summary.corrections, "correction")}` : "";
   const sheets =
     book && book.sheets > 1 ? ` (${book.sheets} sheets: Excel holds 1,048,576 rows a sheet)` : "";
   const cursor = !args.dest
@@ -188,9 +187,9 @@ async function finish(s: ExportState): Promise<void> {
     : args.dest.kind === "file"
       ? `its cursor ${written ? "saved" : "unchanged"}`
       : `cursor "${args.dest.name}" ${written ? "saved" : "unchanged"}`;
-  const repeated = summary.repeatedIds ? `; skipped ${summary.repeatedIds} repeated ids` : "";
+  const repeated = summary.repeatedIds ? `; skipped ${plural(summary.repeatedIds, "repeated id")}` : "";
   ctx.io.err(
-    `Exported ${summary.rows} new redemption${summary.rows === 1 ? "" : "s"}${corrections} to ${args.outPath ?? "stdout"}${sheets}; ${cursor}${repeated}.`,
+    `Exported ${plural(summary.rows, "new redemption")}${corrections} to ${args.outPath ?? "stdout"}${sheets}; ${cursor}${repeated}.`,
   );
   if (ctx.io.json) ctx.io.outJson({ summary });
 }

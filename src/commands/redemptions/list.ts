@@ -1,3 +1,4 @@
+import { fmt, plural } from "../../io/words.js";
 import { redemptionRange } from "../../api/redemptions.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
@@ -56,6 +57,6 @@ export async function redemptionsListRun(o: RedemptionsListOptions, ctx: Context
   if (!first) return;
   const w = first.range;
   ctx.io.err(
-    `${r.shown} of ${first.totalCount} redemptions, ${w.from} through ${w.through} (${w.timeZone}${w.preset !== "custom" ? `, ${w.preset}` : ""}), as of ${first.asOf}.`,
+    `${fmt(r.shown)} of ${plural(first.totalCount, "redemption")}, ${w.from} through ${w.through} (${w.timeZone}${w.preset !== "custom" ? `, ${w.preset}` : ""}), as of ${first.asOf}.`,
   );
 }

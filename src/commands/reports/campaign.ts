@@ -3,10 +3,11 @@ import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
 import { bars, sparkline } from "../../io/chart.js";
 import { style } from "../../io/colors.js";
-import { type Column, printList, printRecord } from "../../io/render.js";
+import { type Column, printList, printRecord, type RecordField } from "../../io/render.js";
+import { fmt } from "../../io/words.js";
 import type { CampaignReport, CampaignReportCreator } from "../../spec/reports.js";
 import { resolveCampaign } from "../campaigns/resolve.js";
-import { checkSection, pct, rangeLine } from "./format.js";
+import { checkSection, printTotals, rangeLine } from "./format.js";
 
 export interface CampaignReportOptions extends RangeFlags {
   /** The campaign: id or external reference. */
@@ -18,16 +19,22 @@ export interface CampaignReportOptions extends RangeFlags {
   pageSize?: number | undefined;
 }
 
+/** The creators: the API's names in TSV and CSV, words in a table. */
 const CREATOR_COLUMNS: Column<CampaignReportCreator>[] = [
   { header: "rank", value: (c) => c.rank },
-  { header: "externalId", value: (c) => c.creator.externalId, truncate: true },
-  { header: "name", value: (c) => c.creator.name, truncate: true },
-  { header: "linkActive", value: (c) => c.active, drop: 1 },
+  { header: "creator.externalId", title: "Creator", value: (c) => c.creator.externalId, truncate: true },
+  { header: "creator.name", title: "Name", value: (c) => c.creator.name, truncate: true },
+  { header: "active", title: "Link active", value: (c) => c.active, drop: 1 },
   { header: "linkViews", value: (c) => c.linkViews, drop: 3 },
   { header: "codesIssued", value: (c) => c.codesIssued, drop: 2 },
-  { header: "verified", value: (c) => c.verifiedRedemptions },
-  { header: "conversion", value: (c) => pct(c.conversionRate) },
-  { header: "estCommission", value: (c) => c.estimatedCommission },
+  { header: "verifiedRedemptions", title: "Verified", value: (c) => c.verifiedRedemptions },
+  { header: "conversionRate", title: "Conversion", value: (c) => c.conversionRate, kind: "rate" },
+  {
+    header: "estimatedCommission",
+    title: "Est. commission",
+    value: (c) => c.estimatedCommission,
+    kind: "money",
+  },
 ];
 
 /** Reads the report; with --all-creators every creators page is read and merged into one. */
@@ -67,7 +74,7 @@ const DAILY_COLUMNS: Column<CampaignReport["daily"][number]>[] = [
 
 const SECTIONS = ["totals", "daily", "creators"] as const;
 
-function totalsFields(r: CampaignReport): [string, unknown][] {
+function totalsFields(r: CampaignReport): RecordField[] {
   const t = r.totals;
   return [
     ["campaign", `${r.campaign.name} (${r.campaign.externalReference ?? r.campaign.id})`],
@@ -76,11 +83,11 @@ function totalsFields(r: CampaignReport): [string, unknown][] {
     ["linkViews", t.linkViews],
     ["codesIssued", t.codesIssued],
     ["verifiedRedemptions", t.verifiedRedemptions],
-    ["redemptionRate", pct(t.redemptionRate)],
-    ["estimatedCommission", t.estimatedCommission],
-    ["commissionRate", r.commission.rate],
-    ["estimatedUnitSalePrice", r.commission.estimatedUnitSalePrice],
-    ["estimatedPerRedemption", r.commission.estimatedPerRedemption],
+    ["redemptionRate", t.redemptionRate, "rate"],
+    ["estimatedCommission", t.estimatedCommission, "money"],
+    ["commissionRate", r.commission.rate, "rate"],
+    ["estimatedUnitSalePrice", r.commission.estimatedUnitSalePrice, "money"],
+    ["estimatedPerRedemption", r.commission.estimatedPerRedemption, "money"],
   ];
 }
 
@@ -91,7 +98,7 @@ function printSection(ctx: Context, r: CampaignReport, section: (typeof SECTIONS
     printList(ctx.io, r.creators.items, CREATOR_COLUMNS, "No creators on this campaign.");
   else {
     const { daily: _daily, creators: _creators, ...totals } = r;
-    printRecord(ctx.io, totals, totalsFields(r));
+    printTotals(ctx.io, totals, totalsFields(r));
   }
 }
 
@@ -119,7 +126,7 @@ export async function reportsCampaignRun(o: CampaignReportOptions, ctx: Context)
     section !== "daily"
   ) {
     ctx.io.err(
-      `Showing creators ${c.page * c.pageSize + 1}-${c.page * c.pageSize + c.items.length} of ${c.totalCount}; use --all-creators or --page N.`,
+      `Showing creators ${fmt(c.page * c.pageSize + 1)}-${fmt(c.page * c.pageSize + c.items.length)} of ${fmt(c.totalCount)}; use --all-creators or --page N.`,
     );
   }
   if (section) printSection(ctx, r, section);
@@ -127,14 +134,20 @@ export async function reportsCampaignRun(o: CampaignReportOptions, ctx: Context)
   else printWholeReport(ctx, r);
 }
 
-/** Totals, chart and creators (a terminal), or totals, a blank line and the creators (TSV). */
+/**
+ * Totals, chart and creators (a terminal); TSV: one table per section (totals as a one-row table,
+ * daily, creators), a blank line between them.
+ */
 function printWholeReport(ctx: Context, r: CampaignReport): void {
-  printRecord(ctx.io, r, totalsFields(r));
   if (ctx.io.format === "table") {
+    printRecord(ctx.io, r, totalsFields(r));
     ctx.io.out(`\n${style(ctx.io, "bold", "Verified redemptions per day")}\n`);
     ctx.io.out(`${dailyChart(ctx, r)}\n`);
     ctx.io.out(`\n${style(ctx.io, "bold", "Creators")}\n`);
   } else {
+    printTotals(ctx.io, r, totalsFields(r));
+    ctx.io.out("\n");
+    printList(ctx.io, r.daily, DAILY_COLUMNS, "No days in this range.");
     ctx.io.out("\n");
   }
   printList(ctx.io, r.creators.items, CREATOR_COLUMNS, "No creators on this campaign.");

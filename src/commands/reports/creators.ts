@@ -1,8 +1,9 @@
+import { plural } from "../../io/words.js";
 import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
-import { type Column as RenderColumn, outTable, renderTsv } from "../../io/render.js";
+import { aliasColumns, type Column as RenderColumn, outTable, renderTsv } from "../../io/render.js";
 import { chooseFormat, columns, openTableSink } from "../../io/table-file.js";
 import { UsageError } from "../../errors.js";
 import type { CreatorCount } from "../../spec/reports.js";
@@ -47,19 +48,64 @@ function row(c: CreatorCount) {
   ];
 }
 
-/** The creator counts as a table: the UUIDs beside the references and names drop first. */
+/**
+ * The creator counts as a table (headed in words) or TSV (the CSV's names): the UUIDs beside the
+ * references and names drop first.
+ */
 const COUNT_COLUMNS: RenderColumn<CreatorCount>[] = [
-  { header: "creatorExternalId", value: (c) => c.creator.externalId },
-  { header: "creatorName", value: (c) => c.creator.name, truncate: true },
-  { header: "campaignId", value: (c) => c.campaign.id, drop: 1 },
-  { header: "campaignExternalReference", value: (c) => c.campaign.externalReference, truncate: true },
-  { header: "campaignName", value: (c) => c.campaign.name, truncate: true, drop: 4 },
-  { header: "brandId", value: (c) => c.brand.id, drop: 2 },
-  { header: "brandName", value: (c) => c.brand.name, truncate: true, drop: 5 },
-  { header: "verifiedRedemptions", value: (c) => c.verifiedRedemptions },
-  { header: "estimatedCommission", value: (c) => c.estimatedCommission },
-  { header: "commissionRate", value: (c) => c.commissionRate, drop: 3 },
-  { header: "estimatedUnitSalePrice", value: (c) => c.estimatedUnitSalePrice, drop: 6 },
+  {
+    header: "creatorExternalId",
+    title: "Creator",
+    value: (c) => c.creator.externalId,
+    field: "creator.externalId",
+  },
+  {
+    header: "creatorName",
+    title: "Name",
+    value: (c) => c.creator.name,
+    truncate: true,
+    field: "creator.name",
+  },
+  { header: "campaignId", title: "Campaign ID", value: (c) => c.campaign.id, drop: 1, field: "campaign.id" },
+  {
+    header: "campaignExternalReference",
+    title: "Campaign",
+    value: (c) => c.campaign.externalReference,
+    truncate: true,
+    field: "campaign.externalReference",
+  },
+  {
+    header: "campaignName",
+    title: "Campaign name",
+    value: (c) => c.campaign.name,
+    truncate: true,
+    drop: 4,
+    field: "campaign.name",
+  },
+  { header: "brandId", title: "Brand ID", value: (c) => c.brand.id, drop: 2, field: "brand.id" },
+  {
+    header: "brandName",
+    title: "Brand",
+    value: (c) => c.brand.name,
+    truncate: true,
+    drop: 5,
+    field: "brand.name",
+  },
+  { header: "verifiedRedemptions", title: "Verified", value: (c) => c.verifiedRedemptions },
+  {
+    header: "estimatedCommission",
+    title: "Est. commission",
+    value: (c) => c.estimatedCommission,
+    kind: "money",
+  },
+  { header: "commissionRate", title: "Rate", value: (c) => c.commissionRate, drop: 3, kind: "rate" },
+  {
+    header: "estimatedUnitSalePrice",
+    title: "Unit price",
+    value: (c) => c.estimatedUnitSalePrice,
+    drop: 6,
+    kind: "money",
+  },
 ];
 
 /** Formats printed on stdout from the rows read (files are CSV or xlsx). */
@@ -68,7 +114,7 @@ type StdoutFormat = (typeof STDOUT_FORMATS)[number];
 
 /**
  * The stdout format, when the rows are printed rather than written as CSV/xlsx: --format
- * table|tsv|json|ndjson, --json, or a table on a terminal when no format is given. Refused before
+ * table|tsv|json|ndjson, --json, or with no format a table on a terminal and TSV when piped. Refused before
  * any request: such a format with --out or --bom, and --json with another format.
  */
 function stdoutFormat(o: CreatorsReportOptions, io: Context["io"]): StdoutFormat | undefined {
@@ -92,12 +138,14 @@ function stdoutFormat(o: CreatorsReportOptions, io: Context["io"]): StdoutFormat
     return "json";
   }
   if (printed) return printed;
-  if (toStdout && given === undefined && !o.bom && io.stdoutIsTTY) return "table";
+  // Nothing asked for on stdout: a table on a terminal, TSV when piped (as every report).
+  if (toStdout && given === undefined && !o.bom) return io.stdoutIsTTY ? "table" : "tsv";
   chooseFormat(o, ["csv", "xlsx"]);
   return undefined;
 }
 
 function printCounts(io: Context["io"], format: StdoutFormat, items: CreatorCount[]): void {
+  aliasColumns(io, COUNT_COLUMNS);
   if (format === "json") io.outJson(items);
   else if (format === "ndjson") io.out(items.map((c) => `${JSON.stringify(c)}\n`).join(""));
   else if (format === "table") outTable(io, items, COUNT_COLUMNS);
@@ -147,6 +195,8 @@ export async function reportsCreatorsRun(o: CreatorsReportOptions, ctx: Context)
     await sink.abort();
     throw err;
   }
-  ctx.io.err(`Wrote ${rows} creator-campaign rows for ${rangeText}${sink.path ? ` to ${sink.path}` : ""}.`);
+  ctx.io.err(
+    `Wrote ${plural(rows, "creator-campaign row")} for ${rangeText}${sink.path ? ` to ${sink.path}` : ""}.`,
+  );
   if (ctx.io.json) ctx.io.outJson({ summary: { rows, out: sink.path } });
 }

@@ -1,16 +1,24 @@
 // Shared bits of the report views: the range line and ratio/decimal display.
 import { UsageError } from "../../errors.js";
 import type { Io } from "../../io/io.js";
+import { type Column, printRecord, type RecordField, renderTsv } from "../../io/render.js";
 import type { ReportRange } from "../../spec/reports.js";
 
 export function rangeLine(r: ReportRange): string {
   return `${r.from} through ${r.through} (${r.timeZone}${r.preset === "custom" ? "" : `, ${r.preset}`})`;
 }
 
-/** A ratio as a percentage with one decimal; null stays null (shown as "-"). */
-export function pct(v: number | string | null | undefined): string | null {
-  if (v === null || v === undefined) return null;
-  return `${(Number(v) * 100).toFixed(1)}%`;
+/**
+ * A report's totals: "field  value" lines on a terminal; piped (TSV) a one-row table like every
+ * other section, so that each section is one table; CSV one row; JSON the object.
+ */
+export function printTotals(io: Io, value: unknown, fields: readonly RecordField[]): void {
+  if (io.format !== "tsv" || io.json) {
+    printRecord(io, value, fields);
+    return;
+  }
+  const one: Column<null>[] = fields.map(([header, v]) => ({ header, value: () => v }));
+  io.out(renderTsv([null], one));
 }
 
 /**

@@ -1,25 +1,31 @@
 import { summaryReport } from "../../api/reports.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
-import { type Column, printList, printRecord } from "../../io/render.js";
+import { type Column, printList, type RecordField } from "../../io/render.js";
 import type { Summary, SummaryBrand } from "../../spec/reports.js";
 import { resolveBrandFilter } from "../campaigns/resolve.js";
-import { checkSection, pct, rangeLine } from "./format.js";
+import { checkSection, printTotals, rangeLine } from "./format.js";
 
+/** The brands: the API's names in TSV and CSV, words in a table. */
 const BRAND_COLUMNS: Column<SummaryBrand>[] = [
-  { header: "brand", value: (b) => b.brand.name, truncate: true },
+  { header: "brand.name", title: "Brand", value: (b) => b.brand.name, truncate: true },
   { header: "campaigns", value: (b) => b.campaigns },
-  { header: "active", value: (b) => b.activeCampaigns, drop: 2 },
+  { header: "activeCampaigns", title: "Active", value: (b) => b.activeCampaigns, drop: 2 },
   { header: "linkViews", value: (b) => b.linkViews, drop: 1 },
   { header: "codesIssued", value: (b) => b.codesIssued },
-  { header: "verified", value: (b) => b.verifiedRedemptions },
-  { header: "redemptionRate", value: (b) => pct(b.redemptionRate) },
-  { header: "estCommission", value: (b) => b.estimatedCommission },
+  { header: "verifiedRedemptions", title: "Verified", value: (b) => b.verifiedRedemptions },
+  { header: "redemptionRate", value: (b) => b.redemptionRate, kind: "rate" },
+  {
+    header: "estimatedCommission",
+    title: "Est. commission",
+    value: (b) => b.estimatedCommission,
+    kind: "money",
+  },
 ];
 
 const SECTIONS = ["totals", "brands"] as const;
 
-function totalsFields(s: Summary): [string, unknown][] {
+function totalsFields(s: Summary): RecordField[] {
   const t = s.totals;
   return [
     ["range", rangeLine(s.range)],
@@ -28,9 +34,9 @@ function totalsFields(s: Summary): [string, unknown][] {
     ["linkViews", t.linkViews],
     ["codesIssued", t.codesIssued],
     ["verifiedRedemptions", t.verifiedRedemptions],
-    ["redemptionRate", pct(t.redemptionRate)],
-    ["estimatedCommission", t.estimatedCommission],
-    ["estimatedSalesValue", t.estimatedSalesValue],
+    ["redemptionRate", t.redemptionRate, "rate"],
+    ["estimatedCommission", t.estimatedCommission, "money"],
+    ["estimatedSalesValue", t.estimatedSalesValue, "money"],
   ];
 }
 
@@ -52,14 +58,14 @@ export async function reportsSummaryRun(o: ReportsSummaryOptions, ctx: Context):
   }
   if (section === "totals") {
     const { brands: _brands, ...totals } = s;
-    printRecord(ctx.io, totals, totalsFields(s));
+    printTotals(ctx.io, totals, totalsFields(s));
     return;
   }
   if (ctx.io.json) {
     ctx.io.outJson(s);
     return;
   }
-  printRecord(ctx.io, s, totalsFields(s));
+  printTotals(ctx.io, s, totalsFields(s));
   ctx.io.out("\n");
   printList(ctx.io, s.brands, BRAND_COLUMNS, "No brands in this summary.");
 }

@@ -1,5 +1,6 @@
 // roster export: every creator (filtered) as CSV in the import format, so export → import round-trips;
 // or, with --format xlsx, as a workbook for people (identifiers as text, active as TRUE/FALSE).
+import { plural } from "../../io/words.js";
 import { listCreators } from "../../api/creators.js";
 import { allPages } from "../../api/paging.js";
 import type { Context } from "../../context.js";
@@ -36,7 +37,7 @@ export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promis
   let count = 0;
   const interrupted = () =>
     new CancelledError(
-      `Interrupted after ${count} creators; ${toFile ? `${opts.out} was not written (nothing was changed)` : "the output above is incomplete"}.`,
+      `Interrupted after ${plural(count, "creator")}; ${toFile ? `${opts.out} was not written (nothing was changed)` : "the output above is incomplete"}.`,
     );
   let progress: Awaited<ReturnType<typeof startProgress>> | undefined;
   try {
@@ -59,5 +60,5 @@ export async function rosterExportRun(opts: ExportOptions, ctx: Context): Promis
   }
   const summary = { rows: count, out: toFile ? opts.out : null };
   if (ctx.io.json && toFile) ctx.io.outJson({ summary });
-  ctx.io.err(`Exported ${count} creator${count === 1 ? "" : "s"}${toFile ? ` to ${opts.out}` : ""}.`);
+  ctx.io.err(`Exported ${plural(count, "creator")}${toFile ? ` to ${opts.out}` : ""}.`);
 }

@@ -1,4 +1,5 @@
 // roster list: one page (default), every page (--all) or at most --limit creators of GET /creators.
+import { plural } from "../../io/words.js";
 import { listCreators } from "../../api/creators.js";
 import type { Context } from "../../context.js";
 import { type ListPaging, pagingOf, printPaged } from "../shared/list.js";
@@ -21,5 +22,5 @@ export async function rosterListRun(opts: ListOptions, ctx: Context): Promise<vo
     noun: "creators",
     emptyNote: "No creators match.",
   });
-  if (opts.all && !r.cut && !ctx.io.json) ctx.io.err(`${r.shown} creator${r.shown === 1 ? "" : "s"}.`);
+  if (opts.all && !r.cut && !ctx.io.json) ctx.io.err(`${plural(r.shown, "creator")}.`);
 }

@@ -21,6 +21,17 @@ const KINDS = [
   ["restorations", "restorations"],
 ] as const;
 
+/** The campaigns simulated, as one line: "Spring oats launch (spring-oats), Fall granola (<id>)". */
+function campaignsLine(v: unknown): unknown {
+  if (!Array.isArray(v)) return v;
+  if (v.length === 0) return "none";
+  return v
+    .map((c: { id?: string; externalReference?: string | null; name?: string }) =>
+      c.name ? `${c.name} (${c.externalReference ?? c.id})` : (c.externalReference ?? c.id),
+    )
+    .join(", ");
+}
+
 export async function sandboxSimulateRun(opts: SandboxSimulateOptions, ctx: Context): Promise<void> {
   const api = await ctx.api();
   const campaign = await resolveCampaignFilter(api, opts.campaign);
@@ -34,7 +45,9 @@ export async function sandboxSimulateRun(opts: SandboxSimulateOptions, ctx: Cont
   printRecord(
     ctx.io,
     result,
-    Object.entries(result).filter(([k]) => k !== "notes"),
+    Object.entries(result)
+      .filter(([k]) => k !== "notes")
+      .map(([k, v]) => [k, k === "campaigns" ? campaignsLine(v) : v]),
   );
   for (const n of notes) ctx.io.err(`Warning: ${n}`);
 

@@ -2,6 +2,7 @@
 // Order of a run: lock (a second run exits 9) → read the schema version (newer than known: exit 2)
 // and the organization the copy belongs to → GET /me (another organization: exit 2, nothing
 // written) → migrations → each kind, page by page, rows and checkpoint in one transaction.
+import { plural } from "../../io/words.js";
 import { getMe } from "../../api/me.js";
 import { type Context, retryFromEnv } from "../../context.js";
 import { feedPageSize } from "../shared/list.js";
@@ -76,8 +77,6 @@ function parseKinds(only: string | undefined): Kind[] {
   if (out.size === 0) throw new UsageError("--only needs at least one kind.", `Kinds: ${KINDS.join(", ")}.`);
   return KINDS.filter((k) => out.has(k));
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** A run (its summary), or with `dryRun` the plan of one (SyncDryRun). */
 export async function syncRun(

@@ -1,5 +1,8 @@
 // Ids of redemptions and claims: a keyed Feistel permutation over 48 bits (two 24-bit halves),
-// invertible, so an id is computed from its index and parsed back on lookup (see traffic.ts).
+// invertible, so an id is computed from its index and parsed back on lookup (see traffic.ts); the
+// other 74 bits of the version-4 UUID are a keyed hash of those 48, so no two ids share a suffix
+// (a client keyed on the last hex digits would fail here as against a real service), and an id is
+// ours only when its hash matches. Ids are not stored: a simulate makes millions.
 import { randomBytes } from "node:crypto";
 
 const M24 = 0xffffff;
@@ -30,31 +33,45 @@ function unpermute(l: number, r: number, keys: readonly number[]): number {
 }
 const HEX2: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+const hex24 = (v: number) => `${HEX2[v >>> 16]}${HEX2[(v >>> 8) & 255]}${HEX2[v & 255]}`;
+
+/**
+ * The id's last 18 hex digits and its variant ("-4xxx-yxxx-xxxxxxxxxxxx"): three 24-bit keyed
+ * hashes of the permuted halves, different for every id.
+ */
+export function idTail(l: number, r: number, keys: readonly number[]): string {
+  const a = roundFn(l ^ roundFn(r, keys[0]!), keys[1]!);
+  const b = roundFn(r ^ a, keys[2]!);
+  const c = roundFn(a ^ roundFn(b, keys[3]!), keys[0]! ^ l);
+  const h = hex24(a) + hex24(b) + hex24(c);
+  const variant = "89ab"[(c ^ (a >>> 3)) & 3]!;
+  return `-4${h.slice(0, 3)}-${variant}${h.slice(3, 6)}-${h.slice(6, 18)}`;
+}
+
 /** Maps indexes to UUID-shaped ids and back, for one organization and one kind of record. */
 export class IdCodec {
   readonly keys: number[];
-  /** The constant tail: "-4xxx-yxxx-xxxxxxxxxxxx". */
-  private readonly tail: string;
   constructor(salt: string) {
     const b = Buffer.from(salt, "hex");
     this.keys = [b.readUInt32BE(0), b.readUInt32BE(4), b.readUInt32BE(8), b.readUInt32BE(12)];
-    const h = b.toString("hex");
-    const variant = "89ab"[b[16 % b.length]! & 3]!;
-    this.tail = `-4${h.slice(0, 3)}-${variant}${h.slice(3, 6)}-${h.slice(6, 18)}`;
   }
   static newSalt(): string {
     return randomBytes(16).toString("hex");
   }
   idOf(i: number): string {
     const [l, r] = permute(i, this.keys);
-    return `${HEX2[l >>> 16]}${HEX2[(l >>> 8) & 255]}${HEX2[l & 255]}${HEX2[r >>> 16]}-${HEX2[(r >>> 8) & 255]}${HEX2[r & 255]}${this.tail}`;
+    const head = hex24(l) + hex24(r);
+    return `${head.slice(0, 8)}-${head.slice(8)}${idTail(l, r, this.keys)}`;
   }
   /** The index of an id, or undefined when the id is not one of ours. */
   indexOf(id: string): number | undefined {
     const s = id.toLowerCase();
-    if (s.length !== 36 || !s.endsWith(this.tail) || s[8] !== "-") return undefined;
+    if (s.length !== 36 || s[8] !== "-") return undefined;
     const head = s.slice(0, 8) + s.slice(9, 13);
     if (!/^[0-9a-f]{12}$/.test(head)) return undefined;
-    return unpermute(Number.parseInt(head.slice(0, 6), 16), Number.parseInt(head.slice(6), 16), this.keys);
+    const l = Number.parseInt(head.slice(0, 6), 16);
+    const r = Number.parseInt(head.slice(6), 16);
+    if (s.slice(13) !== idTail(l, r, this.keys)) return undefined;
+    return unpermute(l, r, this.keys);
   }
 }

@@ -216,6 +216,4 @@ export class JsonOut {
   }
 }
 
-/** 12,345 (as toLocaleString("en-US") writes a whole number, without loading the locale data). */
-export const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-export const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
+export { fmt, plural } from "../../../io/words.js";
