@@ -36,6 +36,18 @@ describe("traffic store", () => {
     expect(codec.indexOf(tampered)).toBeUndefined();
   });
 
+  it("a data dir of the first id scheme (a salt without the 2: mark) keeps the ids it gave out", () => {
+    // An id from a build before ids had tails of their own (salt 00112233...): the same index.
+    const salt = "00112233445566778899aabbccddeeff";
+    const codec = new IdCodec(salt);
+    const id = codec.idOf(7);
+    expect(id.slice(13)).toBe("-4001-8122-334455667788");
+    expect(codec.idOf(8).slice(13)).toBe(id.slice(13)); // one tail for all, as that build gave
+    expect(codec.indexOf(id)).toBe(7);
+    expect(new IdCodec(`2:${salt}`).indexOf(id)).toBeUndefined();
+    expect(IdCodec.newSalt()).toMatch(/^2:[0-9a-f]{32}$/);
+  });
+
   it("formats whole-second timestamps", () => {
     expect(isoOfSec(Date.parse("2026-03-08T06:59:59Z") / 1000)).toBe("2026-03-08T06:59:59Z");
     expect(isoOfSec(Date.parse("2024-02-29T00:00:00Z") / 1000)).toBe("2024-02-29T00:00:00Z");

@@ -48,20 +48,39 @@ export function idTail(l: number, r: number, keys: readonly number[]): string {
   return `-4${h.slice(0, 3)}-${variant}${h.slice(3, 6)}-${h.slice(6, 18)}`;
 }
 
+/**
+ * The tail of every id of a data dir written before ids had tails of their own (a salt without the
+ * "2:" mark): a constant from the salt. Kept for those data dirs, whose ids are already in their
+ * event logs and in copies made from them.
+ */
+function legacyTail(b: Buffer): string {
+  const h = b.toString("hex");
+  const variant = "89ab"[b[16 % b.length]! & 3]!;
+  return `-4${h.slice(0, 3)}-${variant}${h.slice(3, 6)}-${h.slice(6, 18)}`;
+}
+
 /** Maps indexes to UUID-shaped ids and back, for one organization and one kind of record. */
 export class IdCodec {
   readonly keys: number[];
+  /** The tail of every id, for a data dir of the first id scheme; undefined: a tail per id. */
+  private readonly constantTail: string | undefined;
   constructor(salt: string) {
-    const b = Buffer.from(salt, "hex");
+    const marked = salt.startsWith("2:");
+    const b = Buffer.from(marked ? salt.slice(2) : salt, "hex");
     this.keys = [b.readUInt32BE(0), b.readUInt32BE(4), b.readUInt32BE(8), b.readUInt32BE(12)];
+    this.constantTail = marked ? undefined : legacyTail(b);
   }
+  /** A new salt, of the scheme whose ids each have their own tail. */
   static newSalt(): string {
-    return randomBytes(16).toString("hex");
+    return `2:${randomBytes(16).toString("hex")}`;
+  }
+  private tail(l: number, r: number): string {
+    return this.constantTail ?? idTail(l, r, this.keys);
   }
   idOf(i: number): string {
     const [l, r] = permute(i, this.keys);
     const head = hex24(l) + hex24(r);
-    return `${head.slice(0, 8)}-${head.slice(8)}${idTail(l, r, this.keys)}`;
+    return `${head.slice(0, 8)}-${head.slice(8)}${this.tail(l, r)}`;
   }
   /** The index of an id, or undefined when the id is not one of ours. */
   indexOf(id: string): number | undefined {
@@ -71,7 +90,7 @@ export class IdCodec {
     if (!/^[0-9a-f]{12}$/.test(head)) return undefined;
     const l = Number.parseInt(head.slice(0, 6), 16);
     const r = Number.parseInt(head.slice(6), 16);
-    if (s.slice(13) !== idTail(l, r, this.keys)) return undefined;
+    if (s.slice(13) !== this.tail(l, r)) return undefined;
     return unpermute(l, r, this.keys);
   }
 }
