@@ -1,6 +1,6 @@
 // webhooks list | get | create | update | delete | rotate-secret | test | trigger | verify | forward | listen.
 import type { Command } from "@commander-js/extra-typings";
-import { DEFAULT_LISTEN_PORT } from "../spec/webhooks.js";
+import { DEFAULT_LISTEN_PORT } from "../webhooks/listen-port.js";
 import {
   action,
   type CliRuntime,

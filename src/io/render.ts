@@ -6,10 +6,11 @@ import type { Cell } from "../csv/write.js";
 import { fitTable, type TableColumn, type TableLayout, truncate } from "./table.js";
 import type { Io } from "./types.js";
 import { visibleCell } from "./visible.js";
-import { dollars, fmt, percent, titleOf } from "./words.js";
+import { fmt, titleOf } from "./words.js";
 
 /** What a cell holds, when a table shows it otherwise than machine formats do. */
-export type CellKind = "money" | "rate";
+/** How a table shows a column's values (money-words.ts: dollars, percent); machine formats keep the value. */
+export type CellKind = (v: unknown) => string;
 
 export interface Column<T> extends TableColumn {
   /** The column's name in TSV and CSV (the API's name); a table shows `title`. */
@@ -32,8 +33,7 @@ export interface Column<T> extends TableColumn {
 export function cellText(v: unknown, forTable: boolean, kind?: CellKind): string {
   if (v === null || v === undefined) return forTable ? "-" : "";
   if (typeof v === "boolean") return v ? "yes" : "no";
-  if (forTable && kind === "money") return dollars(v);
-  if (forTable && kind === "rate") return percent(v);
+  if (forTable && kind) return kind(v);
   if (forTable && typeof v === "number" && Number.isSafeInteger(v)) return v < 0 ? `-${fmt(-v)}` : fmt(v);
   const text = typeof v === "object" ? JSON.stringify(v) : String(v);
   return forTable ? visibleCell(text) : text;

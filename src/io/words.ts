@@ -1,7 +1,6 @@
 // Numbers and names for people: counts in messages ("1 creator", "12,345 rows": thousands grouped
 // as en-US writes them, without loading the locale data), money and ratios in tables, columns'
 // titles in words. Machine formats (TSV, CSV, JSON) keep the API's values and names.
-import { Decimal } from "decimal.js";
 
 /** 12345 → "12,345" (a whole number; other numbers as String writes them). */
 export const fmt = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
@@ -25,30 +24,4 @@ export function titleOf(name: string): string {
     .map((w) => CAPITALS[w.toLowerCase()] ?? w.toLowerCase());
   const [first = "", ...rest] = words;
   return [first.charAt(0).toUpperCase() + first.slice(1), ...rest].join(" ");
-}
-
-/**
- * An amount in dollars for a person (the API's money is a decimal in dollars): "$1,234.50",
- * "-$0.25", rounded half up to cents on the decimal text (decimal.js, never a float). Anything that
- * is not a number is shown as it came.
- */
-export function dollars(v: unknown): string {
-  let d: Decimal;
-  try {
-    d = new Decimal(typeof v === "number" || typeof v === "string" ? v : Number.NaN);
-  } catch {
-    return String(v);
-  }
-  if (!d.isFinite()) return String(v);
-  const [whole, cents] = d.abs().toFixed(2, Decimal.ROUND_HALF_UP).split(".");
-  return `${d.isNegative() && !d.isZero() ? "-" : ""}$${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}.${cents}`;
-}
-
-/** A ratio (0.663) as a percentage with one decimal ("66.3%"), on the decimal text. */
-export function percent(v: unknown): string {
-  try {
-    return `${new Decimal(v as Decimal.Value).times(100).toFixed(1, Decimal.ROUND_HALF_UP)}%`;
-  } catch {
-    return String(v);
-  }
 }

@@ -14,8 +14,6 @@ export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 /** Waits after each failed attempt (retry 1..6), in milliseconds. Seven attempts in total. */
 export const RETRY_WAITS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 28_800_000, 86_400_000] as const;
 export const SIGNING_SECRET_PREFIX = "whsec_";
-/** The port `webhooks listen` takes when none is given (docs/webhooks.md); `--port 0` picks a free one. */
-export const DEFAULT_LISTEN_PORT = 5757;
 
 function webhookSchemas(k: Kit) {
   const Webhook = k.obj({

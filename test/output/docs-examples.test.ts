@@ -46,24 +46,27 @@ describe("docs/output.md examples", () => {
     for (const e of list) expect(e.command, e.command).toMatch(/partner-cli .*--sandbox/);
   });
 
-  it("each runs as written", async () => {
-    const dir = tempDir("pcli-docs-");
-    const shim = join(dir, "partner-cli");
-    writeFileSync(shim, `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
-    chmodSync(shim, 0o755);
-    const env = {
-      PATH: `${dir}:${process.env.PATH}`,
-      PARTNER_CLI_CONFIG_DIR: join(dir, "config"),
-      NO_COLOR: "1",
-      PARTNER_API_KEY: "",
-      PARTNER_BASE_URL: "",
-      PARTNER_PROFILE: "",
-    };
-    for (const e of list) {
+  // One test per example, in the page's order (they share the config and the sandbox's data, as a
+  // reader running them in turn would), each with the suite's own time bound.
+  const dir = tempDir("pcli-docs-");
+  const shim = join(dir, "partner-cli");
+  writeFileSync(shim, `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(shim, 0o755);
+  const env = {
+    PATH: `${dir}:${process.env.PATH}`,
+    PARTNER_CLI_CONFIG_DIR: join(dir, "config"),
+    NO_COLOR: "1",
+    PARTNER_API_KEY: "",
+    PARTNER_BASE_URL: "",
+    PARTNER_PROFILE: "",
+  };
+  it.each(list.map((e, i) => [i + 1, e.command.split("\n")[0]!, e] as const))(
+    "example %i runs as written: %s",
+    async (_n, _line, e) => {
       const r = await execa("bash", ["-o", "pipefail", "-c", e.command], { cwd: dir, env, reject: false });
       expect(r.exitCode, `${e.command}\n${r.stderr}`).toBe(0);
       if (e.exit !== undefined)
         expect(String(r.stdout).trimEnd().split("\n").at(-1), e.command).toBe(`exit ${e.exit}`);
-    }
-  }, 120_000);
+    },
+  );
 });

@@ -1,7 +1,8 @@
-// Numbers and names for people (src/io/words.ts): money on its decimal text (never a float),
+// Numbers and names for people (src/io/words.ts, src/io/money-words.ts): money on its decimal text (never a float),
 // ratios as percentages, counts grouped, plurals, column titles in words.
 import { describe, expect, it } from "vitest";
-import { dollars, percent, plural, titleOf } from "../../src/io/words.js";
+import { dollars, percent } from "../../src/io/money-words.js";
+import { plural, titleOf } from "../../src/io/words.js";
 
 describe("words for people", () => {
   it("money: currency, cents, thousands, rounded half up on the decimal text", () => {

@@ -1,3 +1,4 @@
+import { dollars, percent } from "../../io/money-words.js";
 import { campaignReport } from "../../api/reports.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
@@ -28,12 +29,12 @@ const CREATOR_COLUMNS: Column<CampaignReportCreator>[] = [
   { header: "linkViews", value: (c) => c.linkViews, drop: 3 },
   { header: "codesIssued", value: (c) => c.codesIssued, drop: 2 },
   { header: "verifiedRedemptions", title: "Verified", value: (c) => c.verifiedRedemptions },
-  { header: "conversionRate", title: "Conversion", value: (c) => c.conversionRate, kind: "rate" },
+  { header: "conversionRate", title: "Conversion", value: (c) => c.conversionRate, kind: percent },
   {
     header: "estimatedCommission",
     title: "Est. commission",
     value: (c) => c.estimatedCommission,
-    kind: "money",
+    kind: dollars,
   },
 ];
 
@@ -83,11 +84,11 @@ function totalsFields(r: CampaignReport): RecordField[] {
     ["linkViews", t.linkViews],
     ["codesIssued", t.codesIssued],
     ["verifiedRedemptions", t.verifiedRedemptions],
-    ["redemptionRate", t.redemptionRate, "rate"],
-    ["estimatedCommission", t.estimatedCommission, "money"],
-    ["commissionRate", r.commission.rate, "rate"],
-    ["estimatedUnitSalePrice", r.commission.estimatedUnitSalePrice, "money"],
-    ["estimatedPerRedemption", r.commission.estimatedPerRedemption, "money"],
+    ["redemptionRate", t.redemptionRate, percent],
+    ["estimatedCommission", t.estimatedCommission, dollars],
+    ["commissionRate", r.commission.rate, percent],
+    ["estimatedUnitSalePrice", r.commission.estimatedUnitSalePrice, dollars],
+    ["estimatedPerRedemption", r.commission.estimatedPerRedemption, dollars],
   ];
 }
 

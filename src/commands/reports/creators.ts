@@ -1,3 +1,4 @@
+import { dollars, percent } from "../../io/money-words.js";
 import { plural } from "../../io/words.js";
 import { creatorCounts } from "../../api/reports.js";
 import { allPages } from "../../api/paging.js";
@@ -96,15 +97,15 @@ const COUNT_COLUMNS: RenderColumn<CreatorCount>[] = [
     header: "estimatedCommission",
     title: "Est. commission",
     value: (c) => c.estimatedCommission,
-    kind: "money",
+    kind: dollars,
   },
-  { header: "commissionRate", title: "Rate", value: (c) => c.commissionRate, drop: 3, kind: "rate" },
+  { header: "commissionRate", title: "Rate", value: (c) => c.commissionRate, drop: 3, kind: percent },
   {
     header: "estimatedUnitSalePrice",
     title: "Unit price",
     value: (c) => c.estimatedUnitSalePrice,
     drop: 6,
-    kind: "money",
+    kind: dollars,
   },
 ];
 

@@ -1,3 +1,4 @@
+import { dollars, percent } from "../../io/money-words.js";
 import { summaryReport } from "../../api/reports.js";
 import { checkRange, type RangeFlags } from "../shared/range.js";
 import type { Context } from "../../context.js";
@@ -14,12 +15,12 @@ const BRAND_COLUMNS: Column<SummaryBrand>[] = [
   { header: "linkViews", value: (b) => b.linkViews, drop: 1 },
   { header: "codesIssued", value: (b) => b.codesIssued },
   { header: "verifiedRedemptions", title: "Verified", value: (b) => b.verifiedRedemptions },
-  { header: "redemptionRate", value: (b) => b.redemptionRate, kind: "rate" },
+  { header: "redemptionRate", value: (b) => b.redemptionRate, kind: percent },
   {
     header: "estimatedCommission",
     title: "Est. commission",
     value: (b) => b.estimatedCommission,
-    kind: "money",
+    kind: dollars,
   },
 ];
 
@@ -34,9 +35,9 @@ function totalsFields(s: Summary): RecordField[] {
     ["linkViews", t.linkViews],
     ["codesIssued", t.codesIssued],
     ["verifiedRedemptions", t.verifiedRedemptions],
-    ["redemptionRate", t.redemptionRate, "rate"],
-    ["estimatedCommission", t.estimatedCommission, "money"],
-    ["estimatedSalesValue", t.estimatedSalesValue, "money"],
+    ["redemptionRate", t.redemptionRate, percent],
+    ["estimatedCommission", t.estimatedCommission, dollars],
+    ["estimatedSalesValue", t.estimatedSalesValue, dollars],
   ];
 }
 

@@ -5,7 +5,7 @@ import { UsageError } from "../../errors.js";
 import { DEFAULT_MAX_BODY, type Receipt, startReceiver } from "../../webhooks/receiver.js";
 import { checkAppUrl, parseEventTypesArg, readSecrets } from "./shared.js";
 import { type Registration, registerSession, unregister } from "./listen-register.js";
-import { DEFAULT_LISTEN_PORT } from "../../spec/webhooks.js";
+import { DEFAULT_LISTEN_PORT } from "../../webhooks/listen-port.js";
 import { untilStopped } from "../../io/until-stopped.js";
 
 export interface ListenOptions {
